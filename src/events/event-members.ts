@@ -1,0 +1,79 @@
+/**
+ * The single source of truth for the wire format (spec §6.1–6.2): which members
+ * each event type carries. The decoder, the encoder and the published JSON
+ * Schemas are all derived from this table, so they cannot drift apart.
+ */
+
+/** The 12 event types, in the order of spec table 6.2. */
+export const EVENT_TYPES = [
+  'template-activated',
+  'template-inactivated',
+  'template-deleted',
+  'sign-request-sent',
+  'sign-request-completed',
+  'sign-request-declined',
+  'sign-request-deleted',
+  'participant-sent',
+  'participant-viewed',
+  'participant-downloaded',
+  'participant-signed',
+  'participant-declined',
+] as const;
+
+/** The `type` member of an event. */
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Value kinds a member can have. Ids are safe integers. */
+export type MemberKind = 'id' | 'string';
+
+/** Every optional/required member of spec §6.1 (except `type`), canonical spelling. */
+export const MEMBER_KINDS = {
+  companyId: 'id',
+  ownerId: 'id',
+  ownerName: 'string',
+  templateId: 'id',
+  templateName: 'string',
+  senderId: 'id',
+  senderName: 'string',
+  signRequestId: 'id',
+  signRequestName: 'string',
+  participantId: 'id',
+  participantName: 'string',
+  roleId: 'id',
+  roleName: 'string',
+} as const satisfies Record<string, MemberKind>;
+
+/** A canonical member name. */
+export type MemberName = keyof typeof MEMBER_KINDS;
+
+/** Wire spelling the service uses for the participant name (spec §6.1 rule 2). */
+export const WIRE_PARTICIPANT_NAME = 'partcipantName';
+
+const BASE = ['companyId', 'ownerId', 'ownerName'] as const;
+const TEMPLATE = ['templateId', 'templateName'] as const;
+const SIGN_REQUEST = ['signRequestId', 'signRequestName'] as const;
+const SENDER = ['senderId', 'senderName'] as const;
+const PARTICIPANT = ['participantId', 'participantName', 'roleId', 'roleName'] as const;
+
+/**
+ * Members each event type carries besides `type`, in the order of spec §6.3.
+ * All of them are required for that type; every other known member is forbidden.
+ */
+export const EVENT_MEMBERS = {
+  'template-activated': [...BASE, ...TEMPLATE],
+  'template-inactivated': [...BASE, ...TEMPLATE],
+  'template-deleted': [...BASE, ...TEMPLATE],
+  'sign-request-sent': [...BASE, ...SIGN_REQUEST, ...TEMPLATE, ...SENDER],
+  'sign-request-completed': [...BASE, ...SIGN_REQUEST, ...TEMPLATE, ...SENDER],
+  'sign-request-declined': [...BASE, ...SIGN_REQUEST, ...SENDER],
+  'sign-request-deleted': [...BASE, ...SIGN_REQUEST, ...SENDER],
+  'participant-sent': [...BASE, ...SIGN_REQUEST, ...TEMPLATE, ...PARTICIPANT, ...SENDER],
+  'participant-viewed': [...BASE, ...SIGN_REQUEST, ...PARTICIPANT, ...SENDER],
+  'participant-downloaded': [...BASE, ...SIGN_REQUEST, ...PARTICIPANT, ...SENDER],
+  'participant-signed': [...BASE, ...SIGN_REQUEST, ...TEMPLATE, ...PARTICIPANT, ...SENDER],
+  'participant-declined': [...BASE, ...SIGN_REQUEST, ...PARTICIPANT, ...SENDER],
+} as const satisfies Record<EventType, readonly MemberName[]>;
+
+/** Whether a string is one of the 12 event types. */
+export const isEventType = (value: string): value is EventType =>
+  Object.hasOwn(EVENT_MEMBERS, value);

@@ -1,0 +1,63 @@
+import type {
+  CompanyId,
+  ParticipantId,
+  RoleId,
+  SignRequestId,
+  TemplateId,
+  UserId,
+} from '../ids.js';
+import type { EVENT_MEMBERS, EventType } from './event-members.js';
+
+/** The TypeScript type of each member; a member added to the table must be typed here. */
+interface MemberTypes {
+  readonly companyId: CompanyId;
+  readonly ownerId: UserId;
+  readonly ownerName: string;
+  readonly templateId: TemplateId;
+  readonly templateName: string;
+  readonly senderId: UserId;
+  readonly senderName: string;
+  readonly signRequestId: SignRequestId;
+  readonly signRequestName: string;
+  readonly participantId: ParticipantId;
+  readonly participantName: string;
+  readonly roleId: RoleId;
+  readonly roleName: string;
+}
+
+/** One event variant: its `type` plus exactly the members table 6.2 lists for it. */
+export type EventOf<T extends EventType> = { readonly type: T } & {
+  readonly [M in (typeof EVENT_MEMBERS)[T][number]]: MemberTypes[M];
+};
+
+/** A decoded, validated event: a discriminated union of the 12 types on `type`. */
+export type SignEvent = { [T in EventType]: EventOf<T> }[EventType];
+
+export type TemplateActivated = EventOf<'template-activated'>;
+export type TemplateInactivated = EventOf<'template-inactivated'>;
+export type TemplateDeleted = EventOf<'template-deleted'>;
+export type SignRequestSent = EventOf<'sign-request-sent'>;
+export type SignRequestCompleted = EventOf<'sign-request-completed'>;
+export type SignRequestDeclined = EventOf<'sign-request-declined'>;
+export type SignRequestDeleted = EventOf<'sign-request-deleted'>;
+export type ParticipantSent = EventOf<'participant-sent'>;
+export type ParticipantViewed = EventOf<'participant-viewed'>;
+export type ParticipantDownloaded = EventOf<'participant-downloaded'>;
+export type ParticipantSigned = EventOf<'participant-signed'>;
+export type ParticipantDeclined = EventOf<'participant-declined'>;
+
+/** Events about a template alone. */
+export type TemplateEvent = TemplateActivated | TemplateInactivated | TemplateDeleted;
+/** Events about a sign request as a whole. */
+export type SignRequestEvent =
+  | SignRequestSent
+  | SignRequestCompleted
+  | SignRequestDeclined
+  | SignRequestDeleted;
+/** Events about one participant of a sign request. */
+export type ParticipantEvent =
+  | ParticipantSent
+  | ParticipantViewed
+  | ParticipantDownloaded
+  | ParticipantSigned
+  | ParticipantDeclined;
