@@ -9,7 +9,8 @@ export type DecodeErrorKind =
   | 'member-not-allowed'
   | 'unknown-member'
   | 'conflicting-spelling'
-  | 'unknown-reference';
+  | 'unknown-reference'
+  | 'too-large';
 
 /**
  * A precise decoding problem. `path` names the member, e.g. `senderId` or
@@ -39,7 +40,9 @@ export const describeValue = (value: unknown): string => {
     return `integer ${value}`;
   }
   if (typeof value === 'string') {
-    return value.length > 40 ? `string "${value.slice(0, 40)}…"` : `string ${JSON.stringify(value)}`;
+    return value.length > 40
+      ? `string "${value.slice(0, 40)}…"`
+      : `string ${JSON.stringify(value)}`;
   }
   return typeof value;
 };

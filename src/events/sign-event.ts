@@ -26,12 +26,12 @@ interface MemberTypes {
 }
 
 /** One event variant: its `type` plus exactly the members table 6.2 lists for it. */
-export type EventOf<T extends EventType> = { readonly type: T } & {
-  readonly [M in (typeof EVENT_MEMBERS)[T][number]]: MemberTypes[M];
-};
+export type EventOf<T extends EventType> = T extends EventType
+  ? { readonly type: T } & { readonly [M in (typeof EVENT_MEMBERS)[T][number]]: MemberTypes[M] }
+  : never;
 
 /** A decoded, validated event: a discriminated union of the 12 types on `type`. */
-export type SignEvent = { [T in EventType]: EventOf<T> }[EventType];
+export type SignEvent = EventOf<EventType>;
 
 export type TemplateActivated = EventOf<'template-activated'>;
 export type TemplateInactivated = EventOf<'template-inactivated'>;

@@ -1,0 +1,92 @@
+// The public API of signfold. Everything a user may rely on is named here.
+
+export type { DecodeError, DecodeErrorKind } from './decode-error.js';
+export type {
+  DecodeEventJsonOptions,
+  DecodeEventOptions,
+} from './events/decode-event.js';
+export { DEFAULT_MAX_EVENT_LENGTH, decodeEvent, decodeEventJson } from './events/decode-event.js';
+export type { WireEvent } from './events/encode-event.js';
+export { encodeEvent } from './events/encode-event.js';
+export type { EventType, MemberName } from './events/event-members.js';
+export { EVENT_MEMBERS, EVENT_TYPES, isEventType } from './events/event-members.js';
+export type { JsonSchema } from './events/event-schema.js';
+export { anyEventJsonSchema, eventJsonSchema } from './events/event-schema.js';
+export type {
+  EventOf,
+  ParticipantDeclined,
+  ParticipantDownloaded,
+  ParticipantEvent,
+  ParticipantSent,
+  ParticipantSigned,
+  ParticipantViewed,
+  SignEvent,
+  SignRequestCompleted,
+  SignRequestDeclined,
+  SignRequestDeleted,
+  SignRequestEvent,
+  SignRequestSent,
+  TemplateActivated,
+  TemplateDeleted,
+  TemplateEvent,
+  TemplateInactivated,
+} from './events/sign-event.js';
+export type {
+  CompanyId,
+  Id,
+  ParticipantId,
+  RoleId,
+  SignRequestId,
+  TemplateId,
+  UserId,
+} from './ids.js';
+export {
+  companyId,
+  participantId,
+  roleId,
+  signRequestId,
+  templateId,
+  userId,
+} from './ids.js';
+export type {
+  Conflict,
+  ConflictKind,
+  ConflictReason,
+  ConflictTarget,
+  IndexedConflict,
+} from './projections/conflict.js';
+export type { SnapshotOrigin } from './projections/load-sign-request.js';
+export { loadSignRequest } from './projections/load-sign-request.js';
+export type { Outcome } from './projections/projection-draft.js';
+export type { ProjectionState } from './projections/projection-state.js';
+export {
+  getParticipant,
+  getSignRequest,
+  getTemplate,
+  initialState,
+  listParticipants,
+  listSignRequests,
+  listTemplates,
+} from './projections/projection-state.js';
+export type {
+  ParticipantStatus,
+  ParticipantView,
+  SignRequestStatus,
+  SignRequestView,
+  TemplateStatus,
+  TemplateView,
+} from './projections/records.js';
+export type { FoldResult } from './projections/reduce.js';
+export { fold, reduce } from './projections/reduce.js';
+export { decodeSignRequest } from './sign-request/decode-sign-request.js';
+export type {
+  Field,
+  FieldData,
+  FieldDataId,
+  FieldId,
+  FormType,
+  Participant,
+  Role,
+  SavedTime,
+  SignRequest,
+} from './sign-request/sign-request.js';

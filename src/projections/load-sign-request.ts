@@ -1,0 +1,169 @@
+import { err, ok, type Result } from 'neverthrow';
+import type { CompanyId, ParticipantId } from '../ids.js';
+import type { SignRequest } from '../sign-request/sign-request.js';
+import { type Conflict, conflict } from './conflict.js';
+import type { Outcome, ProjectionDraft } from './projection-draft.js';
+import type { ProjectionState } from './projection-state.js';
+import type { ParticipantStatus, ParticipantView, SignRequestView } from './records.js';
+import { participantMove, signRequestMove } from './status-rules.js';
+import { WorkingCopy } from './working-copy.js';
+
+/** Where a representation came from: the API answers per company. */
+export interface SnapshotOrigin {
+  /** The company whose credentials fetched it. Without it, the first event sets the company. */
+  readonly companyId?: CompanyId;
+}
+
+const EVENT_TYPE = 'load-sign-request';
+
+const checkRequest = (
+  current: SignRequestView,
+  snapshot: SignRequest,
+  origin: SnapshotOrigin,
+): Conflict | undefined => {
+  const target = { entity: 'sign-request', id: current.id, currentStatus: current.status } as const;
+  const company = origin.companyId;
+  if (company !== undefined && current.companyId !== null && current.companyId !== company) {
+    return conflict(
+      target,
+      { kind: 'company-mismatch', recordCompanyId: current.companyId, eventCompanyId: company },
+      EVENT_TYPE,
+    );
+  }
+  if (current.deleted) return conflict(target, { kind: 'deleted' }, EVENT_TYPE);
+  if (signRequestMove(current.status, snapshot.status) === 'refused') {
+    return conflict(
+      target,
+      { kind: 'invalid-transition' },
+      EVENT_TYPE,
+      `${current.status} → ${snapshot.status}`,
+    );
+  }
+  return undefined;
+};
+
+const checkParticipant = (
+  current: ParticipantView,
+  roleId: number | undefined,
+  status: ParticipantStatus | undefined,
+): Conflict | undefined => {
+  const target = {
+    entity: 'participant',
+    id: current.id,
+    signRequestId: current.signRequestId,
+    currentStatus: current.status,
+  } as const;
+  if (roleId !== undefined && current.roleId !== undefined && current.roleId !== roleId) {
+    return conflict(
+      target,
+      {
+        kind: 'reference-mismatch',
+        reference: 'roleId',
+        expected: current.roleId,
+        received: roleId,
+      },
+      EVENT_TYPE,
+    );
+  }
+  if (status !== undefined && participantMove(current.status, status) === 'refused') {
+    return conflict(
+      target,
+      { kind: 'invalid-transition' },
+      EVENT_TYPE,
+      `${current.status} → ${status}`,
+    );
+  }
+  return undefined;
+};
+
+/**
+ * Merges an API representation into a draft under the same rules as events:
+ * statuses only move forward, deleted requests and other companies' records
+ * are refused, roles never change. Participants without an `id` cannot be
+ * keyed and are skipped; an unknown participant status leaves the status as it
+ * was (`sent` for a new participant).
+ */
+export const applySignRequestSnapshot = (
+  draft: ProjectionDraft,
+  snapshot: SignRequest,
+  origin: SnapshotOrigin = {},
+): Outcome | Conflict => {
+  const current = draft.signRequest(snapshot.id);
+  if (current !== undefined) {
+    const refused = checkRequest(current, snapshot, origin);
+    if (refused !== undefined) return refused;
+  }
+  const participants = (snapshot.participants ?? []).filter(
+    (p): p is typeof p & { readonly id: ParticipantId } => p.id !== undefined,
+  );
+  const statusOf = (p: (typeof participants)[number]): ParticipantStatus | undefined =>
+    typeof p.status === 'string' ? p.status : undefined;
+  for (const p of participants) {
+    const known = draft.participant(snapshot.id, p.id);
+    const refused = known && checkParticipant(known, p.role?.id, statusOf(p));
+    if (refused) return refused;
+  }
+
+  const companyId = current?.companyId ?? origin.companyId ?? null;
+  const details = {
+    name: snapshot.name,
+    status: snapshot.status,
+    formType: snapshot.formType,
+    savedTime: snapshot.savedTime,
+    ...(snapshot.fields === undefined ? {} : { fields: snapshot.fields }),
+  };
+  if (current === undefined) {
+    draft.addSignRequest({ id: snapshot.id, companyId, deleted: false, ...details });
+  } else {
+    draft.updateSignRequest(snapshot.id, (r) => {
+      Object.assign(r, details);
+      r.companyId = companyId;
+    });
+  }
+  for (const p of participants) {
+    const known = draft.participant(snapshot.id, p.id);
+    const facts = {
+      ...(p.name === undefined ? {} : { name: p.name }),
+      ...(p.email === undefined ? {} : { email: p.email }),
+      ...(p.role?.id === undefined ? {} : { roleId: p.role.id }),
+      ...(p.role?.name === undefined ? {} : { roleName: p.role.name }),
+      ...(p.role?.sequence === undefined ? {} : { sequence: p.role.sequence }),
+    };
+    const status = statusOf(p);
+    if (known === undefined) {
+      draft.addParticipant({
+        signRequestId: snapshot.id,
+        id: p.id,
+        companyId,
+        name: p.name ?? '',
+        status: status ?? 'sent',
+        viewCount: 0,
+        downloadCount: 0,
+        ...facts,
+      });
+    } else {
+      draft.updateParticipant(snapshot.id, p.id, (d) => {
+        Object.assign(d, facts);
+        d.companyId = companyId;
+        if (status !== undefined) d.status = status;
+      });
+    }
+  }
+  return 'applied';
+};
+
+/**
+ * Loads a decoded sign-request representation (e.g. fetched from the service's
+ * API) into the projections, so a stream can start from a snapshot. Returns the
+ * new state, or the conflict with the state unchanged. Copies the collections
+ * it writes to (O(records)); the engine's projector loads in O(participants).
+ */
+export const loadSignRequest = (
+  state: ProjectionState,
+  signRequest: SignRequest,
+  origin?: SnapshotOrigin,
+): Result<ProjectionState, Conflict> => {
+  const copy = new WorkingCopy(state);
+  const outcome = applySignRequestSnapshot(copy, signRequest, origin);
+  return typeof outcome === 'object' ? err(outcome) : ok(copy.publish());
+};

@@ -1,0 +1,192 @@
+import type { ParticipantEvent } from '../events/sign-event.js';
+import { type Conflict, conflict } from './conflict.js';
+import type { Outcome, ProjectionDraft } from './projection-draft.js';
+import type { ParticipantStatus, ParticipantView, SignRequestView } from './records.js';
+import {
+  checkSignRequestReferences,
+  identityChanges,
+  signRequestFromEvent,
+  writeIdentity,
+} from './sign-request-identity.js';
+import { participantMove } from './status-rules.js';
+
+/**
+ * The participant's next status, or `refused`. Views and downloads never move a
+ * status back; a late `participant-sent` after a view keeps `viewed`.
+ */
+const nextParticipantStatus = (
+  from: ParticipantStatus | undefined,
+  type: ParticipantEvent['type'],
+): ParticipantStatus | 'refused' => {
+  switch (type) {
+    case 'participant-sent':
+      if (from === undefined || from === 'sent' || from === 'viewed') return from ?? 'sent';
+      return 'refused';
+    case 'participant-viewed':
+      return from === undefined || from === 'sent' ? 'viewed' : from;
+    case 'participant-downloaded':
+      return from ?? 'sent';
+    case 'participant-signed':
+    case 'participant-declined': {
+      const to = type === 'participant-signed' ? 'signed' : 'declined';
+      if (from === undefined) return to;
+      return participantMove(from, to) === 'refused' ? 'refused' : to;
+    }
+  }
+};
+
+/** Which participant events a request in a final status still accepts. */
+const allowedOnFinalRequest = (
+  request: SignRequestView,
+  type: ParticipantEvent['type'],
+): boolean => {
+  if (type === 'participant-viewed' || type === 'participant-downloaded') return true;
+  if (request.status === 'completed') return type === 'participant-signed';
+  if (request.status === 'declined') return type === 'participant-declined';
+  return true;
+};
+
+const checkParticipantReferences = (
+  current: ParticipantView,
+  event: ParticipantEvent,
+): Conflict | undefined => {
+  const target = {
+    entity: 'participant',
+    id: current.id,
+    signRequestId: current.signRequestId,
+    currentStatus: current.status,
+  } as const;
+  if (current.companyId !== null && current.companyId !== event.companyId) {
+    return conflict(
+      target,
+      {
+        kind: 'company-mismatch',
+        recordCompanyId: current.companyId,
+        eventCompanyId: event.companyId,
+      },
+      event.type,
+    );
+  }
+  if (current.roleId !== undefined && current.roleId !== event.roleId) {
+    return conflict(
+      target,
+      {
+        kind: 'reference-mismatch',
+        reference: 'roleId',
+        expected: current.roleId,
+        received: event.roleId,
+      },
+      event.type,
+    );
+  }
+  return undefined;
+};
+
+const participantChanges = (
+  current: ParticipantView,
+  event: ParticipantEvent,
+  status: ParticipantStatus,
+): boolean =>
+  current.status !== status ||
+  current.companyId === null ||
+  current.name !== event.participantName ||
+  current.roleId !== event.roleId ||
+  current.roleName !== event.roleName ||
+  event.type === 'participant-viewed' ||
+  event.type === 'participant-downloaded';
+
+/**
+ * Participant events. They imply the request was sent (a draft becomes sent,
+ * an unknown request is created as sent). Checks run in a fixed order:
+ * isolation and references, deletion, "changes nothing" (a no-op), then the
+ * lifecycles of the request and of the participant.
+ */
+export const applyParticipantEvent = (
+  draft: ProjectionDraft,
+  event: ParticipantEvent,
+): Outcome | Conflict => {
+  const request = draft.signRequest(event.signRequestId);
+  const current = draft.participant(event.signRequestId, event.participantId);
+  if (request !== undefined) {
+    const references = checkSignRequestReferences(request, event);
+    if (references !== undefined) return references;
+  }
+  if (current !== undefined) {
+    const references = checkParticipantReferences(current, event);
+    if (references !== undefined) return references;
+  }
+  if (request?.deleted === true) {
+    return conflict(
+      { entity: 'sign-request', id: request.id, currentStatus: request.status },
+      { kind: 'deleted' },
+      event.type,
+    );
+  }
+  const status = nextParticipantStatus(current?.status, event.type);
+  const requestChanges =
+    request === undefined || request.status === 'draft' || identityChanges(request, event);
+  const changes =
+    requestChanges ||
+    current === undefined ||
+    status === 'refused' ||
+    participantChanges(current, event, status);
+  if (!changes) return 'no-op';
+
+  if (request !== undefined && !allowedOnFinalRequest(request, event.type)) {
+    return conflict(
+      { entity: 'sign-request', id: request.id, currentStatus: request.status },
+      { kind: 'invalid-transition' },
+      event.type,
+      `participant ${event.participantId}`,
+    );
+  }
+  if (status === 'refused') {
+    // `current` is defined: an unknown participant is never refused.
+    const known = current as ParticipantView;
+    return conflict(
+      {
+        entity: 'participant',
+        id: known.id,
+        signRequestId: known.signRequestId,
+        currentStatus: known.status,
+      },
+      { kind: 'invalid-transition' },
+      event.type,
+    );
+  }
+
+  if (request === undefined) {
+    draft.addSignRequest(signRequestFromEvent(event, 'sent', false));
+  } else if (requestChanges) {
+    draft.updateSignRequest(request.id, (r) => {
+      writeIdentity(event)(r);
+      if (r.status === 'draft') r.status = 'sent';
+    });
+  }
+  const viewed = event.type === 'participant-viewed' ? 1 : 0;
+  const downloaded = event.type === 'participant-downloaded' ? 1 : 0;
+  if (current === undefined) {
+    draft.addParticipant({
+      signRequestId: event.signRequestId,
+      id: event.participantId,
+      companyId: event.companyId,
+      name: event.participantName,
+      status,
+      viewCount: viewed,
+      downloadCount: downloaded,
+      roleId: event.roleId,
+      roleName: event.roleName,
+    });
+  } else {
+    draft.updateParticipant(event.signRequestId, event.participantId, (p) => {
+      p.companyId = event.companyId;
+      p.name = event.participantName;
+      p.status = status;
+      p.roleId = event.roleId;
+      p.roleName = event.roleName;
+      p.viewCount += viewed;
+      p.downloadCount += downloaded;
+    });
+  }
+  return 'applied';
+};

@@ -1,0 +1,64 @@
+import type { TemplateEvent } from '../events/sign-event.js';
+import { type Conflict, conflict } from './conflict.js';
+import type { Outcome, ProjectionDraft } from './projection-draft.js';
+import type { TemplateStatus } from './records.js';
+
+const TARGET: Readonly<Record<TemplateEvent['type'], TemplateStatus>> = {
+  'template-activated': 'active',
+  'template-inactivated': 'inactive',
+  'template-deleted': 'deleted',
+};
+
+/**
+ * `active ⇄ inactive`, `deleted` final. First sight creates the template in
+ * the event's status; a repeated delete is a no-op, anything else after
+ * deletion conflicts.
+ */
+export const applyTemplateEvent = (
+  draft: ProjectionDraft,
+  event: TemplateEvent,
+): Outcome | Conflict => {
+  const status = TARGET[event.type];
+  const current = draft.template(event.templateId);
+  if (current === undefined) {
+    draft.addTemplate({
+      id: event.templateId,
+      companyId: event.companyId,
+      name: event.templateName,
+      ownerId: event.ownerId,
+      ownerName: event.ownerName,
+      status,
+    });
+    return 'applied';
+  }
+  const target = { entity: 'template', id: current.id, currentStatus: current.status } as const;
+  if (current.companyId !== event.companyId) {
+    return conflict(
+      target,
+      {
+        kind: 'company-mismatch',
+        recordCompanyId: current.companyId,
+        eventCompanyId: event.companyId,
+      },
+      event.type,
+    );
+  }
+  if (current.status === 'deleted') {
+    return status === 'deleted' ? 'no-op' : conflict(target, { kind: 'deleted' }, event.type);
+  }
+  if (
+    current.status === status &&
+    current.name === event.templateName &&
+    current.ownerId === event.ownerId &&
+    current.ownerName === event.ownerName
+  ) {
+    return 'no-op';
+  }
+  draft.updateTemplate(current.id, (t) => {
+    t.status = status;
+    t.name = event.templateName;
+    t.ownerId = event.ownerId;
+    t.ownerName = event.ownerName;
+  });
+  return 'applied';
+};
