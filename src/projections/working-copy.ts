@@ -21,6 +21,8 @@ export class WorkingCopy implements ProjectionDraft {
   #participants: Map<SignRequestId, Participants>;
   /** Collections and records this copy may mutate in place. */
   #owned = new Set<object>();
+  /** Owned records not yet frozen; kept apart so settling never walks the collections. */
+  #unsettled: object[] = [];
 
   constructor(base: ProjectionState) {
     this.#templates = base.templates as Map<TemplateId, TemplateView>;
@@ -33,6 +35,17 @@ export class WorkingCopy implements ProjectionDraft {
     const mine = copy(value);
     this.#owned.add(mine);
     return mine;
+  }
+
+  #ownRecord<T extends object>(value: T): T {
+    if (this.#owned.has(value)) return value;
+    return this.#adopt({ ...value });
+  }
+
+  #adopt<T extends object>(record: T): T {
+    this.#owned.add(record);
+    this.#unsettled.push(record);
+    return record;
   }
 
   #templatesForWrite(): Map<TemplateId, TemplateView> {
@@ -72,24 +85,24 @@ export class WorkingCopy implements ProjectionDraft {
   }
 
   addTemplate(record: TemplateView): void {
-    this.#owned.add(record);
+    this.#adopt(record);
     this.#templatesForWrite().set(record.id, record);
   }
 
   addSignRequest(record: SignRequestView): void {
-    this.#owned.add(record);
+    this.#adopt(record);
     this.#signRequestsForWrite().set(record.id, record);
   }
 
   addParticipant(record: ParticipantView): void {
-    this.#owned.add(record);
+    this.#adopt(record);
     this.#participantsForWrite(record.signRequestId).set(record.id, record);
   }
 
   updateTemplate(id: TemplateId, recipe: Recipe<TemplateView>): void {
     const current = this.#templates.get(id);
     if (current === undefined) return;
-    const mine = this.#own(current, (r) => ({ ...r }));
+    const mine = this.#ownRecord(current);
     if (mine !== current) this.#templatesForWrite().set(id, mine);
     recipe(mine as Draft<TemplateView>);
   }
@@ -97,7 +110,7 @@ export class WorkingCopy implements ProjectionDraft {
   updateSignRequest(id: SignRequestId, recipe: Recipe<SignRequestView>): void {
     const current = this.#signRequests.get(id);
     if (current === undefined) return;
-    const mine = this.#own(current, (r) => ({ ...r }));
+    const mine = this.#ownRecord(current);
     if (mine !== current) this.#signRequestsForWrite().set(id, mine);
     recipe(mine as Draft<SignRequestView>);
   }
@@ -109,9 +122,34 @@ export class WorkingCopy implements ProjectionDraft {
   ): void {
     const current = this.#participants.get(signRequestId)?.get(id);
     if (current === undefined) return;
-    const mine = this.#own(current, (r) => ({ ...r }));
+    const mine = this.#ownRecord(current);
     if (mine !== current) this.#participantsForWrite(signRequestId).set(id, mine);
     recipe(mine as Draft<ParticipantView>);
+  }
+
+  /**
+   * Freezes the records written so far, keeping the collections owned: records
+   * handed out afterwards never change under their holder, and writing on
+   * stays O(1). The engine settles after each live event and each batch.
+   */
+  settle(): void {
+    for (const record of this.#unsettled) {
+      freeze(record, true);
+      this.#owned.delete(record);
+    }
+    this.#unsettled = [];
+  }
+
+  /**
+   * The current state without freezing the collections: valid only until the
+   * next write. For reads inside the engine; hand users {@link publish}.
+   */
+  view(): ProjectionState {
+    return {
+      templates: this.#templates,
+      signRequests: this.#signRequests,
+      participants: this.#participants,
+    };
   }
 
   /**
@@ -119,8 +157,9 @@ export class WorkingCopy implements ProjectionDraft {
    * state. The copy stays usable: later writes copy again on first touch.
    */
   publish(): ProjectionState {
-    // Maps shallowly (their records are frozen already or owned here), records deeply.
-    for (const value of this.#owned) freeze(value, !(value instanceof Map));
+    this.settle();
+    // Shallowly: every record in them is frozen by now.
+    for (const collection of this.#owned) freeze(collection);
     this.#owned.clear();
     return Object.freeze({
       templates: this.#templates,

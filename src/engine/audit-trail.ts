@@ -1,0 +1,96 @@
+import type { EventType } from '../events/event-members.js';
+import type { SignEvent } from '../events/sign-event.js';
+import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
+import type { ConflictKind } from '../projections/conflict.js';
+import type { Outcome } from '../projections/projection-draft.js';
+
+/** One event in the history of a record: where it is in the log and what it did. */
+export interface AuditEntry {
+  readonly position: number;
+  readonly type: EventType;
+  /** For participant events: which participant. */
+  readonly participantId: ParticipantId | undefined;
+  readonly receivedAt: string | undefined;
+  readonly outcome: Outcome | ConflictKind;
+}
+
+/** The audit trails, as stored in snapshots. */
+export interface AuditTrailData {
+  readonly signRequests: ReadonlyArray<readonly [number, readonly AuditEntry[]]>;
+  readonly templates: ReadonlyArray<readonly [number, readonly AuditEntry[]]>;
+}
+
+/**
+ * Per-record histories: for each sign request every event that touched it
+ * (its participants' events included), and for each template its events. This
+ * is the evidence behind each status. Memory: one small entry per event.
+ */
+export class AuditTrail {
+  readonly #signRequests = new Map<SignRequestId, AuditEntry[]>();
+  readonly #templates = new Map<TemplateId, AuditEntry[]>();
+
+  /** Restores trails saved by {@link toData}. */
+  static fromData(data: AuditTrailData): AuditTrail {
+    const trail = new AuditTrail();
+    for (const [id, entries] of data.signRequests) {
+      trail.#signRequests.set(
+        id as SignRequestId,
+        entries.map((e) => Object.freeze({ ...e })),
+      );
+    }
+    for (const [id, entries] of data.templates) {
+      trail.#templates.set(
+        id as TemplateId,
+        entries.map((e) => Object.freeze({ ...e })),
+      );
+    }
+    return trail;
+  }
+
+  /** Records what an event did to the records it names. */
+  record(
+    event: SignEvent,
+    position: number,
+    receivedAt: string | undefined,
+    outcome: AuditEntry['outcome'],
+  ): void {
+    const entry: AuditEntry = Object.freeze({
+      position,
+      type: event.type,
+      participantId: 'participantId' in event ? event.participantId : undefined,
+      receivedAt,
+      outcome,
+    });
+    if ('signRequestId' in event) {
+      append(this.#signRequests, event.signRequestId, entry);
+    } else {
+      append(this.#templates, event.templateId, entry);
+    }
+  }
+
+  /** Every event that touched a sign request or its participants, in log order. */
+  ofSignRequest(id: SignRequestId): readonly AuditEntry[] {
+    return [...(this.#signRequests.get(id) ?? [])];
+  }
+
+  /** Every event about one participant of a sign request, in log order. */
+  ofParticipant(signRequestId: SignRequestId, id: ParticipantId): readonly AuditEntry[] {
+    return (this.#signRequests.get(signRequestId) ?? []).filter((e) => e.participantId === id);
+  }
+
+  /** Every event about a template, in log order. */
+  ofTemplate(id: TemplateId): readonly AuditEntry[] {
+    return [...(this.#templates.get(id) ?? [])];
+  }
+
+  /** A JSON-ready copy for snapshots. */
+  toData(): AuditTrailData {
+    return { signRequests: [...this.#signRequests], templates: [...this.#templates] };
+  }
+}
+
+const append = <K>(map: Map<K, AuditEntry[]>, key: K, entry: AuditEntry): void => {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [entry]);
+  else list.push(entry);
+};

@@ -1,0 +1,316 @@
+import { err, ok, type Result } from 'neverthrow';
+import { decodeEvent } from '../events/decode-event.js';
+import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
+import type { Conflict } from '../projections/conflict.js';
+import { applyEvent } from '../projections/dispatch.js';
+import { applySignRequestSnapshot, type SnapshotOrigin } from '../projections/load-sign-request.js';
+import { initialState, type ProjectionState } from '../projections/projection-state.js';
+import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+import { WorkingCopy } from '../projections/working-copy.js';
+import type { SignRequest } from '../sign-request/sign-request.js';
+import { type AuditEntry, AuditTrail } from './audit-trail.js';
+import type { EventLog, LogRecord } from './event-log.js';
+import {
+  conflicting,
+  invalidEvent,
+  previewRaw,
+  type QuarantineEntry,
+  type QuarantineReason,
+} from './quarantine.js';
+
+/** What to do with a record that cannot be applied. */
+export type BadInputPolicy = 'skip' | 'halt';
+
+/** Options of {@link createProjector}. */
+export interface ProjectorOptions {
+  /** `skip` (default) quarantines and goes on; `halt` stops at the first bad record. */
+  readonly policy?: BadInputPolicy;
+  /** Keep per-record audit trails (default `true`; one small entry per event). */
+  readonly audit?: boolean;
+  /** Decode events in strict mode (unknown members rejected). Default `false`. */
+  readonly strict?: boolean;
+}
+
+/** Where a projector starts from (see `restoreProjector` for snapshots). */
+export interface ProjectorStart {
+  readonly state: ProjectionState;
+  readonly checkpoint: number;
+  readonly audit?: AuditTrail;
+  readonly quarantine?: readonly QuarantineEntry[];
+}
+
+/** What applying one record did. */
+export type ApplyResult = 'applied' | 'no-op' | 'already-applied' | 'quarantined';
+
+/** Why a `halt` projector stopped; everything before `position` is applied. */
+export interface Halted {
+  readonly kind: 'halted';
+  readonly position: number;
+  readonly line: number | undefined;
+  readonly reason: QuarantineReason;
+  readonly message: string;
+}
+
+/** Counters of what a projector has processed. */
+export interface ProjectorStats {
+  readonly applied: number;
+  readonly noOps: number;
+  readonly conflicts: number;
+  readonly invalid: number;
+  readonly alreadyApplied: number;
+}
+
+/** Options of {@link Projector.replay}. */
+export interface ReplayOptions {
+  /** Stop after this position (inclusive): time travel. */
+  readonly until?: number;
+  /** Called after each batch read from the log. */
+  readonly onProgress?: (position: number, processed: number) => void;
+}
+
+/** An event to apply live, as received (raw JSON value), with its log position. */
+export interface LiveEvent {
+  readonly position: number;
+  readonly event: unknown;
+  readonly receivedAt?: string;
+  /** The received text, kept (truncated) if the event is quarantined. */
+  readonly raw?: string;
+}
+
+/**
+ * The embedded projection engine: applies log records one at a time (live) or
+ * replays a log (bulk) through the core reducers, at O(1) per event either way.
+ * Keeps a checkpoint (last processed position: re-applying at or below it is a
+ * no-op), a quarantine of bad records, audit trails, and counters.
+ */
+export class Projector {
+  readonly #copy: WorkingCopy;
+  readonly #policy: BadInputPolicy;
+  readonly #strict: boolean;
+  readonly #audit: AuditTrail | undefined;
+  readonly #quarantine: QuarantineEntry[];
+  #checkpoint: number;
+  #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
+
+  constructor(options: ProjectorOptions = {}, start?: ProjectorStart) {
+    this.#copy = new WorkingCopy(start?.state ?? initialState());
+    this.#policy = options.policy ?? 'skip';
+    this.#strict = options.strict ?? false;
+    this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
+    this.#quarantine = [...(start?.quarantine ?? [])];
+    this.#checkpoint = start?.checkpoint ?? 0;
+  }
+
+  /** The last processed position (0 before any). */
+  get checkpoint(): number {
+    return this.#checkpoint;
+  }
+
+  /** The bad-input policy in force. */
+  get policy(): BadInputPolicy {
+    return this.#policy;
+  }
+
+  /** Applies one event received live. Same rules and result as replaying it from a log. */
+  apply(live: LiveEvent): Result<ApplyResult, Halted> {
+    const result = this.#process(live.position, undefined, live.receivedAt, live.event, live.raw);
+    this.#copy.settle();
+    return result;
+  }
+
+  /** Applies one record read from a log. */
+  applyRecord(record: LogRecord): Result<ApplyResult, Halted> {
+    const result = this.#processRecord(record);
+    this.#copy.settle();
+    return result;
+  }
+
+  /**
+   * Replays a log from the record after the checkpoint (up to `until`).
+   * Memory stays bounded by the projection: the log is streamed in batches.
+   */
+  async replay(
+    log: EventLog,
+    options: ReplayOptions = {},
+  ): Promise<Result<ProjectorStats, Halted>> {
+    const until = options.until ?? Number.POSITIVE_INFINITY;
+    let processed = 0;
+    for await (const batch of log.read({ fromPosition: this.#checkpoint + 1 })) {
+      for (const record of batch) {
+        if (record.position > until) {
+          this.#copy.settle();
+          return ok(this.stats());
+        }
+        const result = this.#processRecord(record);
+        if (result.isErr()) {
+          this.#copy.settle();
+          return err(result.error);
+        }
+        processed += 1;
+      }
+      this.#copy.settle();
+      options.onProgress?.(this.#checkpoint, processed);
+    }
+    return ok(this.stats());
+  }
+
+  #processRecord(record: LogRecord): Result<ApplyResult, Halted> {
+    if (record.kind === 'bad-line') {
+      if (record.position <= this.#checkpoint) return this.#alreadyApplied();
+      return this.#reject(record.position, record.line, record.raw, {
+        kind: 'bad-line',
+        message: record.reason,
+      });
+    }
+    return this.#process(record.position, record.line, record.receivedAt, record.event, record.raw);
+  }
+
+  #alreadyApplied(): Result<ApplyResult, Halted> {
+    this.#stats.alreadyApplied += 1;
+    return ok('already-applied');
+  }
+
+  #process(
+    position: number,
+    line: number | undefined,
+    receivedAt: string | undefined,
+    value: unknown,
+    raw: string | undefined,
+  ): Result<ApplyResult, Halted> {
+    if (position <= this.#checkpoint) return this.#alreadyApplied();
+    const decoded = decodeEvent(value, { strict: this.#strict });
+    if (decoded.isErr()) {
+      return this.#reject(position, line, raw ?? safeStringify(value), invalidEvent(decoded.error));
+    }
+    const event = decoded.value;
+    const outcome = applyEvent(this.#copy, event);
+    if (typeof outcome === 'object') {
+      const rejected = this.#reject(
+        position,
+        line,
+        raw ?? safeStringify(value),
+        conflicting(outcome),
+      );
+      // A halted position is processed again on resume: record it only once it is final.
+      if (rejected.isOk()) this.#audit?.record(event, position, receivedAt, outcome.kind);
+      return rejected;
+    }
+    this.#audit?.record(event, position, receivedAt, outcome);
+    this.#checkpoint = position;
+    if (outcome === 'applied') this.#stats.applied += 1;
+    else this.#stats.noOps += 1;
+    return ok(outcome);
+  }
+
+  #reject(
+    position: number,
+    line: number | undefined,
+    raw: string,
+    reason: QuarantineReason,
+  ): Result<ApplyResult, Halted> {
+    if (this.#policy === 'halt') {
+      return err({
+        kind: 'halted',
+        position,
+        line,
+        reason,
+        message: `halted at position ${position}${line === undefined ? '' : ` (line ${line})`}: ${reason.message}`,
+      });
+    }
+    this.#quarantine.push(Object.freeze({ position, line, raw: previewRaw(raw), reason }));
+    if (reason.kind === 'conflict') this.#stats.conflicts += 1;
+    else this.#stats.invalid += 1;
+    this.#checkpoint = position;
+    return ok('quarantined');
+  }
+
+  /**
+   * Merges a sign-request representation fetched from the API (see
+   * `loadSignRequest`). It has no log position: the checkpoint is unchanged.
+   */
+  loadSignRequest(signRequest: SignRequest, origin?: SnapshotOrigin): Result<void, Conflict> {
+    const outcome = applySignRequestSnapshot(this.#copy, signRequest, origin);
+    this.#copy.settle();
+    return typeof outcome === 'object' ? err(outcome) : ok(undefined);
+  }
+
+  /**
+   * An immutable snapshot of the projections. O(1), but the next write after it
+   * copies each collection it touches once; for per-event reads prefer the
+   * lookups below, which cost nothing.
+   */
+  state(): ProjectionState {
+    return this.#copy.publish();
+  }
+
+  /** The template with this id, or `undefined` (O(1), never changes once returned). */
+  getTemplate(id: TemplateId): TemplateView | undefined {
+    return this.#copy.template(id);
+  }
+
+  /** The sign request with this id, or `undefined`. */
+  getSignRequest(id: SignRequestId): SignRequestView | undefined {
+    return this.#copy.signRequest(id);
+  }
+
+  /** A participant of a sign request, or `undefined`. */
+  getParticipant(signRequestId: SignRequestId, id: ParticipantId): ParticipantView | undefined {
+    return this.#copy.participant(signRequestId, id);
+  }
+
+  /** Quarantined records, in the order met. */
+  quarantine(): readonly QuarantineEntry[] {
+    return [...this.#quarantine];
+  }
+
+  /** Counters of processed records. */
+  stats(): ProjectorStats {
+    return { ...this.#stats };
+  }
+
+  /** The audit trails, or `undefined` when created with `audit: false`. */
+  auditTrail(): AuditTrail | undefined {
+    return this.#audit;
+  }
+
+  /** Events that touched a sign request (its participants' included), in log order. */
+  signRequestHistory(id: SignRequestId): readonly AuditEntry[] {
+    return this.#audit?.ofSignRequest(id) ?? [];
+  }
+
+  /** Events about one participant, in log order. */
+  participantHistory(signRequestId: SignRequestId, id: ParticipantId): readonly AuditEntry[] {
+    return this.#audit?.ofParticipant(signRequestId, id) ?? [];
+  }
+
+  /** Events about a template, in log order. */
+  templateHistory(id: TemplateId): readonly AuditEntry[] {
+    return this.#audit?.ofTemplate(id) ?? [];
+  }
+}
+
+const safeStringify = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+};
+
+/** Creates a projector on an empty state (or on `start`, e.g. a restored snapshot). */
+export const createProjector = (options?: ProjectorOptions, start?: ProjectorStart): Projector =>
+  new Projector(options, start);
+
+/**
+ * Time travel: the projections as of log position `position` (inclusive),
+ * replayed from the start of the log.
+ */
+export const stateAsOf = async (
+  log: EventLog,
+  position: number,
+  options?: ProjectorOptions,
+): Promise<Result<ProjectionState, Halted>> => {
+  const projector = createProjector(options);
+  const replayed = await projector.replay(log, { until: position });
+  return replayed.map(() => projector.state());
+};

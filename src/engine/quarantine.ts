@@ -1,0 +1,39 @@
+import type { DecodeError } from '../decode-error.js';
+import type { Conflict } from '../projections/conflict.js';
+
+/** Why a log record was not applied. */
+export type QuarantineReason =
+  | { readonly kind: 'bad-line'; readonly message: string }
+  | { readonly kind: 'invalid-event'; readonly error: DecodeError; readonly message: string }
+  | { readonly kind: 'conflict'; readonly conflict: Conflict; readonly message: string };
+
+/** A record set aside by the projector, with enough context to find and fix it. */
+export interface QuarantineEntry {
+  readonly position: number;
+  /** Line in the log file, when read from one. */
+  readonly line: number | undefined;
+  /** The start of the stored text (at most {@link RAW_PREVIEW_LENGTH} characters). */
+  readonly raw: string;
+  readonly reason: QuarantineReason;
+}
+
+/** How much of a quarantined record's text is kept. */
+export const RAW_PREVIEW_LENGTH = 200;
+
+/** Cuts stored text down to a preview. */
+export const previewRaw = (raw: string): string =>
+  raw.length <= RAW_PREVIEW_LENGTH ? raw : `${raw.slice(0, RAW_PREVIEW_LENGTH)}…`;
+
+/** Builds the reason for a decoding failure, naming the member. */
+export const invalidEvent = (error: DecodeError): QuarantineReason => ({
+  kind: 'invalid-event',
+  error,
+  message: error.path === '' ? error.message : `${error.path}: ${error.message}`,
+});
+
+/** Builds the reason for a conflict. */
+export const conflicting = (conflict: Conflict): QuarantineReason => ({
+  kind: 'conflict',
+  conflict,
+  message: `${conflict.kind}: ${conflict.message}`,
+});

@@ -1,0 +1,128 @@
+import { freeze } from 'immer';
+import { err, ok, type Result } from 'neverthrow';
+import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
+import type { ProjectionState } from '../projections/projection-state.js';
+import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+import { AuditTrail, type AuditTrailData } from './audit-trail.js';
+import { createProjector, type Projector, type ProjectorOptions } from './projector.js';
+import type { QuarantineEntry } from './quarantine.js';
+
+/** The snapshot format tag. */
+export const SNAPSHOT_FORMAT = 'signfold.snapshot';
+/** The snapshot format version this build writes and reads. */
+export const SNAPSHOT_VERSION = 1;
+
+/** A projector's state as a JSON-ready value: restore it, then replay only the tail. */
+export interface Snapshot {
+  readonly format: typeof SNAPSHOT_FORMAT;
+  readonly version: typeof SNAPSHOT_VERSION;
+  /** Last processed log position: replay resumes after it. */
+  readonly checkpoint: number;
+  readonly templates: readonly TemplateView[];
+  readonly signRequests: readonly SignRequestView[];
+  readonly participants: readonly ParticipantView[];
+  readonly audit: AuditTrailData | null;
+  readonly quarantine: readonly QuarantineEntry[];
+}
+
+/** Why a snapshot cannot be restored. */
+export interface SnapshotError {
+  readonly kind: 'snapshot-invalid' | 'snapshot-version';
+  readonly message: string;
+}
+
+/** Captures a projector (state, checkpoint, audit trails, quarantine) as a {@link Snapshot}. */
+export const takeSnapshot = (projector: Projector): Snapshot => {
+  const state = projector.state();
+  const participants: ParticipantView[] = [];
+  for (const ofRequest of state.participants.values()) participants.push(...ofRequest.values());
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    checkpoint: projector.checkpoint,
+    templates: [...state.templates.values()],
+    signRequests: [...state.signRequests.values()],
+    participants,
+    audit: projector.auditTrail()?.toData() ?? null,
+    quarantine: projector.quarantine(),
+  };
+};
+
+const invalid = (message: string): SnapshotError => ({ kind: 'snapshot-invalid', message });
+
+const isRecordList = (value: unknown, idKey: string): value is Record<string, unknown>[] =>
+  Array.isArray(value) &&
+  value.every(
+    (r) =>
+      typeof r === 'object' &&
+      r !== null &&
+      Number.isSafeInteger((r as Record<string, unknown>)[idKey]),
+  );
+
+const stateFrom = (s: Record<string, unknown>): ProjectionState => {
+  const templates = new Map<TemplateId, TemplateView>();
+  for (const t of s.templates as TemplateView[]) templates.set(t.id, freeze({ ...t }, true));
+  const signRequests = new Map<SignRequestId, SignRequestView>();
+  for (const r of s.signRequests as SignRequestView[])
+    signRequests.set(r.id, freeze({ ...r }, true));
+  const participants = new Map<SignRequestId, Map<ParticipantId, ParticipantView>>();
+  for (const p of s.participants as ParticipantView[]) {
+    let ofRequest = participants.get(p.signRequestId);
+    if (ofRequest === undefined) {
+      ofRequest = new Map();
+      participants.set(p.signRequestId, ofRequest);
+    }
+    ofRequest.set(p.id, freeze({ ...p }, true));
+  }
+  for (const ofRequest of participants.values()) freeze(ofRequest);
+  return Object.freeze({
+    templates: freeze(templates),
+    signRequests: freeze(signRequests),
+    participants: freeze(participants),
+  });
+};
+
+/**
+ * Rebuilds a projector from a snapshot value (typically parsed JSON). Refuses,
+ * with a clear error, anything that is not a snapshot of a version it reads.
+ */
+export const restoreProjector = (
+  value: unknown,
+  options?: ProjectorOptions,
+): Result<Projector, SnapshotError> => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return err(invalid('a snapshot must be a JSON object'));
+  }
+  const s = value as Record<string, unknown>;
+  if (s.format !== SNAPSHOT_FORMAT) {
+    return err(invalid(`not a signfold snapshot (format is ${JSON.stringify(s.format)})`));
+  }
+  if (s.version !== SNAPSHOT_VERSION) {
+    return err({
+      kind: 'snapshot-version',
+      message: `snapshot format version ${JSON.stringify(s.version)} is not supported (this build reads version ${SNAPSHOT_VERSION})`,
+    });
+  }
+  if (typeof s.checkpoint !== 'number' || !Number.isSafeInteger(s.checkpoint) || s.checkpoint < 0) {
+    return err(invalid('snapshot "checkpoint" must be a non-negative integer'));
+  }
+  for (const [key, idKey] of [
+    ['templates', 'id'],
+    ['signRequests', 'id'],
+    ['participants', 'signRequestId'],
+  ] as const) {
+    if (!isRecordList(s[key], idKey))
+      return err(invalid(`snapshot "${key}" must be a list of records`));
+  }
+  if (!Array.isArray(s.quarantine)) return err(invalid('snapshot "quarantine" must be a list'));
+  const auditData = s.audit as AuditTrailData | null;
+  const keepAudit = options?.audit !== false;
+  return ok(
+    createProjector(options, {
+      state: stateFrom(s),
+      checkpoint: s.checkpoint,
+      ...(keepAudit && auditData !== null ? { audit: AuditTrail.fromData(auditData) } : {}),
+      quarantine: s.quarantine as QuarantineEntry[],
+    }),
+  );
+};

@@ -1,0 +1,103 @@
+import type { ParticipantId } from '../ids.js';
+import type { SignRequest } from '../sign-request/sign-request.js';
+import type { ProjectionState } from './projection-state.js';
+
+/** One way the projection differs from a representation fetched from the API. */
+export type Difference =
+  | { readonly kind: 'sign-request-missing'; readonly message: string }
+  | { readonly kind: 'sign-request-deleted'; readonly message: string }
+  | {
+      readonly kind: 'status';
+      readonly projected: string;
+      readonly reported: string;
+      readonly message: string;
+    }
+  | {
+      readonly kind: 'participant-missing';
+      readonly participantId: ParticipantId;
+      readonly message: string;
+    }
+  | {
+      readonly kind: 'participant-unreported';
+      readonly participantId: ParticipantId;
+      readonly message: string;
+    }
+  | {
+      readonly kind: 'participant-status';
+      readonly participantId: ParticipantId;
+      readonly projected: string;
+      readonly reported: string;
+      readonly message: string;
+    };
+
+/**
+ * Lists how the projection differs from the service's own representation of a
+ * sign request, to find missed webhooks: request status, participants known
+ * to one side only, participant statuses (unknown API statuses compare by text).
+ * An empty list means they agree.
+ */
+export const reconcileSignRequest = (
+  state: ProjectionState,
+  reported: SignRequest,
+): Difference[] => {
+  const projected = state.signRequests.get(reported.id);
+  if (projected === undefined) {
+    return [
+      {
+        kind: 'sign-request-missing',
+        message: `sign request ${reported.id} is not in the projection`,
+      },
+    ];
+  }
+  const differences: Difference[] = [];
+  if (projected.deleted) {
+    differences.push({
+      kind: 'sign-request-deleted',
+      message: `sign request ${reported.id} is deleted in the projection but the service still reports it`,
+    });
+  }
+  if (projected.status !== reported.status) {
+    differences.push({
+      kind: 'status',
+      projected: projected.status,
+      reported: reported.status,
+      message: `status: projection says ${projected.status}, service says ${reported.status}`,
+    });
+  }
+  const known = state.participants.get(reported.id) ?? new Map();
+  const seen = new Set<ParticipantId>();
+  for (const p of reported.participants ?? []) {
+    if (p.id === undefined) continue;
+    seen.add(p.id);
+    const mine = known.get(p.id);
+    if (mine === undefined) {
+      differences.push({
+        kind: 'participant-missing',
+        participantId: p.id,
+        message: `participant ${p.id} is reported by the service but not in the projection`,
+      });
+      continue;
+    }
+    if (p.status === undefined) continue;
+    const text = typeof p.status === 'string' ? p.status : p.status.other;
+    if (text !== mine.status) {
+      differences.push({
+        kind: 'participant-status',
+        participantId: p.id,
+        projected: mine.status,
+        reported: text,
+        message: `participant ${p.id}: projection says ${mine.status}, service says ${text}`,
+      });
+    }
+  }
+  for (const id of known.keys()) {
+    if (!seen.has(id)) {
+      differences.push({
+        kind: 'participant-unreported',
+        participantId: id,
+        message: `participant ${id} is in the projection but the service does not report it`,
+      });
+    }
+  }
+  return differences;
+};

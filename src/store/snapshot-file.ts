@@ -1,0 +1,63 @@
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { err, ok, type Result } from 'neverthrow';
+import type { Snapshot } from '../engine/snapshot.js';
+
+/** Why a snapshot file could not be written or read. */
+export interface SnapshotFileError {
+  readonly kind: 'snapshot-io' | 'snapshot-invalid';
+  readonly path: string;
+  readonly code: string | undefined;
+  readonly message: string;
+}
+
+const ioError = (path: string, cause: unknown): SnapshotFileError => {
+  const e = cause as NodeJS.ErrnoException;
+  return { kind: 'snapshot-io', path, code: e.code, message: `${path}: ${e.message}` };
+};
+
+/**
+ * Writes a snapshot atomically: to a temporary sibling, fsynced, then renamed
+ * over `path`. A crash leaves either the old snapshot or the new one, never half.
+ */
+export const writeSnapshotFile = async (
+  path: string,
+  snapshot: Snapshot,
+): Promise<Result<void, SnapshotFileError>> => {
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(snapshot));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+    return ok(undefined);
+  } catch (cause) {
+    await unlink(temporary).catch(() => undefined);
+    return err(ioError(path, cause));
+  }
+};
+
+/** Reads and parses a snapshot file (restore it with `restoreProjector`). */
+export const readSnapshotFile = async (
+  path: string,
+): Promise<Result<unknown, SnapshotFileError>> => {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    return err(ioError(path, cause));
+  }
+  try {
+    return ok(JSON.parse(text));
+  } catch (cause) {
+    return err({
+      kind: 'snapshot-invalid',
+      path,
+      code: undefined,
+      message: `${path}: not JSON (${(cause as Error).message})`,
+    });
+  }
+};
