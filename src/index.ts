@@ -1,6 +1,37 @@
 // The public API of signfold. Everything a user may rely on is named here.
 
 export type { DecodeError, DecodeErrorKind } from './decode-error.js';
+export type { AuditEntry, AuditTrail, AuditTrailData } from './engine/audit-trail.js';
+export type {
+  AppendItem,
+  AppendOptions,
+  AppendOutcome,
+  BatchEventLog,
+  EventLog,
+  LogError,
+  LogRecord,
+  ReadOptions,
+} from './engine/event-log.js';
+export type {
+  ApplyResult,
+  BadInputPolicy,
+  Halted,
+  LiveEvent,
+  Projector,
+  ProjectorOptions,
+  ProjectorStart,
+  ProjectorStats,
+  ReplayOptions,
+} from './engine/projector.js';
+export { createProjector, stateAsOf } from './engine/projector.js';
+export type { QuarantineEntry, QuarantineReason } from './engine/quarantine.js';
+export type { Snapshot, SnapshotError } from './engine/snapshot.js';
+export {
+  restoreProjector,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  takeSnapshot,
+} from './engine/snapshot.js';
 export type {
   DecodeEventJsonOptions,
   DecodeEventOptions,
@@ -69,6 +100,18 @@ export {
   listTemplates,
 } from './projections/projection-state.js';
 export type {
+  SignRequestFilter,
+  TemplateStats,
+} from './projections/queries.js';
+export {
+  countSignRequestsByStatus,
+  findSignRequests,
+  participantsAwaitingAction,
+  templateStats,
+} from './projections/queries.js';
+export type { Difference } from './projections/reconcile.js';
+export { reconcileSignRequest } from './projections/reconcile.js';
+export type {
   ParticipantStatus,
   ParticipantView,
   SignRequestStatus,
@@ -90,3 +133,5 @@ export type {
   SavedTime,
   SignRequest,
 } from './sign-request/sign-request.js';
+export type { SnapshotFileError } from './store/snapshot-file.js';
+export { readSnapshotFile, writeSnapshotFile } from './store/snapshot-file.js';
