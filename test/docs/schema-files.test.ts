@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { decodeEvent } from '../../src/events/decode-event.js';
+import { encodeEvent } from '../../src/events/encode-event.js';
+import { EVENT_MEMBERS, EVENT_TYPES } from '../../src/events/event-members.js';
+import { schemaFiles } from '../../src/schema-files.js';
+import { ev } from '../support/events.js';
+
+const folder = join(import.meta.dirname, '..', '..', 'docs', 'schema');
+
+describe('published JSON Schemas', () => {
+  test('docs/schema holds exactly the generated files, up to date (run `npm run schema`)', () => {
+    const generated = schemaFiles();
+    expect(readdirSync(folder).sort()).toEqual([...generated.keys()].sort());
+    for (const [name, schema] of generated) {
+      const onDisk: unknown = JSON.parse(readFileSync(join(folder, name), 'utf8'));
+      expect(onDisk, name).toEqual(schema);
+    }
+  });
+
+  test.each(EVENT_TYPES)('%s schema requires and forbids what the decoder does', (type) => {
+    const schema = schemaFiles().get(`${type}.schema.json`) as {
+      required: string[];
+      properties: Record<string, unknown>;
+    };
+    const members: readonly string[] = EVENT_MEMBERS[type];
+    const required = members.filter((m) => m !== 'participantName');
+    expect(schema.required.sort()).toEqual(['type', ...required].sort());
+    for (const [name, rule] of Object.entries(schema.properties)) {
+      const allowed =
+        name === 'type' ||
+        members.includes(name) ||
+        (name === 'partcipantName' && members.includes('participantName'));
+      expect(rule === false, `${type}.${name}`).toBe(!allowed);
+      const decoded = decodeEvent({
+        ...encodeEvent(ev(type)),
+        [name]: rule === false ? 1 : undefined,
+      });
+      if (rule === false) {
+        expect(decoded.isErr() && decoded.error).toMatchObject({
+          kind: 'member-not-allowed',
+          path: name,
+        });
+      }
+    }
+  });
+});
