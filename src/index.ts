@@ -21,6 +21,7 @@ export type {
   ProjectorOptions,
   ProjectorStart,
   ProjectorStats,
+  ReadableLog,
   ReplayOptions,
 } from './engine/projector.js';
 export { createProjector, stateAsOf } from './engine/projector.js';

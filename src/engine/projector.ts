@@ -18,6 +18,9 @@ import {
   type QuarantineReason,
 } from './quarantine.js';
 
+/** Anything that streams log records in batches: an {@link EventLog}, or `{ read: o => readFileEventLog(path, o) }`. */
+export type ReadableLog = Pick<EventLog, 'read'>;
+
 /** What to do with a record that cannot be applied. */
 export type BadInputPolicy = 'skip' | 'halt';
 
@@ -306,7 +309,7 @@ export const createProjector = (options?: ProjectorOptions, start?: ProjectorSta
  * replayed from the start of the log.
  */
 export const stateAsOf = async (
-  log: EventLog,
+  log: ReadableLog,
   position: number,
   options?: ProjectorOptions,
 ): Promise<Result<ProjectionState, Halted>> => {
