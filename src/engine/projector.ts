@@ -133,7 +133,7 @@ export class Projector {
    * Memory stays bounded by the projection: the log is streamed in batches.
    */
   async replay(
-    log: EventLog,
+    log: ReadableLog,
     options: ReplayOptions = {},
   ): Promise<Result<ProjectorStats, Halted>> {
     const until = options.until ?? Number.POSITIVE_INFINITY;
