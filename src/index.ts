@@ -123,6 +123,18 @@ export type {
 export type { FoldResult } from './projections/reduce.js';
 export { fold, reduce } from './projections/reduce.js';
 export { decodeSignRequest } from './sign-request/decode-sign-request.js';
+export { encodeSignRequest } from './sign-request/encode-sign-request.js';
+export type {
+  KnownParticipantStatus,
+  ParticipantStatus as ParticipantApiStatus,
+} from './sign-request/participant-status.js';
+export {
+  isKnownParticipantStatus,
+  KNOWN_PARTICIPANT_STATUSES,
+  participantStatusText,
+} from './sign-request/participant-status.js';
+export type { SavedTimeParts } from './sign-request/saved-time.js';
+export { parseSavedTime, savedTimeParts } from './sign-request/saved-time.js';
 export type {
   Field,
   FieldData,
@@ -134,5 +146,12 @@ export type {
   SavedTime,
   SignRequest,
 } from './sign-request/sign-request.js';
+export {
+  FORM_TYPES,
+  fieldDataId,
+  fieldId,
+  SIGN_REQUEST_STATUSES,
+} from './sign-request/sign-request.js';
+export { signRequestJsonSchema } from './sign-request/sign-request-schema.js';
 export type { SnapshotFileError } from './store/snapshot-file.js';
 export { readSnapshotFile, writeSnapshotFile } from './store/snapshot-file.js';

@@ -24,7 +24,8 @@ const checkTemplateAlive = (
   event: SignRequestSent,
 ): Conflict | undefined => {
   const template = draft.template(event.templateId);
-  if (template?.status !== 'deleted') return undefined;
+  // Another company's template says nothing about this company's requests.
+  if (template?.status !== 'deleted' || template.companyId !== event.companyId) return undefined;
   return conflict(
     { entity: 'template', id: template.id, currentStatus: template.status },
     { kind: 'deleted' },
