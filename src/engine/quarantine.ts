@@ -20,9 +20,14 @@ export interface QuarantineEntry {
 /** How much of a quarantined record's text is kept. */
 export const RAW_PREVIEW_LENGTH = 200;
 
-/** Cuts stored text down to a preview. */
-export const previewRaw = (raw: string): string =>
-  raw.length <= RAW_PREVIEW_LENGTH ? raw : `${raw.slice(0, RAW_PREVIEW_LENGTH)}…`;
+/** Cuts stored text down to a preview, never splitting a surrogate pair. */
+export const previewRaw = (raw: string): string => {
+  if (raw.length <= RAW_PREVIEW_LENGTH) return raw;
+  const code = raw.charCodeAt(RAW_PREVIEW_LENGTH - 1);
+  // A high surrogate at the cut would leave a lone half of a pair.
+  const end = code >= 0xd800 && code <= 0xdbff ? RAW_PREVIEW_LENGTH - 1 : RAW_PREVIEW_LENGTH;
+  return `${raw.slice(0, end)}…`;
+};
 
 /** Builds the reason for a decoding failure, naming the member. */
 export const invalidEvent = (error: DecodeError): QuarantineReason => ({

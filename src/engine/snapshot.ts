@@ -59,6 +59,23 @@ const isRecordList = (value: unknown, idKey: string): value is Record<string, un
       Number.isSafeInteger((r as Record<string, unknown>)[idKey]),
   );
 
+/** `[id, entries]` pairs, as {@link AuditTrail.toData} writes them. */
+const isTrailList = (value: unknown): boolean =>
+  Array.isArray(value) &&
+  value.every(
+    (pair) =>
+      Array.isArray(pair) &&
+      Number.isSafeInteger(pair[0]) &&
+      Array.isArray(pair[1]) &&
+      (pair[1] as unknown[]).every((e) => typeof e === 'object' && e !== null),
+  );
+
+const isAuditData = (value: unknown): value is AuditTrailData | null =>
+  value === null ||
+  (typeof value === 'object' &&
+    isTrailList((value as Record<string, unknown>).signRequests) &&
+    isTrailList((value as Record<string, unknown>).templates));
+
 const stateFrom = (s: Record<string, unknown>): ProjectionState => {
   const templates = new Map<TemplateId, TemplateView>();
   for (const t of s.templates as TemplateView[]) templates.set(t.id, freeze({ ...t }, true));
@@ -115,7 +132,8 @@ export const restoreProjector = (
       return err(invalid(`snapshot "${key}" must be a list of records`));
   }
   if (!Array.isArray(s.quarantine)) return err(invalid('snapshot "quarantine" must be a list'));
-  const auditData = s.audit as AuditTrailData | null;
+  if (!isAuditData(s.audit)) return err(invalid('snapshot "audit" must be null or audit trails'));
+  const auditData = s.audit;
   const keepAudit = options?.audit !== false;
   return ok(
     createProjector(options, {

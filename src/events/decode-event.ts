@@ -1,5 +1,6 @@
 import { err, ok, type Result } from 'neverthrow';
 import { type DecodeError, decodeError, describeValue } from '../decode-error.js';
+import { decodeWellFormed } from './decode-fast.js';
 import {
   EVENT_MEMBERS,
   type EventType,
@@ -109,6 +110,10 @@ const decodeObject = (
   if (typeof type !== 'string') return err(wrongKind('type', 'string', type));
   const plan = PLANS.get(type);
   if (plan === undefined) return err(unknownType(type));
+  if (options?.strict !== true) {
+    const event = decodeWellFormed(rec, type as EventType);
+    if (event !== undefined) return ok(event);
+  }
 
   const out: Record<string, unknown> = { type };
   for (const { name, kind } of plan.members) {
@@ -163,20 +168,32 @@ export const decodeEvent = (
   input: unknown,
   options?: DecodeEventOptions,
 ): Result<SignEvent, DecodeError> => {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return err(
-      decodeError(
-        'not-an-object',
-        '',
-        `an event must be a JSON object, got ${describeValue(input)}`,
-      ),
-    );
-  }
   try {
+    // Inside the `try`: `Array.isArray` throws on a revoked Proxy.
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      return err(
+        decodeError(
+          'not-an-object',
+          '',
+          `an event must be a JSON object, got ${describeValue(input)}`,
+        ),
+      );
+    }
     return decodeObject(input as Record<string, unknown>, options);
   } catch (cause) {
     // Only exotic inputs get here (throwing getters, revoked proxies); JSON values never do.
-    return err(decodeError('invalid-value', '', `reading the event failed: ${String(cause)}`));
+    return err(
+      decodeError('invalid-value', '', `reading the event failed: ${describeThrown(cause)}`),
+    );
+  }
+};
+
+/** Describes a thrown value; even `String(cause)` can throw (e.g. `Object.create(null)`). */
+const describeThrown = (cause: unknown): string => {
+  try {
+    return String(cause);
+  } catch {
+    return 'an unprintable value was thrown';
   }
 };
 

@@ -49,7 +49,9 @@ export type MemberName = keyof typeof MEMBER_KINDS;
 /** Wire spelling the service uses for the participant name (spec §6.1 rule 2). */
 export const WIRE_PARTICIPANT_NAME = 'partcipantName';
 
-const BASE = ['companyId', 'ownerId', 'ownerName'] as const;
+// Spec §6.3 puts the company first and the owner last in every shape.
+const COMPANY = ['companyId'] as const;
+const OWNER = ['ownerId', 'ownerName'] as const;
 const TEMPLATE = ['templateId', 'templateName'] as const;
 const SIGN_REQUEST = ['signRequestId', 'signRequestName'] as const;
 const SENDER = ['senderId', 'senderName'] as const;
@@ -60,18 +62,32 @@ const PARTICIPANT = ['participantId', 'participantName', 'roleId', 'roleName'] a
  * All of them are required for that type; every other known member is forbidden.
  */
 export const EVENT_MEMBERS = {
-  'template-activated': [...BASE, ...TEMPLATE],
-  'template-inactivated': [...BASE, ...TEMPLATE],
-  'template-deleted': [...BASE, ...TEMPLATE],
-  'sign-request-sent': [...BASE, ...SIGN_REQUEST, ...TEMPLATE, ...SENDER],
-  'sign-request-completed': [...BASE, ...SIGN_REQUEST, ...TEMPLATE, ...SENDER],
-  'sign-request-declined': [...BASE, ...SIGN_REQUEST, ...SENDER],
-  'sign-request-deleted': [...BASE, ...SIGN_REQUEST, ...SENDER],
-  'participant-sent': [...BASE, ...SIGN_REQUEST, ...TEMPLATE, ...PARTICIPANT, ...SENDER],
-  'participant-viewed': [...BASE, ...SIGN_REQUEST, ...PARTICIPANT, ...SENDER],
-  'participant-downloaded': [...BASE, ...SIGN_REQUEST, ...PARTICIPANT, ...SENDER],
-  'participant-signed': [...BASE, ...SIGN_REQUEST, ...TEMPLATE, ...PARTICIPANT, ...SENDER],
-  'participant-declined': [...BASE, ...SIGN_REQUEST, ...PARTICIPANT, ...SENDER],
+  'template-activated': [...COMPANY, ...TEMPLATE, ...OWNER],
+  'template-inactivated': [...COMPANY, ...TEMPLATE, ...OWNER],
+  'template-deleted': [...COMPANY, ...TEMPLATE, ...OWNER],
+  'sign-request-sent': [...COMPANY, ...SIGN_REQUEST, ...TEMPLATE, ...SENDER, ...OWNER],
+  'sign-request-completed': [...COMPANY, ...SIGN_REQUEST, ...TEMPLATE, ...SENDER, ...OWNER],
+  'sign-request-declined': [...COMPANY, ...SIGN_REQUEST, ...SENDER, ...OWNER],
+  'sign-request-deleted': [...COMPANY, ...SIGN_REQUEST, ...SENDER, ...OWNER],
+  'participant-sent': [
+    ...COMPANY,
+    ...SIGN_REQUEST,
+    ...TEMPLATE,
+    ...PARTICIPANT,
+    ...SENDER,
+    ...OWNER,
+  ],
+  'participant-viewed': [...COMPANY, ...SIGN_REQUEST, ...PARTICIPANT, ...SENDER, ...OWNER],
+  'participant-downloaded': [...COMPANY, ...SIGN_REQUEST, ...PARTICIPANT, ...SENDER, ...OWNER],
+  'participant-signed': [
+    ...COMPANY,
+    ...SIGN_REQUEST,
+    ...TEMPLATE,
+    ...PARTICIPANT,
+    ...SENDER,
+    ...OWNER,
+  ],
+  'participant-declined': [...COMPANY, ...SIGN_REQUEST, ...PARTICIPANT, ...SENDER, ...OWNER],
 } as const satisfies Record<EventType, readonly MemberName[]>;
 
 /** Whether a string is one of the 12 event types. */

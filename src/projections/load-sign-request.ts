@@ -110,7 +110,8 @@ export const applySignRequestSnapshot = (
     status: snapshot.status,
     formType: snapshot.formType,
     savedTime: snapshot.savedTime,
-    ...(snapshot.fields === undefined ? {} : { fields: snapshot.fields }),
+    // Copied: publishing freezes the record deeply, and the caller's object is not ours to freeze.
+    ...(snapshot.fields === undefined ? {} : { fields: snapshot.fields.map((f) => ({ ...f })) }),
   };
   if (current === undefined) {
     draft.addSignRequest({ id: snapshot.id, companyId, deleted: false, ...details });

@@ -1,3 +1,4 @@
+import { freeze } from 'immer';
 import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
 import type { ParticipantView, SignRequestView, TemplateView } from './records.js';
 
@@ -11,11 +12,12 @@ export interface ProjectionState {
   readonly participants: ReadonlyMap<SignRequestId, ReadonlyMap<ParticipantId, ParticipantView>>;
 }
 
-const EMPTY: ProjectionState = Object.freeze({
-  templates: new Map(),
-  signRequests: new Map(),
-  participants: new Map(),
-});
+// Deeply frozen (immer's `freeze` also makes the Maps refuse writes): the empty
+// Maps are shared by every state that never writes to them.
+const EMPTY: ProjectionState = freeze(
+  { templates: new Map(), signRequests: new Map(), participants: new Map() },
+  true,
+);
 
 /** The state before any event: three empty projections. */
 export const initialState = (): ProjectionState => EMPTY;

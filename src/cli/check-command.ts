@@ -1,0 +1,49 @@
+/**
+ * `signfold check LOG`: lints a log for CI. Prints every bad line and
+ * conflict as `LOG:LINE: position P: reason` (the `file:line:` prefix editors
+ * and CI annotators understand), then a count. Exit 1 if there is any.
+ */
+import { createProjector } from '../engine/projector.js';
+import { booleanFlag, expectPositionals, type OptionTable, parseCommandArgs } from './args.js';
+import { EXIT, type ExitCode } from './cli-error.js';
+import { type CliIO, writeLines } from './cli-io.js';
+import { describeReason, splitQuarantine } from './quarantine-format.js';
+import { replayLogFile } from './replay-log.js';
+
+/** The flags of `check`. */
+export const CHECK_OPTIONS: OptionTable = { strict: { type: 'boolean' } };
+
+/**
+ * Runs `check` with `args` (the words after `check`): exit 0 if the log is
+ * clean, 1 if it holds bad lines, invalid events or conflicts, 2 on usage or
+ * I/O errors (thrown as CliError).
+ */
+export const checkCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
+  const parsed = parseCommandArgs(args, CHECK_OPTIONS);
+  const [log = ''] = expectPositionals(parsed.positionals, ['LOG']);
+  // Skip policy so every problem is found in one pass; no audit trail is needed to lint.
+  const projector = createProjector({
+    audit: false,
+    policy: 'skip',
+    strict: booleanFlag(parsed, 'strict'),
+  });
+  const run = await replayLogFile(projector, log, io);
+  const problems = projector.quarantine();
+  writeLines(
+    io.stdout,
+    problems.map(
+      (entry) =>
+        `${log}:${entry.line ?? '?'}: position ${entry.position}: ${describeReason(entry)}`,
+    ),
+  );
+  if (problems.length === 0) {
+    io.stdout.write(`${log}: ok, ${run.processed} records, no problems\n`);
+    return EXIT.ok;
+  }
+  const { invalid, conflicts } = splitQuarantine(problems);
+  io.stdout.write(
+    `${log}: ${problems.length} problems in ${run.processed} records ` +
+      `(${invalid} bad lines or invalid events, ${conflicts} conflicts)\n`,
+  );
+  return EXIT.findings;
+};

@@ -1,0 +1,71 @@
+/** The `--help` texts: one overview, one page per command. Kept in sync with `docs/cli.md`. */
+
+/** `signfold --help`. */
+export const OVERVIEW = `Usage: signfold <command> [options]
+
+Fold e-signature webhook event logs (NDJSON) into projections.
+
+Commands:
+  replay LOG      replay a log and print a summary (or the projections as JSON)
+  check LOG       lint a log: list bad lines and conflicts, exit 1 if any
+  inspect LOG     show one sign request, its participants and its timeline
+  validate FILE   validate a sign-request representation (JSON)
+
+Options:
+  -h, --help      show help (also: signfold <command> --help, signfold help <command>)
+  --version       print the version
+
+Exit codes: 0 ok, 1 problems found (or halted, or not found), 2 usage or input error.
+LOG is never modified.`;
+
+/** Help of each command, by name. */
+export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  replay: `Usage: signfold replay LOG [options]
+
+Replay LOG (read-only) and print what it folds into: events processed, counts
+by status of templates, sign requests and participants, quarantined records
+(bad lines, invalid events, conflicts), checkpoint, elapsed time.
+
+Options:
+  --until N              stop after log position N (state as of N)
+  --json                 print the projections, quarantine, stats and checkpoint as JSON
+  --snapshot FILE        write a snapshot of the result to FILE (not after a halt)
+  --from-snapshot FILE   start from a snapshot and replay only the records after it
+  --policy skip|halt     skip (default): quarantine bad records and go on;
+                         halt: stop at the first one (exit 1)
+  -h, --help             show this help
+
+Exit codes: 0 replayed, 1 halted (--policy halt), 2 usage or input error.`,
+  check: `Usage: signfold check LOG [--strict]
+
+Lint LOG: print each bad line, invalid event and conflict as
+  LOG:LINE: position P: reason
+then a count.
+
+Options:
+  --strict     also reject events carrying members the spec does not list
+  -h, --help   show this help
+
+Exit codes: 0 clean, 1 problems found, 2 usage or input error.`,
+  inspect: `Usage: signfold inspect LOG --sign-request ID [--until N]
+
+Show a sign request (status, names, company, template, sender, deleted), its
+participants (status, role, views, downloads) and the timeline of every event
+that touched it (position, received at, type, participant, outcome).
+
+Options:
+  --sign-request ID   the sign request to show (required)
+  --until N           as of log position N
+  -h, --help          show this help
+
+Exit codes: 0 shown, 1 the log never mentions ID, 2 usage or input error.`,
+  validate: `Usage: signfold validate FILE
+
+Validate a sign-request representation (JSON, spec section 2) and print every
+problem as "path: message".
+
+Options:
+  -h, --help   show this help
+
+Exit codes: 0 valid, 1 invalid (including not JSON), 2 usage or unreadable file.`,
+};

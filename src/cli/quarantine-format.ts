@@ -1,0 +1,37 @@
+/**
+ * One-line descriptions of quarantined records, shared by `replay` (summary)
+ * and `check` (lint output).
+ */
+import type { QuarantineEntry } from '../engine/quarantine.js';
+
+/** How many quarantined records the replay summary lists before just counting the rest. */
+export const LISTED_QUARANTINE = 20;
+
+const LABELS: Readonly<Record<QuarantineEntry['reason']['kind'], string>> = {
+  'bad-line': 'bad line',
+  'invalid-event': 'invalid event',
+  conflict: 'conflict',
+};
+
+/** Newlines in raw text would break the one-line-per-record promise. */
+const oneLine = (text: string): string => text.replace(/[\r\n]+/g, ' ');
+
+/** What a description needs: a quarantined record, or the record a `halt` projector stopped at. */
+export type BadRecord = Pick<QuarantineEntry, 'position' | 'line' | 'reason'>;
+
+/** The reason, prefixed with its kind: `invalid event: type: ...`, `conflict: deleted: ...`. */
+export const describeReason = (entry: BadRecord): string =>
+  oneLine(`${LABELS[entry.reason.kind]}: ${entry.reason.message}`);
+
+/** `position 318 (line 318): bad line: invalid JSON: ...` */
+export const describeEntry = (entry: BadRecord): string =>
+  `position ${entry.position}${entry.line === undefined ? '' : ` (line ${entry.line})`}: ${describeReason(entry)}`;
+
+/** Conflicts versus everything else (bad lines and invalid events). */
+export const splitQuarantine = (
+  entries: readonly QuarantineEntry[],
+): { readonly conflicts: number; readonly invalid: number } => {
+  let conflicts = 0;
+  for (const entry of entries) if (entry.reason.kind === 'conflict') conflicts += 1;
+  return { conflicts, invalid: entries.length - conflicts };
+};

@@ -1,0 +1,58 @@
+/**
+ * Replays a log file into a projector for any command: read-only, with
+ * progress on a terminal, timed, and with read failures turned into one-line
+ * errors (exit 2) instead of exceptions.
+ */
+import type { Result } from 'neverthrow';
+import type { Halted, Projector, ProjectorStats } from '../engine/projector.js';
+import { EventLogReadError } from '../store/log-error.js';
+import { CliError } from './cli-error.js';
+import type { CliIO } from './cli-io.js';
+import { openReadOnlyLog } from './log-source.js';
+import { ReplayProgress } from './progress.js';
+
+/** What one replay did. */
+export interface ReplayRun {
+  /** The projector's counters, or why it halted (policy `halt`). */
+  readonly result: Result<ProjectorStats, Halted>;
+  /** Records processed by this run (a restored snapshot's are not counted). */
+  readonly processed: number;
+  readonly elapsedMs: number;
+}
+
+/** Records a projector has processed, whatever became of them. */
+export const processedCount = (stats: ProjectorStats): number =>
+  stats.applied + stats.noOps + stats.conflicts + stats.invalid + stats.alreadyApplied;
+
+/**
+ * Replays `logPath` into `projector` from its checkpoint, up to `until`
+ * (inclusive) if given. Throws a {@link CliError} if the file cannot be read.
+ */
+export const replayLogFile = async (
+  projector: Projector,
+  logPath: string,
+  io: CliIO,
+  until?: number,
+): Promise<ReplayRun> => {
+  const log = await openReadOnlyLog(logPath);
+  const progress = new ReplayProgress(io.stderr, io.now, logPath);
+  const started = io.now();
+  try {
+    const result = await projector.replay(log, {
+      ...(until === undefined ? {} : { until }),
+      onProgress: (position, processed) => progress.tick(position, processed),
+    });
+    return {
+      result,
+      processed: processedCount(projector.stats()),
+      elapsedMs: io.now() - started,
+    };
+  } catch (cause) {
+    // The file vanished, turned out to be unreadable mid-way, or the disk failed.
+    if (cause instanceof EventLogReadError) throw new CliError(cause.message);
+    throw cause;
+  } finally {
+    progress.finish();
+    await log.close();
+  }
+};

@@ -1,0 +1,99 @@
+/**
+ * Command dispatch and the one place every failure is caught: whatever goes
+ * wrong, the user gets one line on stderr and an exit code, never a stack
+ * trace (unless `SIGNFOLD_DEBUG=1`).
+ */
+import { checkCommand } from './check-command.js';
+import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
+import type { CliIO } from './cli-io.js';
+import { COMMAND_HELP, OVERVIEW } from './help.js';
+import { inspectCommand } from './inspect-command.js';
+import { replayCommand } from './replay-command.js';
+import { validateCommand } from './validate-command.js';
+import { packageVersion } from './version.js';
+
+/** A command: its arguments (after its name) and the streams, to an exit code. */
+export type Command = (args: readonly string[], io: CliIO) => Promise<ExitCode>;
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  replay: replayCommand,
+  check: checkCommand,
+  inspect: inspectCommand,
+  validate: validateCommand,
+};
+
+const commandNamed = (name: string): Command | undefined =>
+  Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+
+/** Whether `--help`/`-h` appears among the options (not after a `--` terminator). */
+const asksForHelp = (args: readonly string[]): boolean => {
+  const end = args.indexOf('--');
+  const options = end === -1 ? args : args.slice(0, end);
+  return options.includes('--help') || options.includes('-h');
+};
+
+/** `signfold help [COMMAND]`, `--help`, `--version` and the commands themselves. */
+const dispatch = async (argv: readonly string[], io: CliIO): Promise<ExitCode> => {
+  const [first, ...rest] = argv;
+  if (first === undefined) throw usageError('missing command');
+  if (first === '--version') {
+    io.stdout.write(`${await packageVersion()}\n`);
+    return EXIT.ok;
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const topic = first === 'help' ? rest[0] : undefined;
+    if (topic !== undefined && commandNamed(topic) === undefined) {
+      throw usageError(`unknown command '${topic}'`);
+    }
+    io.stdout.write(`${topic === undefined ? OVERVIEW : COMMAND_HELP[topic]}\n`);
+    return EXIT.ok;
+  }
+  if (first.startsWith('-')) throw usageError(`unknown option '${first}'`);
+  const command = commandNamed(first);
+  if (command === undefined) throw usageError(`unknown command '${first}'`);
+  if (asksForHelp(rest)) {
+    io.stdout.write(`${COMMAND_HELP[first]}\n`);
+    return EXIT.ok;
+  }
+  try {
+    return await command(rest, io);
+  } catch (cause) {
+    // Point usage mistakes at the help of the command that was meant.
+    if (cause instanceof CliError && cause.usage) {
+      throw new CliError(`${cause.message} (see 'signfold ${first} --help')`, {
+        exitCode: cause.exitCode,
+      });
+    }
+    throw cause;
+  }
+};
+
+/** Keeps an error message to one line. */
+const oneLine = (text: string): string => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+
+/** Reports `cause` on stderr and returns its exit code. */
+const report = (cause: unknown, io: CliIO): ExitCode => {
+  if (cause instanceof CliError) {
+    const hint = cause.usage ? ` (see 'signfold --help')` : '';
+    io.stderr.write(`signfold: ${oneLine(cause.message)}${hint}\n`);
+    return cause.exitCode;
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  io.stderr.write(`signfold: unexpected error: ${oneLine(message)}\n`);
+  if (io.debug === true && cause instanceof Error && cause.stack !== undefined) {
+    io.stderr.write(`${cause.stack}\n`);
+  }
+  return EXIT.failure;
+};
+
+/**
+ * Runs the CLI on `argv` (the words after `signfold`) and returns the exit
+ * code. Never throws and never rejects.
+ */
+export const run = async (argv: readonly string[], io: CliIO): Promise<ExitCode> => {
+  try {
+    return await dispatch(argv, io);
+  } catch (cause) {
+    return report(cause, io);
+  }
+};

@@ -1,0 +1,263 @@
+/**
+ * The NDJSON file {@link EventLog}: one line per event, appended in place,
+ * replayed by streaming. See `docs/log-format.md` for the format and the
+ * guarantees. A single writer per file is assumed (no cross-process lock).
+ */
+import { dirname } from 'node:path';
+import { err, ok, type Result } from 'neverthrow';
+import type {
+  AppendItem,
+  AppendOptions,
+  AppendOutcome,
+  BatchEventLog,
+  LogError,
+  LogRecord,
+  ReadOptions,
+} from '../engine/event-log.js';
+import { AppendPlanner, type AppendState } from './append-planner.js';
+import { encodeItems } from './envelope.js';
+import { type FileHandleIO, type FileIO, nodeFileIO, writeFully } from './file-io.js';
+import {
+  guardReads,
+  type StreamSettings,
+  streamRecords,
+  streamSettings,
+  type TornFragment,
+} from './file-record-stream.js';
+import { GroupCommitQueue } from './group-commit.js';
+import { closedError, EventLogReadError, ioError } from './log-error.js';
+import { DEFAULT_MAX_EVENT_BYTES, type WriteLimits } from './log-limits.js';
+import { setAsideTornTail, type TornTail } from './torn-tail.js';
+
+export type { TornTail } from './torn-tail.js';
+
+/** Options for {@link openFileEventLog}. */
+export interface FileEventLogOptions {
+  /**
+   * `'fsync'` (default): an append resolves only after its bytes are flushed
+   * to stable storage (fdatasync), so it survives a power loss. `'none'`: it
+   * resolves once the OS has the bytes, which survives a process crash but
+   * not a power loss or kernel panic; much faster.
+   */
+  readonly durability?: 'fsync' | 'none';
+  /** Longest line the reader accepts, in bytes (default 1 MiB). */
+  readonly maxLineBytes?: number;
+  /** Largest serialized event `append` accepts, in bytes (default 256 KiB). */
+  readonly maxEventBytes?: number;
+  /** Bytes per read when scanning and replaying (default 1 MiB). */
+  readonly chunkBytes?: number;
+  /** File operations (default `node:fs/promises`); inject to simulate disk faults. */
+  readonly io?: FileIO;
+  /** Clock for the default `receivedAt` and the torn-tail file name. */
+  readonly now?: () => Date;
+}
+
+/** An open file log. */
+export interface FileEventLog extends BatchEventLog {
+  /** The log file. */
+  readonly path: string;
+  /** The torn last line open found and set aside, if any. */
+  readonly tornTail: TornTail | undefined;
+  /** Highest position in the log (bad lines included), updated by appends; 0 when empty. */
+  readonly lastPosition: number;
+}
+
+/** One queued append call. */
+interface AppendJob {
+  readonly items: readonly AppendItem[];
+  readonly settle: (result: Result<readonly AppendOutcome[], LogError>) => void;
+}
+
+/** What scanning the existing file found. */
+interface Scan {
+  readonly state: AppendState;
+  readonly torn: TornFragment | undefined;
+}
+
+/** Replays the whole file once to rebuild the last position and the delivery ids. */
+const scan = async (
+  handle: FileHandleIO,
+  settings: StreamSettings,
+  size: number,
+): Promise<Scan> => {
+  const state: AppendState = { lastPosition: 0, deliveryIds: new Map() };
+  let torn: TornFragment | undefined;
+  const onTorn = (fragment: TornFragment): void => {
+    torn = fragment;
+  };
+  for await (const batch of streamRecords(handle, { ...settings, end: size, onTorn })) {
+    for (const record of batch) {
+      if (record.kind === 'entry' && record.deliveryId !== undefined) {
+        // The first occurrence wins, as it did when the log wrote it.
+        if (!state.deliveryIds.has(record.deliveryId)) {
+          state.deliveryIds.set(record.deliveryId, record.position);
+        }
+      }
+    }
+    const last = batch[batch.length - 1];
+    if (last !== undefined) state.lastPosition = last.position;
+  }
+  return { state, torn };
+};
+
+/** Whether the file's last byte is something other than a newline (a complete but unterminated line). */
+const endsWithoutNewline = async (handle: FileHandleIO, size: number): Promise<boolean> => {
+  if (size === 0) return false;
+  const byte = Buffer.alloc(1);
+  await handle.read(byte, 0, 1, size - 1);
+  return byte[0] !== 0x0a;
+};
+
+/**
+ * Opens (creating if missing) an NDJSON event log for appending. Open scans
+ * the file to rebuild the last position and the delivery ids, sets aside a
+ * torn last line (see {@link FileEventLog.tornTail}), and remembers to add
+ * the newline a complete but unterminated last line lacks. Fails with an
+ * `io` error if the file cannot be opened, read or repaired; throws a
+ * `RangeError` for a nonsensical option.
+ */
+export const openFileEventLog = async (
+  path: string,
+  options?: FileEventLogOptions,
+): Promise<Result<FileEventLog, LogError>> => {
+  const io = options?.io ?? nodeFileIO;
+  const now = options?.now ?? (() => new Date());
+  const settings = streamSettings({ ...options, fromPosition: 1 });
+  const limits: WriteLimits = {
+    maxLineBytes: settings.maxLineBytes,
+    maxEventBytes: options?.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+  };
+  let handle: FileHandleIO;
+  try {
+    handle = await io.open(path, 'read-write');
+  } catch (cause) {
+    return err(ioError(cause, path, 'opening'));
+  }
+  let found: Scan;
+  let committed: number;
+  let tornTail: TornTail | undefined;
+  let needsNewline = false;
+  try {
+    committed = await handle.size();
+    // An empty file may have just been created: make its directory entry durable.
+    if (committed === 0) await io.syncDirectory(dirname(path));
+    found = await scan(handle, settings, committed);
+    if (found.torn === undefined) {
+      needsNewline = await endsWithoutNewline(handle, committed);
+    } else {
+      const moved = await setAsideTornTail(
+        io,
+        handle,
+        path,
+        found.torn,
+        committed,
+        now(),
+        settings.chunkBytes,
+      );
+      if (moved.isErr()) throw moved.error;
+      tornTail = moved.value;
+      committed = found.torn.offset;
+    }
+  } catch (cause) {
+    await handle.close().catch(() => undefined);
+    const isLogError = typeof cause === 'object' && cause !== null && 'kind' in cause;
+    return err(isLogError ? (cause as LogError) : ioError(cause, path, 'scanning'));
+  }
+
+  const { state } = found;
+  const durable = options?.durability !== 'none';
+  /** Set when a failed write may have left bytes past `committed` that could not be cut yet. */
+  let needsTruncate = false;
+  let closing: Promise<void> | undefined;
+
+  const commit = async (jobs: readonly AppendJob[]): Promise<void> => {
+    const planner = new AppendPlanner(state);
+    const accepted: { readonly job: AppendJob; readonly outcomes: AppendOutcome[] }[] = [];
+    for (const job of jobs) {
+      const encoded = encodeItems(job.items, limits, now);
+      if (encoded.isErr()) job.settle(err(encoded.error));
+      else accepted.push({ job, outcomes: planner.add(encoded.value) });
+    }
+    if (planner.entries.length > 0) {
+      const lines = planner.entries.map((entry) => `${entry.line}\n`).join('');
+      const bytes = Buffer.from(needsNewline ? `\n${lines}` : lines);
+      try {
+        if (needsTruncate) await handle.truncate(committed);
+        needsTruncate = false;
+        await writeFully(handle, bytes, committed);
+        if (durable) await handle.sync();
+      } catch (cause) {
+        // Cut whatever part of the group reached the file: it was not acknowledged.
+        needsTruncate = true;
+        await handle.truncate(committed).then(
+          () => {
+            needsTruncate = false;
+          },
+          () => undefined,
+        );
+        const error = ioError(cause, path, 'appending to');
+        for (const { job } of accepted) job.settle(err(error));
+        return;
+      }
+      committed += bytes.length;
+      needsNewline = false;
+      planner.apply();
+    }
+    for (const { job, outcomes } of accepted) job.settle(ok(outcomes));
+  };
+
+  const queue = new GroupCommitQueue<AppendJob>(commit);
+
+  const appendBatch = (
+    items: readonly AppendItem[],
+  ): Promise<Result<readonly AppendOutcome[], LogError>> => {
+    if (closing !== undefined) return Promise.resolve(err(closedError('append')));
+    return new Promise((settle) => queue.push({ items, settle }));
+  };
+
+  const append = async (
+    event: unknown,
+    appendOptions?: AppendOptions,
+  ): Promise<Result<AppendOutcome, LogError>> => {
+    const result = await appendBatch([{ ...appendOptions, event }]);
+    return result.map((outcomes) => outcomes[0] as AppendOutcome);
+  };
+
+  async function* read(readOptions?: ReadOptions): AsyncGenerator<readonly LogRecord[]> {
+    if (closing !== undefined) throw new EventLogReadError(closedError('read'));
+    // Only acknowledged bytes: a group being written (or a failed one) is not replayed.
+    const end = committed;
+    let reader: FileHandleIO;
+    try {
+      reader = await io.open(path, 'read');
+    } catch (cause) {
+      throw new EventLogReadError(ioError(cause, path, 'opening'));
+    }
+    try {
+      const readSettings = { ...streamSettings({ ...options, ...readOptions }), end };
+      yield* guardReads(streamRecords(reader, readSettings), path);
+    } finally {
+      await reader.close().catch(() => undefined);
+    }
+  }
+
+  const close = (): Promise<void> => {
+    closing ??= queue
+      .idle()
+      .then(() => handle.close())
+      .catch(() => undefined);
+    return closing;
+  };
+
+  return ok({
+    path,
+    tornTail,
+    get lastPosition() {
+      return state.lastPosition;
+    },
+    append,
+    appendBatch,
+    read,
+    close,
+  });
+};

@@ -1,0 +1,137 @@
+/**
+ * Streams the records of an NDJSON file chunk by chunk: one large read, one
+ * decode, one split and one `JSON.parse` per line, one array yielded per
+ * chunk. Memory is bounded by the chunk size and the line limit, never by
+ * the file size. Used by the read-only reader and by the file log itself.
+ */
+import type { LogRecord, ReadOptions } from '../engine/event-log.js';
+import type { FileHandleIO, FileIO } from './file-io.js';
+import { nodeFileIO } from './file-io.js';
+import { LineClassifier, TORN_TAIL_REASON } from './line-classifier.js';
+import { LineSplitter, type SplitTail } from './line-splitter.js';
+import { EventLogReadError, ioError } from './log-error.js';
+import { DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES } from './log-limits.js';
+
+/** An unterminated last line that is not JSON: what a write cut short by a crash leaves. */
+export type TornFragment = Extract<SplitTail, { readonly kind: 'fragment' }>;
+
+/** Tuning shared by every file reader. */
+export interface FileReadOptions extends ReadOptions {
+  /** Longest accepted line in bytes (default 1 MiB); longer lines become `bad-line` records. */
+  readonly maxLineBytes?: number;
+  /** Bytes per read (default 1 MiB). Smaller values only help tests exercise chunk boundaries. */
+  readonly chunkBytes?: number;
+  /** File operations (default `node:fs/promises`). */
+  readonly io?: FileIO;
+}
+
+/** Settings for {@link streamRecords}. */
+export interface StreamSettings {
+  readonly maxLineBytes: number;
+  readonly chunkBytes: number;
+  readonly fromPosition: number;
+  /** Stop after this many bytes (the committed size of a log being appended to); default: to end of file. */
+  readonly end?: number;
+  /**
+   * Receives a torn last line instead of it being reported as a `bad-line`
+   * record; the file log uses this at open to set the fragment aside.
+   */
+  readonly onTorn?: (fragment: TornFragment) => void;
+}
+
+/** Validates a byte-size option, which must be a positive integer. */
+const positive = (value: number | undefined, fallback: number, name: string): number => {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive integer (got ${value})`);
+  }
+  return value;
+};
+
+/** Resolves reader options against the defaults; throws `RangeError` on a nonsensical value. */
+export const streamSettings = (options: FileReadOptions | undefined): StreamSettings => ({
+  maxLineBytes: positive(options?.maxLineBytes, DEFAULT_MAX_LINE_BYTES, 'maxLineBytes'),
+  chunkBytes: positive(options?.chunkBytes, DEFAULT_CHUNK_BYTES, 'chunkBytes'),
+  fromPosition: Math.max(1, Math.floor(options?.fromPosition ?? 1)),
+});
+
+/** Reads records from an open handle; the caller owns (and closes) the handle. */
+export async function* streamRecords(
+  handle: FileHandleIO,
+  settings: StreamSettings,
+): AsyncGenerator<readonly LogRecord[], void, undefined> {
+  const classifier = new LineClassifier(settings.fromPosition);
+  const splitter = new LineSplitter(classifier, settings.maxLineBytes);
+  // One buffer, reused: the splitter copies what it keeps and records hold strings.
+  const buffer = Buffer.allocUnsafe(settings.chunkBytes);
+  const end = settings.end ?? Number.POSITIVE_INFINITY;
+  let offset = 0;
+  while (offset < end) {
+    const length = Math.min(buffer.length, end - offset);
+    const read = await handle.read(buffer, 0, length, offset);
+    if (read === 0) break;
+    offset += read;
+    splitter.push(read === buffer.length ? buffer : buffer.subarray(0, read));
+    const records = classifier.take();
+    if (records.length > 0) yield records;
+  }
+  const tail = splitter.finish();
+  if (tail.kind === 'fragment') {
+    const complete = tail.text !== undefined && classifier.fragment(tail.text, tail.line);
+    if (!complete) {
+      if (settings.onTorn) settings.onTorn(tail);
+      else classifier.badLine(tail.preview, tail.line, TORN_TAIL_REASON);
+    }
+  }
+  const records = classifier.take();
+  if (records.length > 0) yield records;
+}
+
+/**
+ * Reads any NDJSON file (bare events, envelopes, or a mix) without opening it
+ * for append and without ever modifying it. A torn last line is reported as
+ * a `bad-line` with reason `torn tail (incomplete last line)`. Iteration
+ * throws {@link EventLogReadError} (kind `io`) if the file cannot be read, and
+ * a `RangeError` for an invalid option.
+ */
+export async function* readFileEventLog(
+  path: string,
+  options?: FileReadOptions,
+): AsyncGenerator<readonly LogRecord[], void, undefined> {
+  const settings = streamSettings(options);
+  const io = options?.io ?? nodeFileIO;
+  let handle: FileHandleIO;
+  try {
+    handle = await io.open(path, 'read');
+  } catch (cause) {
+    throw new EventLogReadError(ioError(cause, path, 'opening'));
+  }
+  try {
+    yield* guardReads(streamRecords(handle, settings), path);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** Re-throws file errors raised mid-stream as {@link EventLogReadError}s naming `path`. */
+export async function* guardReads(
+  records: AsyncGenerator<readonly LogRecord[], void, undefined>,
+  path: string,
+): AsyncGenerator<readonly LogRecord[], void, undefined> {
+  try {
+    for (;;) {
+      let next: IteratorResult<readonly LogRecord[], void>;
+      try {
+        next = await records.next();
+      } catch (cause) {
+        if (cause instanceof EventLogReadError || cause instanceof RangeError) throw cause;
+        throw new EventLogReadError(ioError(cause, path, 'reading'));
+      }
+      if (next.done === true) return;
+      yield next.value;
+    }
+  } finally {
+    // The consumer may stop early; let the inner generator finish its own cleanup.
+    await records.return(undefined);
+  }
+}

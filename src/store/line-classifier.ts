@@ -1,0 +1,148 @@
+/**
+ * Turns lines into {@link LogRecord}s and keeps positions strictly
+ * increasing. Two line formats are accepted: a bare event object (position =
+ * line number) and the envelope the log writes itself,
+ * `{"position":N,"receivedAt":"…","deliveryId":"…","event":{…}}`. An object
+ * is an envelope iff it has a numeric `position` and an `event` member.
+ *
+ * Position rule: a bare or bad line's position is its line number, unless an
+ * earlier record already used that number or a higher one (possible only
+ * when envelopes with large positions precede it); then it takes the
+ * previous position + 1, so positions stay unique and ordered.
+ */
+import type { LogRecord } from '../engine/event-log.js';
+import type { LineSink } from './line-splitter.js';
+import { previewOf } from './preview.js';
+
+/** The `reason` of a `bad-line` record for an unterminated, unparsable last line. */
+export const TORN_TAIL_REASON = 'torn tail (incomplete last line)';
+
+const BYTE_ORDER_MARK = 0xfeff;
+
+/** Names the JSON kind of a non-object value for a `not a JSON object` reason. */
+const jsonKind = (value: unknown): string => {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+};
+
+/** Accumulates records for the lines it receives; drain them with {@link LineClassifier.take}. */
+export class LineClassifier implements LineSink {
+  readonly #fromPosition: number;
+  #records: LogRecord[] = [];
+  #lastPosition = 0;
+
+  /** Records before `fromPosition` still advance positions but are not kept. */
+  constructor(fromPosition: number) {
+    this.#fromPosition = fromPosition;
+  }
+
+  /** The highest position assigned so far (0 before the first record). */
+  get lastPosition(): number {
+    return this.#lastPosition;
+  }
+
+  /** Returns the records collected since the last call and starts a new batch. */
+  take(): LogRecord[] {
+    const records = this.#records;
+    this.#records = [];
+    return records;
+  }
+
+  /** Classifies a complete line; blank lines are skipped. */
+  line(text: string, lineNo: number): void {
+    this.#accept(text, lineNo, false);
+  }
+
+  /**
+   * Classifies an unterminated last line. Returns false, recording nothing,
+   * when it is not JSON: the caller decides whether that is a torn write.
+   */
+  fragment(text: string, lineNo: number): boolean {
+    return this.#accept(text, lineNo, true);
+  }
+
+  /** Records a bad line, assigning it the next position. */
+  badLine(preview: string, lineNo: number, reason: string): void {
+    const position = lineNo > this.#lastPosition ? lineNo : this.#lastPosition + 1;
+    this.#lastPosition = position;
+    if (position >= this.#fromPosition) {
+      this.#records.push({ kind: 'bad-line', position, line: lineNo, raw: preview, reason });
+    }
+  }
+
+  #accept(input: string, lineNo: number, isFragment: boolean): boolean {
+    if (input.length === 0) return true;
+    // Editors on some platforms prefix a byte order mark, which JSON.parse rejects.
+    const text = lineNo === 1 && input.charCodeAt(0) === BYTE_ORDER_MARK ? input.slice(1) : input;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      if (text.trim() === '') return true;
+      if (isFragment) return false;
+      const detail = cause instanceof Error ? cause.message : String(cause);
+      this.badLine(previewOf(text), lineNo, `invalid JSON: ${detail}`);
+      return true;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      this.badLine(previewOf(text), lineNo, `not a JSON object (got ${jsonKind(value)})`);
+      return true;
+    }
+    const object = value as { readonly [member: string]: unknown };
+    const position = object.position;
+    if (typeof position === 'number' && object.event !== undefined) {
+      this.#envelope(object, position, text, lineNo);
+    } else {
+      this.#entry(
+        lineNo > this.#lastPosition ? lineNo : this.#lastPosition + 1,
+        lineNo,
+        value,
+        text,
+      );
+    }
+    return true;
+  }
+
+  #envelope(
+    object: { readonly [member: string]: unknown },
+    position: number,
+    text: string,
+    lineNo: number,
+  ): void {
+    if (!Number.isSafeInteger(position) || position < 1) {
+      const reason = `envelope position must be a positive integer (got ${position})`;
+      this.badLine(previewOf(text), lineNo, reason);
+    } else if (position <= this.#lastPosition) {
+      const reason = `envelope position ${position} is not greater than the previous position ${this.#lastPosition}`;
+      this.badLine(previewOf(text), lineNo, reason);
+    } else {
+      const { receivedAt, deliveryId } = object;
+      this.#lastPosition = position;
+      if (position < this.#fromPosition) return;
+      this.#records.push({
+        kind: 'entry',
+        position,
+        line: lineNo,
+        receivedAt: typeof receivedAt === 'string' ? receivedAt : undefined,
+        deliveryId: typeof deliveryId === 'string' ? deliveryId : undefined,
+        event: object.event,
+        raw: text,
+      });
+    }
+  }
+
+  #entry(position: number, lineNo: number, event: unknown, text: string): void {
+    this.#lastPosition = position;
+    if (position < this.#fromPosition) return;
+    this.#records.push({
+      kind: 'entry',
+      position,
+      line: lineNo,
+      receivedAt: undefined,
+      deliveryId: undefined,
+      event,
+      raw: text,
+    });
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * Splits a stream of byte chunks into lines. Speed and bounded memory are
+ * the point: each chunk is decoded to a string once and split with
+ * `indexOf` (no readline, no per-line async work), and a line longer than the
+ * limit is skipped while counting its bytes, so a 1 GB line costs constant
+ * memory. Invalid UTF-8 is detected cheaply: only a chunk whose decoded text
+ * contains U+FFFD is re-checked line by line with a fatal decoder.
+ */
+import { previewOf } from './preview.js';
+
+const NEWLINE = 0x0a;
+const REPLACEMENT_CHAR = '\uFFFD';
+/** Bytes kept from an overlong line, enough for a ~200 character preview. */
+const PREVIEW_BYTES = 800;
+
+/** Receives the lines a {@link LineSplitter} finds, in order. */
+export interface LineSink {
+  /** A complete, validly encoded line within the byte limit (newline excluded). */
+  line(text: string, lineNo: number): void;
+  /** A complete line that is not usable text; `preview` is its start. */
+  badLine(preview: string, lineNo: number, reason: string): void;
+}
+
+/** What is left after the last newline when the input ends. */
+export type SplitTail =
+  | { readonly kind: 'none' }
+  | {
+      readonly kind: 'fragment';
+      readonly line: number;
+      /** Byte offset where the fragment starts, i.e. where the input would be cut to drop it. */
+      readonly offset: number;
+      readonly bytes: number;
+      /** The decoded fragment; `undefined` when it is too long or not valid UTF-8 (then it is certainly not JSON). */
+      readonly text: string | undefined;
+      readonly preview: string;
+    };
+
+const fatalDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Whether `bytes` decode without error; only called when the lossy decode produced U+FFFD. */
+const isValidUtf8 = (bytes: Uint8Array): boolean => {
+  try {
+    fatalDecoder.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A reason for an overlong line. */
+const tooLong = (bytes: number, limit: number): string =>
+  `line too long (${bytes} bytes > limit ${limit})`;
+
+/** Stateful splitter: feed chunks with {@link LineSplitter.push}, then call {@link LineSplitter.finish}. */
+export class LineSplitter {
+  readonly #sink: LineSink;
+  readonly #maxLineBytes: number;
+  /** Copies of the bytes of the unfinished line (copied: callers reuse their chunk buffer). */
+  #parts: Buffer[] = [];
+  #partBytes = 0;
+  /** True while discarding an overlong line up to its newline. */
+  #skipping = false;
+  #skippedBytes = 0;
+  #skipPreview = '';
+  /** Number of the line being assembled. */
+  #lineNo = 1;
+  /** Byte offset where the line being assembled starts. */
+  #lineStart = 0;
+  /** Bytes pushed before the current chunk. */
+  #total = 0;
+
+  /** Lines go to `sink`; lines over `maxLineBytes` bytes are reported as bad lines. */
+  constructor(sink: LineSink, maxLineBytes: number) {
+    this.#sink = sink;
+    this.#maxLineBytes = maxLineBytes;
+  }
+
+  /** Processes one chunk. The splitter does not keep a reference to `chunk`. */
+  push(chunk: Buffer): void {
+    let start = 0;
+    if (this.#skipping || this.#partBytes > 0) {
+      const newline = chunk.indexOf(NEWLINE);
+      if (newline === -1) {
+        this.#carry(chunk, 0);
+        this.#total += chunk.length;
+        return;
+      }
+      this.#finishCarried(chunk, newline);
+      start = newline + 1;
+    }
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last >= start) {
+      this.#block(chunk, start, last);
+      start = last + 1;
+    }
+    if (start < chunk.length) this.#carry(chunk, start);
+    this.#total += chunk.length;
+  }
+
+  /** Ends the input and describes the unterminated last line, if any. */
+  finish(): SplitTail {
+    const line = this.#lineNo;
+    const offset = this.#lineStart;
+    if (this.#skipping) {
+      const bytes = this.#skippedBytes;
+      return { kind: 'fragment', line, offset, bytes, text: undefined, preview: this.#skipPreview };
+    }
+    if (this.#partBytes === 0) return { kind: 'none' };
+    const bytes = Buffer.concat(this.#parts, this.#partBytes);
+    this.#parts = [];
+    this.#partBytes = 0;
+    const decoded = bytes.toString('utf8');
+    const valid = !decoded.includes(REPLACEMENT_CHAR) || isValidUtf8(bytes);
+    const text = valid ? decoded : undefined;
+    return {
+      kind: 'fragment',
+      line,
+      offset,
+      bytes: bytes.length,
+      text,
+      preview: previewOf(decoded),
+    };
+  }
+
+  /** Keeps `chunk[from..]` as the start of an unfinished line, or starts skipping if it grew too long. */
+  #carry(chunk: Buffer, from: number): void {
+    const bytes = chunk.length - from;
+    if (this.#skipping) {
+      this.#skippedBytes += bytes;
+      return;
+    }
+    if (this.#partBytes + bytes > this.#maxLineBytes) {
+      this.#skipPreview = this.#previewWith(chunk.subarray(from));
+      this.#skipping = true;
+      this.#skippedBytes = this.#partBytes + bytes;
+      this.#parts = [];
+      this.#partBytes = 0;
+      return;
+    }
+    this.#parts.push(Buffer.from(chunk.subarray(from)));
+    this.#partBytes += bytes;
+  }
+
+  /** Completes the carried line with `chunk[0..newline]`. */
+  #finishCarried(chunk: Buffer, newline: number): void {
+    const limit = this.#maxLineBytes;
+    if (this.#skipping) {
+      this.#sink.badLine(
+        this.#skipPreview,
+        this.#lineNo,
+        tooLong(this.#skippedBytes + newline, limit),
+      );
+      this.#skipping = false;
+      this.#skipPreview = '';
+    } else if (this.#partBytes + newline > limit) {
+      const preview = this.#previewWith(chunk.subarray(0, newline));
+      this.#sink.badLine(preview, this.#lineNo, tooLong(this.#partBytes + newline, limit));
+    } else {
+      this.#parts.push(chunk.subarray(0, newline));
+      const line = Buffer.concat(this.#parts, this.#partBytes + newline);
+      this.#bytesLine(line, 0, line.length, this.#lineNo);
+    }
+    this.#parts = [];
+    this.#partBytes = 0;
+    this.#lineNo += 1;
+    this.#lineStart = this.#total + newline + 1;
+  }
+
+  /** Emits the lines of `chunk[start..last]`, where `last` is the chunk's last newline. */
+  #block(chunk: Buffer, start: number, last: number): void {
+    const text = chunk.toString('utf8', start, last);
+    if (text.includes(REPLACEMENT_CHAR)) {
+      this.#blockBytes(chunk, start, last);
+    } else {
+      const sink = this.#sink;
+      const limit = this.#maxLineBytes;
+      // A UTF-16 unit encodes to at most 3 bytes, so shorter lines need no byte count.
+      const safeChars = Math.floor(limit / 3);
+      let lineNo = this.#lineNo;
+      let from = 0;
+      for (;;) {
+        const newline = text.indexOf('\n', from);
+        const line = newline === -1 ? text.slice(from) : text.slice(from, newline);
+        const bytes = line.length > safeChars ? Buffer.byteLength(line) : 0;
+        if (bytes > limit) sink.badLine(previewOf(line), lineNo, tooLong(bytes, limit));
+        else sink.line(line, lineNo);
+        lineNo += 1;
+        if (newline === -1) break;
+        from = newline + 1;
+      }
+      this.#lineNo = lineNo;
+    }
+    this.#lineStart = this.#total + last + 1;
+  }
+
+  /** Slow path for a block with U+FFFD: split on bytes so each line can be validated on its own. */
+  #blockBytes(chunk: Buffer, start: number, last: number): void {
+    let from = start;
+    for (;;) {
+      const found = chunk.indexOf(NEWLINE, from);
+      const end = found === -1 || found > last ? last : found;
+      if (end - from > this.#maxLineBytes) {
+        const preview = previewOf(chunk.toString('utf8', from, from + PREVIEW_BYTES));
+        this.#sink.badLine(preview, this.#lineNo, tooLong(end - from, this.#maxLineBytes));
+      } else {
+        this.#bytesLine(chunk, from, end, this.#lineNo);
+      }
+      this.#lineNo += 1;
+      if (end === last) break;
+      from = end + 1;
+    }
+  }
+
+  /** Emits `buffer[start..end]` as a line after checking its encoding. */
+  #bytesLine(buffer: Buffer, start: number, end: number, lineNo: number): void {
+    const text = buffer.toString('utf8', start, end);
+    if (text.includes(REPLACEMENT_CHAR) && !isValidUtf8(buffer.subarray(start, end))) {
+      this.#sink.badLine(previewOf(text), lineNo, 'invalid UTF-8');
+    } else {
+      this.#sink.line(text, lineNo);
+    }
+  }
+
+  /** A preview of the carried bytes followed by `more`, decoding only the first few hundred bytes. */
+  #previewWith(more: Buffer): string {
+    const head = Buffer.concat([...this.#parts, more]).subarray(0, PREVIEW_BYTES);
+    return previewOf(head.toString('utf8'));
+  }
+}

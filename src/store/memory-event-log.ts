@@ -1,0 +1,110 @@
+/**
+ * An in-memory {@link EventLog} with the same semantics as the file log
+ * (positions, delivery-id idempotence, limits, envelope lines) and no I/O:
+ * for tests, examples and short-lived processes. Events are stored as their
+ * JSON text and parsed again on read, so callers can neither mutate stored
+ * events nor observe values JSON cannot represent.
+ */
+import { err, ok, type Result } from 'neverthrow';
+import type {
+  AppendItem,
+  AppendOptions,
+  AppendOutcome,
+  BatchEventLog,
+  LogError,
+  LogRecord,
+  ReadOptions,
+} from '../engine/event-log.js';
+import { AppendPlanner, type AppendState, type PlannedEntry } from './append-planner.js';
+import { encodeItems } from './envelope.js';
+import { closedError, EventLogReadError } from './log-error.js';
+import {
+  DEFAULT_MAX_EVENT_BYTES,
+  DEFAULT_MAX_LINE_BYTES,
+  MEMORY_BATCH_SIZE,
+  type WriteLimits,
+} from './log-limits.js';
+
+/** Options for {@link createMemoryEventLog}. */
+export interface MemoryEventLogOptions {
+  /** Largest accepted serialized event in bytes (default 256 KiB). */
+  readonly maxEventBytes?: number;
+  /** Largest envelope line in bytes (default 1 MiB), as for the file log. */
+  readonly maxLineBytes?: number;
+  /** Clock for the default `receivedAt`; injectable for deterministic tests. */
+  readonly now?: () => Date;
+}
+
+/** The memory log: an {@link EventLog} with batch appends and its current last position. */
+export interface MemoryEventLog extends BatchEventLog {
+  /** Highest position stored so far (0 when empty). */
+  readonly lastPosition: number;
+}
+
+/** Builds the record `read` yields for a stored entry; `line` equals `position` here. */
+const toRecord = (entry: PlannedEntry): LogRecord => ({
+  kind: 'entry',
+  position: entry.position,
+  line: entry.position,
+  receivedAt: entry.item.receivedAt,
+  deliveryId: entry.item.deliveryId,
+  event: JSON.parse(entry.item.eventJson) as unknown,
+  raw: entry.line,
+});
+
+/** Creates an empty in-memory event log. */
+export const createMemoryEventLog = (options?: MemoryEventLogOptions): MemoryEventLog => {
+  const limits: WriteLimits = {
+    maxEventBytes: options?.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+    maxLineBytes: options?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+  };
+  const now = options?.now ?? (() => new Date());
+  const state: AppendState = { lastPosition: 0, deliveryIds: new Map() };
+  const entries: PlannedEntry[] = [];
+  let closed = false;
+
+  // Synchronous from validation to storage, so concurrent calls cannot interleave.
+  const appendBatch = async (
+    items: readonly AppendItem[],
+  ): Promise<Result<readonly AppendOutcome[], LogError>> => {
+    if (closed) return err(closedError('append'));
+    const encoded = encodeItems(items, limits, now);
+    if (encoded.isErr()) return err(encoded.error);
+    const planner = new AppendPlanner(state);
+    const outcomes = planner.add(encoded.value);
+    entries.push(...planner.entries);
+    planner.apply();
+    return ok(outcomes);
+  };
+
+  const append = async (
+    event: unknown,
+    appendOptions?: AppendOptions,
+  ): Promise<Result<AppendOutcome, LogError>> => {
+    const result = await appendBatch([{ ...appendOptions, event }]);
+    return result.map((outcomes) => outcomes[0] as AppendOutcome);
+  };
+
+  async function* read(readOptions?: ReadOptions): AsyncGenerator<readonly LogRecord[]> {
+    if (closed) throw new EventLogReadError(closedError('read'));
+    const from = Math.max(1, Math.floor(readOptions?.fromPosition ?? 1));
+    // Positions are dense here (position = index + 1), so start by index; snapshot the end.
+    const end = entries.length;
+    for (let start = from - 1; start < end; start += MEMORY_BATCH_SIZE) {
+      const batch = entries.slice(start, Math.min(end, start + MEMORY_BATCH_SIZE));
+      yield batch.map(toRecord);
+    }
+  }
+
+  return {
+    append,
+    appendBatch,
+    read,
+    get lastPosition() {
+      return state.lastPosition;
+    },
+    close: async () => {
+      closed = true;
+    },
+  };
+};

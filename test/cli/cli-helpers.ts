@@ -1,0 +1,146 @@
+/** Shared helpers of the CLI tests: running the built CLI, temp dirs, fixture logs. */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** The repository root (tests run from it, but do not rely on the cwd). */
+export const ROOT = resolve(import.meta.dirname, '../..');
+/** The built entry point: the tests exercise exactly what `bin` installs. */
+export const CLI = join(ROOT, 'dist/cli/main.js');
+
+/** What one CLI run produced. */
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `node dist/cli/main.js ...args` in `cwd` and collects its output. */
+export const runCli = (args: readonly string[], cwd = ROOT): Promise<CliRun> =>
+  new Promise((done, fail) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+
+const created: string[] = [];
+
+/** A fresh temporary directory, removed by {@link removeTempDirs}. */
+export const tempDir = async (): Promise<string> => {
+  const dir = await mkdtemp(join(tmpdir(), 'signfold-cli-'));
+  created.push(dir);
+  return dir;
+};
+
+/** Removes every directory {@link tempDir} created. */
+export const removeTempDirs = async (): Promise<void> => {
+  await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+};
+
+/** Writes `lines` (each followed by a newline) to `name` in a fresh temp dir; returns the path. */
+export const writeFixture = async (name: string, lines: readonly string[]): Promise<string> => {
+  const path = join(await tempDir(), name);
+  await writeFile(path, lines.map((line) => `${line}\n`).join(''));
+  return path;
+};
+
+const COMMON = { companyId: 1, ownerId: 10, ownerName: 'Olive Owner' };
+const TEMPLATE = { templateId: 100, templateName: 'NDA' };
+const SENDER = { senderId: 20, senderName: 'Sam Sender' };
+const NAMES: Readonly<Record<number, string>> = { 5: 'Ada Lovelace', 6: 'Alan Turing' };
+
+/** A template event as the service sends it. */
+export const templateEvent = (type: string, extra: object = {}): object => ({
+  type,
+  ...COMMON,
+  ...TEMPLATE,
+  ...extra,
+});
+
+/** A sign-request event; `withTemplate` for the types that carry template members. */
+export const requestEvent = (
+  type: string,
+  signRequestId: number,
+  withTemplate: boolean,
+  extra: object = {},
+): object => ({
+  type,
+  ...COMMON,
+  signRequestId,
+  signRequestName: `Request ${signRequestId}`,
+  ...(withTemplate ? TEMPLATE : {}),
+  ...SENDER,
+  ...extra,
+});
+
+/** A participant event (name spelled `partcipantName`, as the service does). */
+export const participantEvent = (
+  type: string,
+  signRequestId: number,
+  participantId: number,
+  withTemplate: boolean,
+): object => ({
+  ...requestEvent(type, signRequestId, withTemplate),
+  participantId,
+  partcipantName: NAMES[participantId] ?? `Participant ${participantId}`,
+  roleId: 7,
+  roleName: 'Signer',
+});
+
+/** A line as the file log writes it. */
+export const envelope = (position: number, event: object, deliveryId?: string): string =>
+  JSON.stringify({
+    position,
+    receivedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, position)).toISOString(),
+    ...(deliveryId === undefined ? {} : { deliveryId }),
+    event,
+  });
+
+/** A bare event line. */
+export const bare = (event: object): string => JSON.stringify(event);
+
+/**
+ * The main fixture: bare and envelope lines (positions = line numbers), a
+ * line that is not JSON (4) and a conflict (7). Expected result: 1 template
+ * (active), sign request 1000 completed with participants 5 and 6 signed,
+ * sign request 1001 deleted; 10 applied, 1 invalid, 1 conflict.
+ */
+export const MIXED_LOG: readonly string[] = [
+  bare(templateEvent('template-activated')),
+  envelope(2, requestEvent('sign-request-sent', 1000, true), 'd-2'),
+  bare(participantEvent('participant-sent', 1000, 5, true)),
+  '{"type":"participant-viewed","companyId":1,',
+  envelope(5, participantEvent('participant-viewed', 1000, 5, false), 'd-5'),
+  envelope(6, participantEvent('participant-sent', 1000, 6, true)),
+  // Re-sent with another template while still `sent`: a reference-mismatch conflict.
+  bare(requestEvent('sign-request-sent', 1000, true, { templateId: 200 })),
+  bare(participantEvent('participant-signed', 1000, 5, true)),
+  bare(requestEvent('sign-request-sent', 1001, true)),
+  envelope(10, participantEvent('participant-signed', 1000, 6, true)),
+  bare(requestEvent('sign-request-completed', 1000, true)),
+  bare(requestEvent('sign-request-deleted', 1001, false)),
+];
+
+/** {@link MIXED_LOG} without its two bad records: a clean log. */
+export const CLEAN_LOG: readonly string[] = MIXED_LOG.filter(
+  (_, index) => index !== 3 && index !== 6,
+);
+
+/** Parses a summary line `Label:   value` into the value. */
+export const summaryValue = (stdout: string, label: string): string => {
+  const line = stdout.split('\n').find((l) => l.startsWith(`${label}:`));
+  if (line === undefined) throw new Error(`no "${label}:" line in:\n${stdout}`);
+  return line.slice(label.length + 1).trim();
+};

@@ -1,0 +1,139 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Projector } from '../../src/index.js';
+import { signRequestId } from '../../src/index.js';
+import {
+  participantEvent,
+  ROOT,
+  removeTempDirs,
+  requestEvent,
+  runCli,
+  tempDir,
+} from './cli-helpers.js';
+
+/** What `examples/webhook-server.js` exports (it is plain JS, so typed here). */
+interface WebhookExample {
+  readonly DELIVERY_HEADER: string;
+  startServer(options: {
+    logPath: string;
+    port?: number;
+    host?: string;
+    maxBodyBytes?: number;
+  }): Promise<{
+    url: string;
+    port: number;
+    projector: Projector;
+    close(): Promise<void>;
+  }>;
+}
+
+const SCRIPT = join(ROOT, 'examples/webhook-server.js');
+// A computed specifier: the example is run as is, not type-checked as part of the tests.
+const example = (await import(pathToFileURL(SCRIPT).href)) as WebhookExample;
+
+afterAll(removeTempDirs);
+
+/** The first delivery, sent twice with the same delivery id. */
+const SENT = JSON.stringify(requestEvent('sign-request-sent', 1000, true));
+
+let logPath: string;
+beforeAll(async () => {
+  logPath = join(await tempDir(), 'events.ndjson');
+});
+
+const post = async (url: string, body: string, deliveryId?: string) => {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (deliveryId !== undefined) headers[example.DELIVERY_HEADER] = deliveryId;
+  const response = await fetch(url, { method: 'POST', body, headers });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+const logLines = async (): Promise<Record<string, unknown>[]> =>
+  (await readFile(logPath, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('examples/webhook-server.js', () => {
+  it('stores each delivery once, refuses non-JSON, and applies events live', async () => {
+    const server = await example.startServer({ logPath, port: 0, maxBodyBytes: 4096 });
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
+      expect(await post(server.url, SENT, 'd-1')).toEqual({
+        status: 200,
+        body: { position: 1, duplicate: false, outcome: 'applied' },
+      });
+      // Redelivered with the same id: acknowledged, stored once.
+      expect(await post(server.url, SENT, 'd-1')).toEqual({
+        status: 200,
+        body: { position: 1, duplicate: true },
+      });
+      const notJson = await post(server.url, '{"type":"participant-sent",', 'd-2');
+      expect(notJson.status).toBe(400);
+      expect(notJson.body.error).toMatch(/^body is not JSON/);
+      // JSON but not a valid event: stored, and quarantined by the projector.
+      expect(await post(server.url, '{"type":"sign-request-snet"}', 'd-3')).toEqual({
+        status: 200,
+        body: { position: 2, duplicate: false, outcome: 'quarantined' },
+      });
+      const tooLarge = await post(server.url, JSON.stringify({ pad: 'x'.repeat(5000) }), 'd-4');
+      expect(tooLarge.status).toBe(413);
+      expect((await fetch(server.url)).status).toBe(405);
+      expect(
+        (await fetch(server.url.replace('/webhooks', '/other'), { method: 'POST' })).status,
+      ).toBe(404);
+
+      // Concurrent deliveries: distinct positions, every one applied in position order.
+      const viewed = JSON.stringify(participantEvent('participant-viewed', 1000, 5, false));
+      const sentTo5 = JSON.stringify(participantEvent('participant-sent', 1000, 5, true));
+      expect((await post(server.url, sentTo5, 'd-5')).body.position).toBe(3);
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => post(server.url, viewed, `v-${i}`)),
+      );
+      expect(replies.map((r) => r.body.position).sort((a, b) => Number(a) - Number(b))).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 4),
+      );
+      expect(replies.every((r) => r.status === 200 && r.body.outcome === 'applied')).toBe(true);
+      const participant = server.projector
+        .state()
+        .participants.get(signRequestId(1000))
+        ?.values()
+        .next().value;
+      expect(participant).toMatchObject({ status: 'viewed', viewCount: 20 });
+      expect(server.projector.checkpoint).toBe(23);
+    } finally {
+      await server.close();
+    }
+
+    const lines = await logLines();
+    expect(lines).toHaveLength(23);
+    expect(lines.map((l) => l.position)).toEqual(Array.from({ length: 23 }, (_, i) => i + 1));
+    expect(lines[0]).toMatchObject({ position: 1, deliveryId: 'd-1', event: JSON.parse(SENT) });
+    expect(lines[1]).toMatchObject({ deliveryId: 'd-3', event: { type: 'sign-request-snet' } });
+    expect(lines.filter((l) => l.deliveryId === 'd-1')).toHaveLength(1);
+    expect(lines.some((l) => l.deliveryId === 'd-2' || l.deliveryId === 'd-4')).toBe(false);
+  });
+
+  it('catches up from the log on restart, and the CLI reads the same log', async () => {
+    const server = await example.startServer({ logPath, port: 0 });
+    try {
+      expect(server.projector.checkpoint).toBe(23);
+      expect(server.projector.quarantine().map((q) => q.position)).toEqual([2]);
+      // A redelivery after the restart is still recognised.
+      expect((await post(server.url, SENT, 'd-1')).body).toEqual({ position: 1, duplicate: true });
+    } finally {
+      await server.close();
+    }
+    const check = await runCli(['check', logPath]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain(`${logPath}:2: position 2: invalid event: type: `);
+  });
+
+  it('is shown verbatim in docs/webhooks.md', async () => {
+    const doc = await readFile(join(ROOT, 'docs/webhooks.md'), 'utf8');
+    const code = await readFile(SCRIPT, 'utf8');
+    expect(doc).toContain(`\n\`\`\`js\n${code}\`\`\`\n`);
+  });
+});

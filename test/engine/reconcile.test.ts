@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { initialState } from '../../src/projections/projection-state.js';
+import { reconcileSignRequest } from '../../src/projections/reconcile.js';
+import { fold } from '../../src/projections/reduce.js';
+import { decodeSignRequest } from '../../src/sign-request/decode-sign-request.js';
+import type { SignRequest } from '../../src/sign-request/sign-request.js';
+import { ev } from '../support/events.js';
+
+/** Request 1000, sent, with Ada (#5) sent, #6 viewed, #7 signed; request 1003 deleted. */
+const STATE = (() => {
+  const folded = fold(initialState(), [
+    ev('sign-request-sent'),
+    ev('participant-sent', { participantId: 5 }),
+    ev('participant-viewed', { participantId: 6 }),
+    ev('participant-signed', { participantId: 7 }),
+    ev('sign-request-sent', { signRequestId: 1003 }),
+    ev('sign-request-deleted', { signRequestId: 1003 }),
+  ]);
+  if (folded.conflicts.length > 0) throw new Error('setup conflicts');
+  return folded.state;
+})();
+
+/** A decoded API representation (statuses in the service's letter case). */
+const reported = (
+  id: number,
+  status: string,
+  participants: readonly Record<string, unknown>[] = [],
+): SignRequest =>
+  decodeSignRequest({
+    id,
+    name: 'NDA for Ada',
+    status,
+    formType: 'Document',
+    savedTime: '2025-10-12 08:40:44',
+    participants,
+  })._unsafeUnwrap();
+
+const AGREEING = [
+  { id: 5, status: 'Sent' },
+  { id: 6, status: 'Viewed' },
+  { id: 7, status: 'Signed' },
+];
+
+describe('reconcileSignRequest', () => {
+  it('returns [] when the service agrees with the projection', () => {
+    expect(reconcileSignRequest(STATE, reported(1000, 'Sent', AGREEING))).toEqual([]);
+  });
+
+  it('reports a request the projection never saw', () => {
+    expect(reconcileSignRequest(STATE, reported(4242, 'Sent', AGREEING))).toEqual([
+      { kind: 'sign-request-missing', message: 'sign request 4242 is not in the projection' },
+    ]);
+  });
+
+  it('reports a different request status (a missed completion webhook)', () => {
+    const differences = reconcileSignRequest(STATE, reported(1000, 'Completed', AGREEING));
+    expect(differences).toEqual([
+      {
+        kind: 'status',
+        projected: 'sent',
+        reported: 'completed',
+        message: 'status: projection says sent, service says completed',
+      },
+    ]);
+  });
+
+  it('reports participants known to one side only, and status differences', () => {
+    const differences = reconcileSignRequest(
+      STATE,
+      reported(1000, 'Sent', [
+        { id: 5, status: 'Signed' },
+        { id: 6 }, // no status: nothing to compare
+        { id: 99, status: 'Sent' },
+        { name: 'no id' },
+      ]),
+    );
+    expect(differences).toEqual([
+      expect.objectContaining({
+        kind: 'participant-status',
+        participantId: 5,
+        projected: 'sent',
+        reported: 'signed',
+      }),
+      expect.objectContaining({ kind: 'participant-missing', participantId: 99 }),
+      expect.objectContaining({ kind: 'participant-unreported', participantId: 7 }),
+    ]);
+    expect(differences.map((d) => d.message)).toEqual([
+      'participant 5: projection says sent, service says signed',
+      'participant 99 is reported by the service but not in the projection',
+      'participant 7 is in the projection but the service does not report it',
+    ]);
+  });
+
+  it('compares an unknown API participant status by its text', () => {
+    const differences = reconcileSignRequest(
+      STATE,
+      reported(1000, 'Sent', [{ id: 5, status: 'Bounced' }, ...AGREEING.slice(1)]),
+    );
+    expect(differences).toEqual([
+      expect.objectContaining({
+        kind: 'participant-status',
+        participantId: 5,
+        projected: 'sent',
+        reported: 'Bounced',
+      }),
+    ]);
+  });
+
+  it('reports a request deleted in the projection that the service still has', () => {
+    const differences = reconcileSignRequest(STATE, reported(1003, 'Sent'));
+    expect(differences.map((d) => d.kind)).toEqual(['sign-request-deleted']);
+  });
+});

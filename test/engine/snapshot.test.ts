@@ -1,0 +1,208 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createProjector } from '../../src/engine/projector.js';
+import {
+  restoreProjector,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  type Snapshot,
+  takeSnapshot,
+} from '../../src/engine/snapshot.js';
+import { signRequestId } from '../../src/ids.js';
+import { readSnapshotFile, writeSnapshotFile } from '../../src/store/snapshot-file.js';
+import {
+  rawStreamArb,
+  recordsLog,
+  recordsOf,
+  type StreamItem,
+  summarize,
+} from '../support/engine-arbitraries.js';
+import { ev } from '../support/events.js';
+
+const dirs: string[] = [];
+const tempDir = async (): Promise<string> => {
+  const dir = await mkdtemp(join(tmpdir(), 'signfold-snapshot-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+const through = (snapshot: Snapshot): unknown => JSON.parse(JSON.stringify(snapshot));
+
+const sample: StreamItem[] = [
+  { kind: 'value', value: ev('template-activated') },
+  { kind: 'value', value: ev('participant-sent') },
+  { kind: 'bad-line', text: '{"type":' },
+  { kind: 'value', value: ev('participant-sent', { companyId: 2 }) },
+  { kind: 'value', value: { type: 'nope' } },
+  { kind: 'value', value: ev('participant-signed') },
+];
+
+describe('snapshots', () => {
+  it('restore + tail replay equals a full replay, whatever the cut point', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        rawStreamArb({ badLines: true }).chain((items) =>
+          fc.tuple(fc.constant(items), fc.integer({ min: 0, max: items.length })),
+        ),
+        async ([items, cut]) => {
+          const log = recordsLog(recordsOf(items));
+          const whole = createProjector();
+          await whole.replay(log);
+
+          const head = createProjector();
+          await head.replay(log, { until: cut });
+          const restored = restoreProjector(through(takeSnapshot(head)))._unsafeUnwrap();
+          expect(restored.checkpoint).toBe(cut);
+          await restored.replay(log);
+          expect(summarize(restored)).toEqual(summarize(whole));
+          // Only the tail was processed.
+          const stats = restored.stats();
+          expect(stats.applied + stats.noOps + stats.conflicts + stats.invalid).toBe(
+            items.length - cut,
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('holds format, version, checkpoint, flat record lists, audit and quarantine', async () => {
+    const projector = createProjector();
+    await projector.replay(recordsLog(recordsOf(sample)));
+    const snapshot = takeSnapshot(projector);
+    expect(snapshot).toMatchObject({
+      format: 'signfold.snapshot',
+      version: 1,
+      checkpoint: 6,
+    });
+    expect(snapshot.templates.map((t) => t.id)).toEqual([100]);
+    expect(snapshot.signRequests.map((r) => [r.id, r.status])).toEqual([[1000, 'sent']]);
+    expect(snapshot.participants.map((p) => [p.signRequestId, p.id, p.status])).toEqual([
+      [1000, 5, 'signed'],
+    ]);
+    expect(snapshot.quarantine.map((q) => [q.position, q.reason.kind])).toEqual([
+      [3, 'bad-line'],
+      [4, 'conflict'],
+      [5, 'invalid-event'],
+    ]);
+    expect(snapshot.audit?.signRequests[0]?.[1].map((e) => e.outcome)).toEqual([
+      'applied',
+      'company-mismatch',
+      'applied',
+    ]);
+    expect(createProjector({ audit: false }).auditTrail()).toBeUndefined();
+    expect(takeSnapshot(createProjector({ audit: false })).audit).toBeNull();
+  });
+
+  it('restored records are frozen and further events apply to them', async () => {
+    const projector = createProjector();
+    await projector.replay(recordsLog(recordsOf(sample)));
+    const restored = restoreProjector(through(takeSnapshot(projector)))._unsafeUnwrap();
+    const request = restored.getSignRequest(signRequestId(1000));
+    expect(Object.isFrozen(request)).toBe(true);
+    expect(restored.apply({ position: 7, event: ev('sign-request-completed') }).isOk()).toBe(true);
+    expect(restored.getSignRequest(signRequestId(1000))?.status).toBe('completed');
+    expect(request?.status).toBe('sent');
+  });
+
+  it('restoring with audit: false drops the trails', async () => {
+    const projector = createProjector();
+    await projector.replay(recordsLog(recordsOf(sample)));
+    const restored = restoreProjector(through(takeSnapshot(projector)), { audit: false });
+    expect(restored._unsafeUnwrap().auditTrail()).toBeUndefined();
+    expect(restored._unsafeUnwrap().state()).toEqual(projector.state());
+  });
+
+  it('refuses an unknown format version, naming it', () => {
+    const snapshot = { ...(through(takeSnapshot(createProjector())) as object), version: 2 };
+    const refused = restoreProjector(snapshot)._unsafeUnwrapErr();
+    expect(refused.kind).toBe('snapshot-version');
+    expect(refused.message).toContain('version 2');
+    expect(refused.message).toContain(`version ${SNAPSHOT_VERSION}`);
+    const missing = { ...snapshot, version: undefined };
+    expect(restoreProjector(missing)._unsafeUnwrapErr().kind).toBe('snapshot-version');
+  });
+
+  it('refuses what is not a snapshot, without throwing', () => {
+    const valid = through(takeSnapshot(createProjector())) as Record<string, unknown>;
+    const cases: unknown[] = [
+      null,
+      42,
+      'snapshot',
+      [],
+      {},
+      { ...valid, format: 'other' },
+      { ...valid, checkpoint: -1 },
+      { ...valid, checkpoint: 1.5 },
+      { ...valid, checkpoint: '3' },
+      { ...valid, templates: 'x' },
+      { ...valid, signRequests: [{ name: 'no id' }] },
+      { ...valid, participants: [null] },
+      { ...valid, quarantine: {} },
+      { ...valid, audit: 'x' },
+      { ...valid, audit: { signRequests: 1, templates: [] } },
+      { ...valid, audit: { signRequests: [[1000, 'x']], templates: [] } },
+    ];
+    for (const value of cases) {
+      const result = restoreProjector(value);
+      expect(result.isErr(), JSON.stringify(value)).toBe(true);
+      expect(result._unsafeUnwrapErr().kind).toBe('snapshot-invalid');
+    }
+    expect(restoreProjector({ format: 'other', version: 1 })._unsafeUnwrapErr().message).toMatch(
+      /not a signfold snapshot/,
+    );
+    expect(restoreProjector({ ...valid, audit: null }).isOk()).toBe(true);
+  });
+});
+
+describe('snapshot files', () => {
+  it('round-trips through writeSnapshotFile / readSnapshotFile, leaving no temporary file', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'state.snapshot.json');
+    const projector = createProjector();
+    await projector.replay(recordsLog(recordsOf(sample)));
+    const snapshot = takeSnapshot(projector);
+    (await writeSnapshotFile(path, snapshot))._unsafeUnwrap();
+    // Overwrite in place: the newer snapshot replaces the older one.
+    projector.apply({ position: 7, event: ev('sign-request-completed') });
+    (await writeSnapshotFile(path, takeSnapshot(projector)))._unsafeUnwrap();
+    expect(await readdir(dir)).toEqual(['state.snapshot.json']);
+
+    const read = (await readSnapshotFile(path))._unsafeUnwrap();
+    expect(read).toMatchObject({ format: SNAPSHOT_FORMAT, checkpoint: 7 });
+    const restored = restoreProjector(read)._unsafeUnwrap();
+    expect(summarize(restored)).toEqual(summarize(projector));
+  });
+
+  it('reports a missing file as snapshot-io with code ENOENT', async () => {
+    const path = join(await tempDir(), 'missing.json');
+    const error = (await readSnapshotFile(path))._unsafeUnwrapErr();
+    expect(error).toMatchObject({ kind: 'snapshot-io', code: 'ENOENT', path });
+    expect(error.message).toContain(path);
+  });
+
+  it('reports a file that is not JSON as snapshot-invalid', async () => {
+    const path = join(await tempDir(), 'torn.json');
+    await writeFile(path, '{"format":"signfold.snapshot","ver');
+    expect((await readSnapshotFile(path))._unsafeUnwrapErr()).toMatchObject({
+      kind: 'snapshot-invalid',
+      path,
+    });
+  });
+
+  it('fails cleanly into a missing directory, leaving nothing behind', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'nope', 'state.json');
+    const error = (
+      await writeSnapshotFile(path, takeSnapshot(createProjector()))
+    )._unsafeUnwrapErr();
+    expect(error).toMatchObject({ kind: 'snapshot-io', code: 'ENOENT' });
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
