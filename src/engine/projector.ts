@@ -117,14 +117,12 @@ export class Projector {
   /** Applies one event received live. Same rules and result as replaying it from a log. */
   apply(live: LiveEvent): Result<ApplyResult, Halted> {
     const result = this.#process(live.position, undefined, live.receivedAt, live.event, live.raw);
-    this.#copy.settle();
     return result;
   }
 
   /** Applies one record read from a log. */
   applyRecord(record: LogRecord): Result<ApplyResult, Halted> {
     const result = this.#processRecord(record);
-    this.#copy.settle();
     return result;
   }
 
@@ -140,18 +138,11 @@ export class Projector {
     let processed = 0;
     for await (const batch of log.read({ fromPosition: this.#checkpoint + 1 })) {
       for (const record of batch) {
-        if (record.position > until) {
-          this.#copy.settle();
-          return ok(this.stats());
-        }
+        if (record.position > until) return ok(this.stats());
         const result = this.#processRecord(record);
-        if (result.isErr()) {
-          this.#copy.settle();
-          return err(result.error);
-        }
+        if (result.isErr()) return err(result.error);
         processed += 1;
       }
-      this.#copy.settle();
       options.onProgress?.(this.#checkpoint, processed);
     }
     return ok(this.stats());
@@ -233,7 +224,6 @@ export class Projector {
    */
   loadSignRequest(signRequest: SignRequest, origin?: SnapshotOrigin): Result<void, Conflict> {
     const outcome = applySignRequestSnapshot(this.#copy, signRequest, origin);
-    this.#copy.settle();
     return typeof outcome === 'object' ? err(outcome) : ok(undefined);
   }
 
@@ -248,17 +238,17 @@ export class Projector {
 
   /** The template with this id, or `undefined` (O(1), never changes once returned). */
   getTemplate(id: TemplateId): TemplateView | undefined {
-    return this.#copy.template(id);
+    return this.#copy.reveal(this.#copy.template(id));
   }
 
   /** The sign request with this id, or `undefined`. */
   getSignRequest(id: SignRequestId): SignRequestView | undefined {
-    return this.#copy.signRequest(id);
+    return this.#copy.reveal(this.#copy.signRequest(id));
   }
 
   /** A participant of a sign request, or `undefined`. */
   getParticipant(signRequestId: SignRequestId, id: ParticipantId): ParticipantView | undefined {
-    return this.#copy.participant(signRequestId, id);
+    return this.#copy.reveal(this.#copy.participant(signRequestId, id));
   }
 
   /** Quarantined records, in the order met. */

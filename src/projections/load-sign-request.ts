@@ -1,3 +1,4 @@
+import { freeze } from 'immer';
 import { err, ok, type Result } from 'neverthrow';
 import type { CompanyId, ParticipantId } from '../ids.js';
 import type { SignRequest } from '../sign-request/sign-request.js';
@@ -111,7 +112,14 @@ export const applySignRequestSnapshot = (
     formType: snapshot.formType,
     savedTime: snapshot.savedTime,
     // Copied: publishing freezes the record deeply, and the caller's object is not ours to freeze.
-    ...(snapshot.fields === undefined ? {} : { fields: snapshot.fields.map((f) => ({ ...f })) }),
+    ...(snapshot.fields === undefined
+      ? {}
+      : {
+          fields: freeze(
+            snapshot.fields.map((f) => ({ ...f })),
+            true,
+          ),
+        }),
   };
   if (current === undefined) {
     draft.addSignRequest({ id: snapshot.id, companyId, deleted: false, ...details });

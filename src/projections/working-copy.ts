@@ -8,66 +8,78 @@ type Participants = Map<ParticipantId, ParticipantView>;
 
 /**
  * A mutable working copy of a {@link ProjectionState}, for applying many
- * events at O(1) each. Collections and records are copied on first write and
- * then owned; `publish` freezes what is owned, once, and returns an immutable
- * state sharing every untouched record with the original.
+ * events at O(1) each. The same immer-style recipes run here as under
+ * `produce` in `reduce`, without immer's per-call proxies or its whole-Map
+ * copy per event.
  *
- * The same recipes run under immer's `produce` in `reduce`; this driver avoids
- * immer's per-call proxy cost and its whole-Map copy per event.
+ * Ownership is frozenness: every published state is deeply frozen, so a
+ * collection or record that is not frozen was made by this copy and may be
+ * mutated in place; a frozen one is copied on first write. `publish` freezes
+ * what this copy made, once, sharing every untouched record with the base.
  */
 export class WorkingCopy implements ProjectionDraft {
   #templates: Map<TemplateId, TemplateView>;
   #signRequests: Map<SignRequestId, SignRequestView>;
   #participants: Map<SignRequestId, Participants>;
-  /** Collections and records this copy may mutate in place. */
-  #owned = new Set<object>();
-  /** Owned records not yet frozen; kept apart so settling never walks the collections. */
-  #unsettled: object[] = [];
+  /** Collections made here, to freeze at publish. */
+  #collections: Map<unknown, unknown>[] = [];
+  /** Records made here, to freeze at publish (some may be frozen already: see `reveal`). */
+  #records: object[] = [];
+  /** Records frozen by `reveal` since the list was last compacted. */
+  #revealed = 0;
 
   constructor(base: ProjectionState) {
-    this.#templates = base.templates as Map<TemplateId, TemplateView>;
-    this.#signRequests = base.signRequests as Map<SignRequestId, SignRequestView>;
-    this.#participants = base.participants as Map<SignRequestId, Participants>;
+    const published =
+      Object.isFrozen(base.templates) &&
+      Object.isFrozen(base.signRequests) &&
+      Object.isFrozen(base.participants);
+    if (published) {
+      this.#templates = base.templates as Map<TemplateId, TemplateView>;
+      this.#signRequests = base.signRequests as Map<SignRequestId, SignRequestView>;
+      this.#participants = base.participants as Map<SignRequestId, Participants>;
+      return;
+    }
+    // Built by hand or deserialised: its parts may be mutable and shared with
+    // the caller, so take a copy of everything once (O(records)) and own it.
+    this.#templates = this.#adopt(base.templates);
+    this.#signRequests = this.#adopt(base.signRequests);
+    this.#participants = new Map();
+    this.#collections.push(this.#participants);
+    for (const [id, ofRequest] of base.participants) {
+      this.#participants.set(id, this.#adopt(ofRequest));
+    }
   }
 
-  #own<T extends object>(value: T, copy: (v: T) => T): T {
-    if (this.#owned.has(value)) return value;
-    const mine = copy(value);
-    this.#owned.add(mine);
+  #adopt<K, V extends object>(source: ReadonlyMap<K, V>): Map<K, V> {
+    const mine = new Map<K, V>();
+    for (const [key, record] of source) mine.set(key, this.#made({ ...record }));
+    this.#collections.push(mine);
     return mine;
   }
 
-  #ownRecord<T extends object>(value: T): T {
-    if (this.#owned.has(value)) return value;
-    return this.#adopt({ ...value });
+  #writable<K, V>(map: Map<K, V>): Map<K, V> {
+    if (!Object.isFrozen(map)) return map;
+    const mine = new Map(map);
+    this.#collections.push(mine);
+    return mine;
   }
 
-  #adopt<T extends object>(record: T): T {
-    this.#owned.add(record);
-    this.#unsettled.push(record);
+  #made<T extends object>(record: T): T {
+    // A live projector reveals and rewrites records forever: drop the frozen
+    // ones once they are half the list, so it stays O(records), amortized O(1).
+    if (this.#revealed > 1024 && this.#revealed * 2 > this.#records.length) {
+      this.#records = this.#records.filter((r) => !Object.isFrozen(r));
+      this.#revealed = 0;
+    }
+    this.#records.push(record);
     return record;
   }
 
-  #templatesForWrite(): Map<TemplateId, TemplateView> {
-    this.#templates = this.#own(this.#templates, (m) => new Map(m));
-    return this.#templates;
-  }
-
-  #signRequestsForWrite(): Map<SignRequestId, SignRequestView> {
-    this.#signRequests = this.#own(this.#signRequests, (m) => new Map(m));
-    return this.#signRequests;
-  }
-
   #participantsForWrite(signRequestId: SignRequestId): Participants {
-    this.#participants = this.#own(this.#participants, (m) => new Map(m));
+    this.#participants = this.#writable(this.#participants);
     const current = this.#participants.get(signRequestId);
-    if (current === undefined) {
-      const created: Participants = new Map();
-      this.#owned.add(created);
-      this.#participants.set(signRequestId, created);
-      return created;
-    }
-    const mine = this.#own(current, (m) => new Map(m));
+    const mine: Participants = current === undefined ? new Map() : this.#writable(current);
+    if (current === undefined) this.#collections.push(mine);
     if (mine !== current) this.#participants.set(signRequestId, mine);
     return mine;
   }
@@ -85,34 +97,39 @@ export class WorkingCopy implements ProjectionDraft {
   }
 
   addTemplate(record: TemplateView): void {
-    this.#adopt(record);
-    this.#templatesForWrite().set(record.id, record);
+    this.#templates = this.#writable(this.#templates);
+    this.#templates.set(record.id, this.#made(record));
   }
 
   addSignRequest(record: SignRequestView): void {
-    this.#adopt(record);
-    this.#signRequestsForWrite().set(record.id, record);
+    this.#signRequests = this.#writable(this.#signRequests);
+    this.#signRequests.set(record.id, this.#made(record));
   }
 
   addParticipant(record: ParticipantView): void {
-    this.#adopt(record);
-    this.#participantsForWrite(record.signRequestId).set(record.id, record);
+    this.#participantsForWrite(record.signRequestId).set(record.id, this.#made(record));
   }
 
   updateTemplate(id: TemplateId, recipe: Recipe<TemplateView>): void {
-    const current = this.#templates.get(id);
-    if (current === undefined) return;
-    const mine = this.#ownRecord(current);
-    if (mine !== current) this.#templatesForWrite().set(id, mine);
-    recipe(mine as Draft<TemplateView>);
+    let record = this.#templates.get(id);
+    if (record === undefined) return;
+    if (Object.isFrozen(record)) {
+      record = this.#made({ ...record });
+      this.#templates = this.#writable(this.#templates);
+      this.#templates.set(id, record);
+    }
+    recipe(record as Draft<TemplateView>);
   }
 
   updateSignRequest(id: SignRequestId, recipe: Recipe<SignRequestView>): void {
-    const current = this.#signRequests.get(id);
-    if (current === undefined) return;
-    const mine = this.#ownRecord(current);
-    if (mine !== current) this.#signRequestsForWrite().set(id, mine);
-    recipe(mine as Draft<SignRequestView>);
+    let record = this.#signRequests.get(id);
+    if (record === undefined) return;
+    if (Object.isFrozen(record)) {
+      record = this.#made({ ...record });
+      this.#signRequests = this.#writable(this.#signRequests);
+      this.#signRequests.set(id, record);
+    }
+    recipe(record as Draft<SignRequestView>);
   }
 
   updateParticipant(
@@ -120,29 +137,28 @@ export class WorkingCopy implements ProjectionDraft {
     id: ParticipantId,
     recipe: Recipe<ParticipantView>,
   ): void {
-    const current = this.#participants.get(signRequestId)?.get(id);
-    if (current === undefined) return;
-    const mine = this.#ownRecord(current);
-    if (mine !== current) this.#participantsForWrite(signRequestId).set(id, mine);
-    recipe(mine as Draft<ParticipantView>);
-  }
-
-  /**
-   * Freezes the records written so far, keeping the collections owned: records
-   * handed out afterwards never change under their holder, and writing on
-   * stays O(1). The engine settles after each live event and each batch.
-   */
-  settle(): void {
-    for (const record of this.#unsettled) {
-      freeze(record, true);
-      this.#owned.delete(record);
+    let record = this.#participants.get(signRequestId)?.get(id);
+    if (record === undefined) return;
+    if (Object.isFrozen(record)) {
+      record = this.#made({ ...record });
+      this.#participantsForWrite(signRequestId).set(id, record);
     }
-    this.#unsettled = [];
+    recipe(record as Draft<ParticipantView>);
   }
 
   /**
-   * The current state without freezing the collections: valid only until the
-   * next write. For reads inside the engine; hand users {@link publish}.
+   * Freezes a record before it leaves the engine, so it never changes under
+   * its holder; a later write copies it. O(1).
+   */
+  reveal<T extends object | undefined>(record: T): T {
+    if (record === undefined || Object.isFrozen(record)) return record;
+    this.#revealed += 1;
+    return Object.freeze(record);
+  }
+
+  /**
+   * The current state without freezing anything: valid only until the next
+   * write. For reads inside the engine; hand users {@link publish}.
    */
   view(): ProjectionState {
     return {
@@ -153,14 +169,18 @@ export class WorkingCopy implements ProjectionDraft {
   }
 
   /**
-   * Freezes everything this copy owns and returns the resulting immutable
+   * Freezes everything this copy made and returns the resulting immutable
    * state. The copy stays usable: later writes copy again on first touch.
+   * Records hold primitives only (loaded `fields` are frozen when loaded), so
+   * a shallow freeze is deep.
    */
   publish(): ProjectionState {
-    this.settle();
-    // Shallowly: every record in them is frozen by now.
-    for (const collection of this.#owned) freeze(collection);
-    this.#owned.clear();
+    for (const record of this.#records) Object.freeze(record);
+    // immer's freeze also disables set/delete/clear on a Map.
+    for (const collection of this.#collections) freeze(collection);
+    this.#records = [];
+    this.#collections = [];
+    this.#revealed = 0;
     return Object.freeze({
       templates: this.#templates,
       signRequests: this.#signRequests,
