@@ -138,7 +138,10 @@ export class Projector {
     let processed = 0;
     for await (const batch of log.read({ fromPosition: this.#checkpoint + 1 })) {
       for (const record of batch) {
-        if (record.position > until) return ok(this.stats());
+        if (record.position > until) {
+          options.onProgress?.(this.#checkpoint, processed);
+          return ok(this.stats());
+        }
         const result = this.#processRecord(record);
         if (result.isErr()) return err(result.error);
         processed += 1;

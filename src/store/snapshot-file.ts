@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
 import type { Snapshot } from '../engine/snapshot.js';
 
@@ -15,15 +17,27 @@ const ioError = (path: string, cause: unknown): SnapshotFileError => {
   return { kind: 'snapshot-io', path, code: e.code, message: `${path}: ${e.message}` };
 };
 
+/** Flushes a directory entry; some platforms cannot open directories, which is not an error. */
+const syncDirectory = async (directory: string): Promise<void> => {
+  const handle = await open(directory, 'r').catch(() => undefined);
+  if (handle === undefined) return;
+  try {
+    await handle.sync().catch(() => undefined);
+  } finally {
+    await handle.close();
+  }
+};
+
 /**
- * Writes a snapshot atomically: to a temporary sibling, fsynced, then renamed
- * over `path`. A crash leaves either the old snapshot or the new one, never half.
+ * Writes a snapshot atomically: to a temporary sibling, fsynced, renamed over
+ * `path`, then the directory fsynced so the rename itself survives a power
+ * loss. A crash leaves either the old snapshot or the new one, never half.
  */
 export const writeSnapshotFile = async (
   path: string,
   snapshot: Snapshot,
 ): Promise<Result<void, SnapshotFileError>> => {
-  const temporary = `${path}.${process.pid}.tmp`;
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     const handle = await open(temporary, 'w');
     try {
@@ -33,6 +47,7 @@ export const writeSnapshotFile = async (
       await handle.close();
     }
     await rename(temporary, path);
+    await syncDirectory(dirname(path));
     return ok(undefined);
   } catch (cause) {
     await unlink(temporary).catch(() => undefined);
