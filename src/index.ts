@@ -153,5 +153,14 @@ export {
   SIGN_REQUEST_STATUSES,
 } from './sign-request/sign-request.js';
 export { signRequestJsonSchema } from './sign-request/sign-request-schema.js';
+export type { FileEventLog, FileEventLogOptions, TornTail } from './store/file-event-log.js';
+export { openFileEventLog } from './store/file-event-log.js';
+export type { FileHandleIO, FileIO, OpenMode } from './store/file-io.js';
+export type { FileReadOptions } from './store/file-record-stream.js';
+export { readFileEventLog } from './store/file-record-stream.js';
+export { EventLogReadError } from './store/log-error.js';
+export { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES } from './store/log-limits.js';
+export type { MemoryEventLog, MemoryEventLogOptions } from './store/memory-event-log.js';
+export { createMemoryEventLog } from './store/memory-event-log.js';
 export type { SnapshotFileError } from './store/snapshot-file.js';
 export { readSnapshotFile, writeSnapshotFile } from './store/snapshot-file.js';

@@ -104,7 +104,8 @@ export const inspectCommand = async (args: readonly string[], io: CliIO): Promis
   const view = projector.getSignRequest(id);
   const history = projector.signRequestHistory(id);
   if (view === undefined && history.length === 0) {
-    throw new CliError(`sign request ${id} does not appear in ${log}`, {
+    const upTo = until === undefined ? '' : ` up to position ${until}`;
+    throw new CliError(`sign request ${id} does not appear in ${log}${upTo}`, {
       exitCode: EXIT.findings,
     });
   }

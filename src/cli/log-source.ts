@@ -20,7 +20,7 @@ const describeErrno = (cause: unknown): string => {
 };
 
 /**
- * Checks that `path` is a readable regular file (or a FIFO), throwing a
+ * Checks that `path` is a readable regular file, throwing a
  * {@link CliError} (exit 2) naming it otherwise. `what` names it in messages.
  */
 export const ensureReadableFile = async (path: string, what = path): Promise<void> => {
@@ -33,7 +33,8 @@ export const ensureReadableFile = async (path: string, what = path): Promise<voi
   }
   // Reading a directory fails with EISDIR only on the first read; say it plainly up front.
   if (info.isDirectory()) throw new CliError(`${what}: is a directory`);
-  if (!info.isFile() && !info.isFIFO()) throw new CliError(`${what}: not a regular file`);
+  // Logs are read with positioned reads, which pipes and devices do not support.
+  if (!info.isFile()) throw new CliError(`${what}: not a regular file`);
 };
 
 /**

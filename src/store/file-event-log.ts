@@ -29,6 +29,7 @@ import { closedError, EventLogReadError, ioError } from './log-error.js';
 import { DEFAULT_MAX_EVENT_BYTES, type WriteLimits } from './log-limits.js';
 import { setAsideTornTail, type TornTail } from './torn-tail.js';
 
+/** Re-exported so users of the file log need only this module. */
 export type { TornTail } from './torn-tail.js';
 
 /** Options for {@link openFileEventLog}. */
@@ -170,7 +171,7 @@ export const openFileEventLog = async (
   let needsTruncate = false;
   let closing: Promise<void> | undefined;
 
-  const commit = async (jobs: readonly AppendJob[]): Promise<void> => {
+  const commitGroup = async (jobs: readonly AppendJob[]): Promise<void> => {
     const planner = new AppendPlanner(state);
     const accepted: { readonly job: AppendJob; readonly outcomes: AppendOutcome[] }[] = [];
     for (const job of jobs) {
@@ -205,6 +206,14 @@ export const openFileEventLog = async (
     }
     for (const { job, outcomes } of accepted) job.settle(ok(outcomes));
   };
+
+  // The queue needs a commit that never rejects: an unexpected throw fails the
+  // group's appends (settling a job twice is a no-op) instead of hanging them.
+  const commit = (jobs: readonly AppendJob[]): Promise<void> =>
+    commitGroup(jobs).catch((cause: unknown) => {
+      const error = ioError(cause, path, 'appending to');
+      for (const job of jobs) job.settle(err(error));
+    });
 
   const queue = new GroupCommitQueue<AppendJob>(commit);
 

@@ -11,6 +11,7 @@ import { LineClassifier, TORN_TAIL_REASON } from './line-classifier.js';
 import { LineSplitter, type SplitTail } from './line-splitter.js';
 import { EventLogReadError, ioError } from './log-error.js';
 import { DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES } from './log-limits.js';
+import { firstPosition } from './read-position.js';
 
 /** An unterminated last line that is not JSON: what a write cut short by a crash leaves. */
 export type TornFragment = Extract<SplitTail, { readonly kind: 'fragment' }>;
@@ -52,7 +53,7 @@ const positive = (value: number | undefined, fallback: number, name: string): nu
 export const streamSettings = (options: FileReadOptions | undefined): StreamSettings => ({
   maxLineBytes: positive(options?.maxLineBytes, DEFAULT_MAX_LINE_BYTES, 'maxLineBytes'),
   chunkBytes: positive(options?.chunkBytes, DEFAULT_CHUNK_BYTES, 'chunkBytes'),
-  fromPosition: Math.max(1, Math.floor(options?.fromPosition ?? 1)),
+  fromPosition: firstPosition(options?.fromPosition),
 });
 
 /** Reads records from an open handle; the caller owns (and closes) the handle. */

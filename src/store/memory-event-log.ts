@@ -24,6 +24,7 @@ import {
   MEMORY_BATCH_SIZE,
   type WriteLimits,
 } from './log-limits.js';
+import { firstPosition } from './read-position.js';
 
 /** Options for {@link createMemoryEventLog}. */
 export interface MemoryEventLogOptions {
@@ -87,7 +88,7 @@ export const createMemoryEventLog = (options?: MemoryEventLogOptions): MemoryEve
 
   async function* read(readOptions?: ReadOptions): AsyncGenerator<readonly LogRecord[]> {
     if (closed) throw new EventLogReadError(closedError('read'));
-    const from = Math.max(1, Math.floor(readOptions?.fromPosition ?? 1));
+    const from = firstPosition(readOptions?.fromPosition);
     // Positions are dense here (position = index + 1), so start by index; snapshot the end.
     const end = entries.length;
     for (let start = from - 1; start < end; start += MEMORY_BATCH_SIZE) {

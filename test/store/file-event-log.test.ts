@@ -1,6 +1,7 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type FileIO, nodeFileIO } from '../../src/store/file-io.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import type { EventLogReadError } from '../../src/store/log-error.js';
 import { entriesOf, openLog, readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
@@ -102,6 +103,37 @@ describe('openFileEventLog', () => {
     expect(stored).toHaveLength(190);
     expect(stored.map(([, event]) => (event as { i: number }).i)).toEqual(
       Array.from({ length: 200 }, (_, i) => i).filter((i) => i < 100 || i % 10 !== 0),
+    );
+    await log.close();
+  });
+
+  it('coalesces concurrent appends into fewer fsyncs (group commit)', async () => {
+    let syncs = 0;
+    const io: FileIO = {
+      ...nodeFileIO,
+      open: async (path, mode) => {
+        const handle = await nodeFileIO.open(path, mode);
+        return {
+          ...handle,
+          sync: () => {
+            syncs += 1;
+            return handle.sync();
+          },
+        };
+      },
+    };
+    const log = await openLog(await newPath(), { io });
+    const before = syncs;
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => log.append({ i })));
+    expect(results.every((result) => result.isOk())).toBe(true);
+    expect(syncs - before).toBeLessThan(10);
+    await log.close();
+  });
+
+  it('rejects a NaN fromPosition with a RangeError', async () => {
+    const log = await openLog(await newPath());
+    await expect(readAll(log.read({ fromPosition: Number.NaN }))).rejects.toBeInstanceOf(
+      RangeError,
     );
     await log.close();
   });
