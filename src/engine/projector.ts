@@ -299,11 +299,20 @@ export class Projector {
   }
 }
 
+/**
+ * Text of a live value for the quarantine. Never throws: `JSON.stringify` fails
+ * on BigInts, cycles and deep nesting (stack overflow), and `String` fails on
+ * deep arrays, null-prototype objects and revoked proxies.
+ */
 const safeStringify = (value: unknown): string => {
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
-    return String(value);
+    try {
+      return String(value);
+    } catch {
+      return `(unprintable ${typeof value})`;
+    }
   }
 };
 
