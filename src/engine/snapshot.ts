@@ -135,9 +135,17 @@ export const restoreProjector = (
   if (!isAuditData(s.audit)) return err(invalid('snapshot "audit" must be null or audit trails'));
   const auditData = s.audit;
   const keepAudit = options?.audit !== false;
+  let state: ProjectionState;
+  try {
+    state = stateFrom(s);
+  } catch (cause) {
+    // Deep-freezing a record nested thousands of levels deep overflows the stack.
+    const detail = cause instanceof Error ? cause.message : 'unreadable value';
+    return err(invalid(`snapshot records could not be restored (${detail})`));
+  }
   return ok(
     createProjector(options, {
-      state: stateFrom(s),
+      state,
       checkpoint: s.checkpoint,
       ...(keepAudit && auditData !== null ? { audit: AuditTrail.fromData(auditData) } : {}),
       quarantine: s.quarantine as QuarantineEntry[],

@@ -97,7 +97,9 @@ const readParticipantName = (rec: Record<string, unknown>): Result<string, Decod
 const unknownType = (type: string): DecodeError => {
   const lower = type.toLowerCase();
   const hint = lower !== type && isEventType(lower) ? ` (types are lower case: "${lower}")` : '';
-  return decodeError('unknown-type', 'type', `unknown event type ${describeValue(type)}${hint}`);
+  // Quote at most 40 characters: the type comes from untrusted input.
+  const shown = type.length > 40 ? `${JSON.stringify(type.slice(0, 40))}…` : JSON.stringify(type);
+  return decodeError('unknown-type', 'type', `unknown event type ${shown}${hint}`);
 };
 
 const decodeObject = (

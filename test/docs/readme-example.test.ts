@@ -1,0 +1,34 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, expect, test, vi } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const usage = readme.slice(readme.indexOf('## Usage'));
+const code = /```ts\n([\s\S]*?)```/.exec(usage)?.[1] ?? '';
+const printed = /It prints:\n\n```text\n([\s\S]*?)```/.exec(usage)?.[1] ?? '';
+const folder = mkdtempSync(join(tmpdir(), 'signfold-readme-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+test('the README usage example runs and prints what the README says', async () => {
+  expect(code.split('\n').length).toBeGreaterThan(10);
+  const file = join(folder, 'usage.ts');
+  const library = pathToFileURL(join(root, 'src', 'index.ts')).href;
+  writeFileSync(file, code.replaceAll("from 'signfold'", `from '${library}'`));
+  const lines: string[] = [];
+  const log = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+    for (const a of args) lines.push(typeof a === 'string' ? a : JSON.stringify(a));
+  });
+  try {
+    await import(pathToFileURL(file).href);
+  } finally {
+    log.mockRestore();
+  }
+  const expected = printed.trim().split('\n');
+  expect(lines[0]).toBe(expected[0]);
+  expect(lines[1]).toBe(expected[1]);
+  // The conflict list is printed by console.log as an array: compare its one element.
+  expect(JSON.parse(lines[2] ?? '[]')).toEqual([expected[3]?.trim().slice(1, -1)]);
+});
