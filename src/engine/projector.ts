@@ -9,7 +9,18 @@ import type { ParticipantView, SignRequestView, TemplateView } from '../projecti
 import { WorkingCopy } from '../projections/working-copy.js';
 import type { SignRequest } from '../sign-request/sign-request.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
-import type { EventLog, LogRecord } from './event-log.js';
+import type { LogRecord } from './event-log.js';
+import type {
+  ApplyResult,
+  BadInputPolicy,
+  Halted,
+  LiveEvent,
+  ProjectorOptions,
+  ProjectorStart,
+  ProjectorStats,
+  ReadableLog,
+  ReplayOptions,
+} from './projector-types.js';
 import {
   conflicting,
   invalidEvent,
@@ -18,67 +29,17 @@ import {
   type QuarantineReason,
 } from './quarantine.js';
 
-/** Anything that streams log records in batches: an {@link EventLog}, or `{ read: o => readFileEventLog(path, o) }`. */
-export type ReadableLog = Pick<EventLog, 'read'>;
-
-/** What to do with a record that cannot be applied. */
-export type BadInputPolicy = 'skip' | 'halt';
-
-/** Options of {@link createProjector}. */
-export interface ProjectorOptions {
-  /** `skip` (default) quarantines and goes on; `halt` stops at the first bad record. */
-  readonly policy?: BadInputPolicy;
-  /** Keep per-record audit trails (default `true`; one small entry per event). */
-  readonly audit?: boolean;
-  /** Decode events in strict mode (unknown members rejected). Default `false`. */
-  readonly strict?: boolean;
-}
-
-/** Where a projector starts from (see `restoreProjector` for snapshots). */
-export interface ProjectorStart {
-  readonly state: ProjectionState;
-  readonly checkpoint: number;
-  readonly audit?: AuditTrail;
-  readonly quarantine?: readonly QuarantineEntry[];
-}
-
-/** What applying one record did. */
-export type ApplyResult = 'applied' | 'no-op' | 'already-applied' | 'quarantined';
-
-/** Why a `halt` projector stopped; everything before `position` is applied. */
-export interface Halted {
-  readonly kind: 'halted';
-  readonly position: number;
-  readonly line: number | undefined;
-  readonly reason: QuarantineReason;
-  readonly message: string;
-}
-
-/** Counters of what a projector has processed. */
-export interface ProjectorStats {
-  readonly applied: number;
-  readonly noOps: number;
-  readonly conflicts: number;
-  readonly invalid: number;
-  readonly alreadyApplied: number;
-}
-
-/** Options of {@link Projector.replay}. */
-export interface ReplayOptions {
-  /** Stop after this position (inclusive): time travel. */
-  readonly until?: number;
-  /** Called after each batch read from the log. */
-  readonly onProgress?: (position: number, processed: number) => void;
-}
-
-/** An event to apply live, as received (raw JSON value), with its log position. */
-export interface LiveEvent {
-  readonly position: number;
-  readonly event: unknown;
-  readonly receivedAt?: string;
-  /** The received text, kept (truncated) if the event is quarantined. */
-  readonly raw?: string;
-}
+export type {
+  ApplyResult,
+  BadInputPolicy,
+  Halted,
+  LiveEvent,
+  ProjectorOptions,
+  ProjectorStart,
+  ProjectorStats,
+  ReadableLog,
+  ReplayOptions,
+} from './projector-types.js';
 
 /**
  * The embedded projection engine: applies log records one at a time (live) or
