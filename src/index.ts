@@ -12,19 +12,19 @@ export type {
   LogRecord,
   ReadOptions,
 } from './engine/event-log.js';
+export type { Projector } from './engine/projector.js';
+export { createProjector, stateAsOf } from './engine/projector.js';
 export type {
   ApplyResult,
   BadInputPolicy,
   Halted,
   LiveEvent,
-  Projector,
   ProjectorOptions,
   ProjectorStart,
   ProjectorStats,
   ReadableLog,
   ReplayOptions,
-} from './engine/projector.js';
-export { createProjector, stateAsOf } from './engine/projector.js';
+} from './engine/projector-types.js';
 export type { QuarantineEntry, QuarantineReason } from './engine/quarantine.js';
 export type { Snapshot, SnapshotError } from './engine/snapshot.js';
 export {

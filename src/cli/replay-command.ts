@@ -6,7 +6,8 @@
  * keeping them costs memory and time per event. Snapshots written here
  * therefore carry no audit trail (`inspect` always replays the log itself).
  */
-import { type BadInputPolicy, createProjector, type Projector } from '../engine/projector.js';
+import { createProjector, type Projector } from '../engine/projector.js';
+import type { BadInputPolicy } from '../engine/projector-types.js';
 import { restoreProjector, takeSnapshot } from '../engine/snapshot.js';
 import { readSnapshotFile, writeSnapshotFile } from '../store/snapshot-file.js';
 import {

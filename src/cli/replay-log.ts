@@ -4,7 +4,8 @@
  * errors (exit 2) instead of exceptions.
  */
 import type { Result } from 'neverthrow';
-import type { Halted, Projector, ProjectorStats } from '../engine/projector.js';
+import type { Projector } from '../engine/projector.js';
+import type { Halted, ProjectorStats } from '../engine/projector-types.js';
 import { EventLogReadError } from '../store/log-error.js';
 import { CliError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';

@@ -3,7 +3,8 @@
  * full projections. The JSON carries no timing, so two replays of the same
  * log print the same bytes.
  */
-import type { Halted, Projector } from '../engine/projector.js';
+import type { Projector } from '../engine/projector.js';
+import type { Halted } from '../engine/projector-types.js';
 import {
   listParticipants,
   listSignRequests,

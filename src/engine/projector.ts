@@ -29,18 +29,6 @@ import {
   type QuarantineReason,
 } from './quarantine.js';
 
-export type {
-  ApplyResult,
-  BadInputPolicy,
-  Halted,
-  LiveEvent,
-  ProjectorOptions,
-  ProjectorStart,
-  ProjectorStats,
-  ReadableLog,
-  ReplayOptions,
-} from './projector-types.js';
-
 /**
  * The embedded projection engine: applies log records one at a time (live) or
  * replays a log (bulk) through the core reducers, at O(1) per event either way.

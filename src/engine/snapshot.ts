@@ -4,7 +4,8 @@ import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
 import type { ProjectionState } from '../projections/projection-state.js';
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
 import { AuditTrail, type AuditTrailData } from './audit-trail.js';
-import { createProjector, type Projector, type ProjectorOptions } from './projector.js';
+import { createProjector, type Projector } from './projector.js';
+import type { ProjectorOptions } from './projector-types.js';
 import type { QuarantineEntry } from './quarantine.js';
 
 /** The snapshot format tag. */

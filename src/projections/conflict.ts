@@ -1,6 +1,13 @@
 import type { EventType } from '../events/event-members.js';
 import type { CompanyId, ParticipantId, SignRequestId, TemplateId } from '../ids.js';
-import type { ParticipantStatus, SignRequestStatus, TemplateStatus } from './records.js';
+import type {
+  ParticipantStatus,
+  ParticipantView,
+  SignRequestStatus,
+  SignRequestView,
+  TemplateStatus,
+  TemplateView,
+} from './records.js';
 
 /** Which record an event contradicted. */
 export type ConflictTarget =
@@ -86,3 +93,39 @@ export const conflict = (
     reason.kind === 'deleted' ? `it ${describeReason(reason)}` : describeReason(reason)
   }${detail === undefined ? '' : ` (${detail})`}`,
 });
+
+/** The conflict target for a template record. */
+export const templateTarget = (t: TemplateView): ConflictTarget => ({
+  entity: 'template',
+  id: t.id,
+  currentStatus: t.status,
+});
+
+/** The conflict target for a sign-request record. */
+export const signRequestTarget = (r: SignRequestView): ConflictTarget => ({
+  entity: 'sign-request',
+  id: r.id,
+  currentStatus: r.status,
+});
+
+/** The conflict target for a participant record. */
+export const participantTarget = (p: ParticipantView): ConflictTarget => ({
+  entity: 'participant',
+  id: p.id,
+  signRequestId: p.signRequestId,
+  currentStatus: p.status,
+});
+
+/**
+ * Tenant isolation: a record never accepts another company's event. A record
+ * whose company is not known yet (`null`, loaded without an origin) accepts it.
+ */
+export const companyMismatch = (
+  target: ConflictTarget,
+  recordCompanyId: CompanyId | null,
+  eventCompanyId: CompanyId,
+  eventType: Conflict['eventType'],
+): Conflict | undefined =>
+  recordCompanyId === null || recordCompanyId === eventCompanyId
+    ? undefined
+    : conflict(target, { kind: 'company-mismatch', recordCompanyId, eventCompanyId }, eventType);

@@ -2,7 +2,13 @@ import { freeze } from 'immer';
 import { err, ok, type Result } from 'neverthrow';
 import type { CompanyId, ParticipantId } from '../ids.js';
 import type { SignRequest } from '../sign-request/sign-request.js';
-import { type Conflict, conflict } from './conflict.js';
+import {
+  type Conflict,
+  companyMismatch,
+  conflict,
+  participantTarget,
+  signRequestTarget,
+} from './conflict.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
 import type { ProjectionState } from './projection-state.js';
 import type { ParticipantStatus, ParticipantView, SignRequestView } from './records.js';
@@ -22,14 +28,10 @@ const checkRequest = (
   snapshot: SignRequest,
   origin: SnapshotOrigin,
 ): Conflict | undefined => {
-  const target = { entity: 'sign-request', id: current.id, currentStatus: current.status } as const;
-  const company = origin.companyId;
-  if (company !== undefined && current.companyId !== null && current.companyId !== company) {
-    return conflict(
-      target,
-      { kind: 'company-mismatch', recordCompanyId: current.companyId, eventCompanyId: company },
-      EVENT_TYPE,
-    );
+  const target = signRequestTarget(current);
+  if (origin.companyId !== undefined) {
+    const foreign = companyMismatch(target, current.companyId, origin.companyId, EVENT_TYPE);
+    if (foreign !== undefined) return foreign;
   }
   if (current.deleted) return conflict(target, { kind: 'deleted' }, EVENT_TYPE);
   if (signRequestMove(current.status, snapshot.status) === 'refused') {
@@ -48,12 +50,7 @@ const checkParticipant = (
   roleId: number | undefined,
   status: ParticipantStatus | undefined,
 ): Conflict | undefined => {
-  const target = {
-    entity: 'participant',
-    id: current.id,
-    signRequestId: current.signRequestId,
-    currentStatus: current.status,
-  } as const;
+  const target = participantTarget(current);
   if (roleId !== undefined && current.roleId !== undefined && current.roleId !== roleId) {
     return conflict(
       target,

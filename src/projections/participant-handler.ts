@@ -1,5 +1,11 @@
 import type { ParticipantEvent } from '../events/sign-event.js';
-import { type Conflict, conflict } from './conflict.js';
+import {
+  type Conflict,
+  companyMismatch,
+  conflict,
+  participantTarget,
+  signRequestTarget,
+} from './conflict.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
 import type { ParticipantStatus, ParticipantView, SignRequestView } from './records.js';
 import {
@@ -50,23 +56,9 @@ const checkParticipantReferences = (
   current: ParticipantView,
   event: ParticipantEvent,
 ): Conflict | undefined => {
-  const target = {
-    entity: 'participant',
-    id: current.id,
-    signRequestId: current.signRequestId,
-    currentStatus: current.status,
-  } as const;
-  if (current.companyId !== null && current.companyId !== event.companyId) {
-    return conflict(
-      target,
-      {
-        kind: 'company-mismatch',
-        recordCompanyId: current.companyId,
-        eventCompanyId: event.companyId,
-      },
-      event.type,
-    );
-  }
+  const target = participantTarget(current);
+  const foreign = companyMismatch(target, current.companyId, event.companyId, event.type);
+  if (foreign !== undefined) return foreign;
   if (current.roleId !== undefined && current.roleId !== event.roleId) {
     return conflict(
       target,
@@ -116,11 +108,7 @@ export const applyParticipantEvent = (
     if (references !== undefined) return references;
   }
   if (request?.deleted === true) {
-    return conflict(
-      { entity: 'sign-request', id: request.id, currentStatus: request.status },
-      { kind: 'deleted' },
-      event.type,
-    );
+    return conflict(signRequestTarget(request), { kind: 'deleted' }, event.type);
   }
   const status = nextParticipantStatus(current?.status, event.type);
   const requestChanges =
@@ -134,7 +122,7 @@ export const applyParticipantEvent = (
 
   if (request !== undefined && !allowedOnFinalRequest(request, event.type)) {
     return conflict(
-      { entity: 'sign-request', id: request.id, currentStatus: request.status },
+      signRequestTarget(request),
       { kind: 'invalid-transition' },
       event.type,
       `participant ${event.participantId}`,
@@ -143,16 +131,7 @@ export const applyParticipantEvent = (
   if (status === 'refused') {
     // `current` is defined: an unknown participant is never refused.
     const known = current as ParticipantView;
-    return conflict(
-      {
-        entity: 'participant',
-        id: known.id,
-        signRequestId: known.signRequestId,
-        currentStatus: known.status,
-      },
-      { kind: 'invalid-transition' },
-      event.type,
-    );
+    return conflict(participantTarget(known), { kind: 'invalid-transition' }, event.type);
   }
 
   if (request === undefined) {

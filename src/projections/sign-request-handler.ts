@@ -1,5 +1,5 @@
 import type { SignRequestEvent, SignRequestSent } from '../events/sign-event.js';
-import { type Conflict, conflict } from './conflict.js';
+import { type Conflict, conflict, signRequestTarget, templateTarget } from './conflict.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
 import type { SignRequestStatus } from './records.js';
 import {
@@ -27,7 +27,7 @@ const checkTemplateAlive = (
   // Another company's template says nothing about this company's requests.
   if (template?.status !== 'deleted' || template.companyId !== event.companyId) return undefined;
   return conflict(
-    { entity: 'template', id: template.id, currentStatus: template.status },
+    templateTarget(template),
     { kind: 'deleted' },
     event.type,
     `sign request ${event.signRequestId} names it`,
@@ -62,11 +62,7 @@ export const applySignRequestEvent = (
   if (current.deleted) {
     return event.type === 'sign-request-deleted'
       ? 'no-op'
-      : conflict(
-          { entity: 'sign-request', id: current.id, currentStatus: current.status },
-          { kind: 'deleted' },
-          event.type,
-        );
+      : conflict(signRequestTarget(current), { kind: 'deleted' }, event.type);
   }
   if (event.type === 'sign-request-deleted') {
     draft.updateSignRequest(current.id, (r) => {
@@ -81,7 +77,7 @@ export const applySignRequestEvent = (
   if (move === 'same' && !renamed) return 'no-op';
   if (move === 'refused') {
     return conflict(
-      { entity: 'sign-request', id: current.id, currentStatus: current.status },
+      signRequestTarget(current),
       { kind: 'invalid-transition' },
       event.type,
       `${current.status} → ${status}`,

@@ -1,5 +1,5 @@
 import type { ParticipantEvent, SignRequestEvent } from '../events/sign-event.js';
-import { type Conflict, conflict } from './conflict.js';
+import { type Conflict, companyMismatch, conflict, signRequestTarget } from './conflict.js';
 import type { Recipe } from './projection-draft.js';
 import type { SignRequestView } from './records.js';
 
@@ -14,18 +14,9 @@ export const checkSignRequestReferences = (
   current: SignRequestView,
   event: EventAboutSignRequest,
 ): Conflict | undefined => {
-  const target = { entity: 'sign-request', id: current.id, currentStatus: current.status } as const;
-  if (current.companyId !== null && current.companyId !== event.companyId) {
-    return conflict(
-      target,
-      {
-        kind: 'company-mismatch',
-        recordCompanyId: current.companyId,
-        eventCompanyId: event.companyId,
-      },
-      event.type,
-    );
-  }
+  const target = signRequestTarget(current);
+  const foreign = companyMismatch(target, current.companyId, event.companyId, event.type);
+  if (foreign !== undefined) return foreign;
   if ('templateId' in event && current.templateId !== undefined) {
     if (current.templateId !== event.templateId) {
       return conflict(

@@ -1,5 +1,5 @@
 import type { TemplateEvent } from '../events/sign-event.js';
-import { type Conflict, conflict } from './conflict.js';
+import { type Conflict, companyMismatch, conflict, templateTarget } from './conflict.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
 import type { TemplateStatus } from './records.js';
 
@@ -31,18 +31,9 @@ export const applyTemplateEvent = (
     });
     return 'applied';
   }
-  const target = { entity: 'template', id: current.id, currentStatus: current.status } as const;
-  if (current.companyId !== event.companyId) {
-    return conflict(
-      target,
-      {
-        kind: 'company-mismatch',
-        recordCompanyId: current.companyId,
-        eventCompanyId: event.companyId,
-      },
-      event.type,
-    );
-  }
+  const target = templateTarget(current);
+  const foreign = companyMismatch(target, current.companyId, event.companyId, event.type);
+  if (foreign !== undefined) return foreign;
   if (current.status === 'deleted') {
     return status === 'deleted' ? 'no-op' : conflict(target, { kind: 'deleted' }, event.type);
   }

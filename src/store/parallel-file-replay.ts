@@ -13,13 +13,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { err, ok, type Result } from 'neverthrow';
-import {
-  createProjector,
-  type Halted,
-  type Projector,
-  type ProjectorOptions,
-  type ProjectorStats,
-} from '../engine/projector.js';
+import { createProjector, type Projector } from '../engine/projector.js';
+import type { Halted, ProjectorOptions, ProjectorStats } from '../engine/projector-types.js';
 import { restoreProjector, type Snapshot } from '../engine/snapshot.js';
 import { readFileEventLog } from './file-record-stream.js';
 import { EventLogReadError, ioError } from './log-error.js';

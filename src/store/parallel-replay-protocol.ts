@@ -1,4 +1,4 @@
-import type { ProjectorOptions, ProjectorStats } from '../engine/projector.js';
+import type { ProjectorOptions, ProjectorStats } from '../engine/projector-types.js';
 import type { Snapshot } from '../engine/snapshot.js';
 
 /** Given to each worker of a parallel replay. */
