@@ -84,6 +84,14 @@ describe('isolation: one company never changes another company’s records', () 
     expect(onTemplate).toMatchObject({ kind: 'company-mismatch', entity: 'template' });
   });
 
+  it("another company's deleted template does not block a request naming the same id", () => {
+    const state = given(ev('template-deleted', { companyId: 1, templateId: 100 }));
+    const sent = reduce(state, ev('sign-request-sent', { companyId: 2, templateId: 100 }));
+    expect(sent.isOk()).toBe(true);
+    const own = whenConflict(state, ev('sign-request-sent', { companyId: 1, templateId: 100 }));
+    expect(own).toMatchObject({ kind: 'deleted', entity: 'template', id: 100 });
+  });
+
   it('a participant record of another company is protected too', () => {
     // Not reachable through events alone (a participant takes its request's company),
     // but a state built elsewhere must still be guarded at the participant level.
