@@ -50,7 +50,10 @@ afterAll(() => figures.print());
 /** What a quarantine entry reports, in the manifest's terms. */
 const failureOf = (entry: QuarantineEntry): Required<Omit<Failure, 'line'>> & { line?: number } => {
   const { reason } = entry;
-  const common = { message: reason.message, ...(entry.line === undefined ? {} : { line: entry.line }) };
+  const common = {
+    message: reason.message,
+    ...(entry.line === undefined ? {} : { line: entry.line }),
+  };
   switch (reason.kind) {
     case 'bad-line':
       return { kind: 'bad-line', path: '', ...common };
@@ -83,7 +86,9 @@ const runEvent = (bytes: Buffer, sample: Sample): void => {
       if (MEMBER_KINDS[name] === 'id') expect(event[name] === given).toBe(true);
       else expect(event[name]).toBe(given);
     }
-    expect(Object.keys(event)).toHaveLength(1 + EVENT_MEMBERS[event.type as 'template-activated'].length);
+    expect(Object.keys(event)).toHaveLength(
+      1 + EVENT_MEMBERS[event.type as 'template-activated'].length,
+    );
   } else {
     expect(result.isErr()).toBe(true);
     expectFailure(result._unsafeUnwrapErr(), sample.expect);

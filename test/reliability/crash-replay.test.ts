@@ -22,13 +22,7 @@ import {
   type WireEvent,
   writeNdjson,
 } from '../../bench/generate-stream.js';
-import {
-  count,
-  Figures,
-  removeTempDirs,
-  STRESS,
-  tempDir,
-} from './fixtures/reliability-helpers.js';
+import { count, Figures, removeTempDirs, STRESS, tempDir } from './fixtures/reliability-helpers.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/replay-worker.mjs', import.meta.url));
 const ITERATIONS = count(10, 200);
@@ -83,7 +77,9 @@ const writeLog = (path: string): LogContents => {
       lines.push(`{"position":${lines.length + 1},"receivedAt":"2025-`);
       badLines += 1;
     } else if ((lines.length + 1) % 89 === 0) {
-      lines.push(envelope({ ...event, companyId: String(event.companyId) }, receivedAt, `${deliveryId}-x`));
+      lines.push(
+        envelope({ ...event, companyId: String(event.companyId) }, receivedAt, `${deliveryId}-x`),
+      );
       invalidEvents += 1;
     } else if ((lines.length + 1) % 61 === 0 && lastRequestEvent !== undefined) {
       lines.push(envelope({ ...lastRequestEvent, companyId: 999 }, receivedAt, `${deliveryId}-c`));
@@ -211,7 +207,13 @@ describe('crash during replay (compiled build)', () => {
       // Calibrate the kill window: two runs to completion, snapshotting often and rarely.
       const dir = await tempDir();
       const timeOf = async (every: number) => {
-        const run = await runWorker(logPath, join(dir, `calibration-${every}.json`), every, 4096, undefined);
+        const run = await runWorker(
+          logPath,
+          join(dir, `calibration-${every}.json`),
+          every,
+          4096,
+          undefined,
+        );
         expect(run.done).toBe(true);
         return run.elapsed;
       };
@@ -239,7 +241,9 @@ describe('crash during replay (compiled build)', () => {
           figures.add('crashes injected (SIGKILL)');
           // A run resumes from the last acknowledged snapshot or a later one, never an earlier one.
           if (run.started < acknowledged) {
-            mismatches.push(`#${iteration}: resumed at ${run.started} < acknowledged ${acknowledged}`);
+            mismatches.push(
+              `#${iteration}: resumed at ${run.started} < acknowledged ${acknowledged}`,
+            );
           }
           acknowledged = Math.max(acknowledged, ...run.snapshots);
           figures.add('snapshots acknowledged by killed workers', run.snapshots.length);
@@ -263,7 +267,9 @@ describe('crash during replay (compiled build)', () => {
           figures.add('resumes from scratch (no snapshot yet)');
         }
         if (projector.checkpoint < acknowledged) {
-          mismatches.push(`#${iteration}: snapshot at ${projector.checkpoint} < acknowledged ${acknowledged}`);
+          mismatches.push(
+            `#${iteration}: snapshot at ${projector.checkpoint} < acknowledged ${acknowledged}`,
+          );
         }
         figures.add('records replayed on resume', referenceCheckpoint - projector.checkpoint);
         await replayAll(dist, logPath, projector);

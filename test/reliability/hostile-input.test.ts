@@ -288,34 +288,32 @@ describe('decodeEvent / decodeEventJson: fuzzing', () => {
       }),
       { numRuns: RUNS },
     );
-    figures.add('cases: mutations (removed, renamed, retyped, two spellings, type case, foreign member)', RUNS);
+    figures.add(
+      'cases: mutations (removed, renamed, retyped, two spellings, type case, foreign member)',
+      RUNS,
+    );
   });
 
   it(`a member spelled twice in the JSON text: the last value is the one decoded (${RUNS} cases)`, () => {
     // JSON.parse keeps the last duplicate; the decoder never sees the first.
     fc.assert(
-      fc.property(
-        wireCaseArb(),
-        fc.nat(),
-        fc.boolean(),
-        ({ wire, expected }, pick, validLast) => {
-          const keys = Object.keys(wire).filter((k) => k !== 'type');
-          const key = keys[pick % keys.length] as string;
-          const good = JSON.stringify(wire[key]);
-          const bad = typeof wire[key] === 'number' ? JSON.stringify(String(wire[key])) : '42';
-          const entries: [string, string][] = Object.entries(wire).map(([k, v]) => [
-            k,
-            JSON.stringify(v),
-          ]);
-          entries.push([key, validLast ? good : bad]);
-          const index = entries.findIndex(([k]) => k === key);
-          entries[index] = [key, validLast ? bad : good];
-          const result = decodeEventJson(objectText(entries));
-          if (validLast) expect(result._unsafeUnwrap()).toStrictEqual(expected);
-          else expect(result._unsafeUnwrapErr().kind).toBe('wrong-type');
-          figures.add('inputs tried');
-        },
-      ),
+      fc.property(wireCaseArb(), fc.nat(), fc.boolean(), ({ wire, expected }, pick, validLast) => {
+        const keys = Object.keys(wire).filter((k) => k !== 'type');
+        const key = keys[pick % keys.length] as string;
+        const good = JSON.stringify(wire[key]);
+        const bad = typeof wire[key] === 'number' ? JSON.stringify(String(wire[key])) : '42';
+        const entries: [string, string][] = Object.entries(wire).map(([k, v]) => [
+          k,
+          JSON.stringify(v),
+        ]);
+        entries.push([key, validLast ? good : bad]);
+        const index = entries.findIndex(([k]) => k === key);
+        entries[index] = [key, validLast ? bad : good];
+        const result = decodeEventJson(objectText(entries));
+        if (validLast) expect(result._unsafeUnwrap()).toStrictEqual(expected);
+        else expect(result._unsafeUnwrapErr().kind).toBe('wrong-type');
+        figures.add('inputs tried');
+      }),
       { numRuns: RUNS },
     );
     figures.add('cases: duplicate JSON keys', RUNS);
@@ -429,7 +427,7 @@ describe('decodeEvent / decodeEventJson: extreme values', () => {
     for (const [literal, outcome] of cases) {
       const result = decodeEventJson(`${base},"templateId":${literal}}`);
       if (typeof outcome === 'number') {
-        const id = result._unsafeUnwrap().templateId as number;
+        const id = (result._unsafeUnwrap() as { readonly templateId: number }).templateId;
         expect(Object.is(id, outcome), literal).toBe(true);
       } else {
         expect(result._unsafeUnwrapErr(), literal).toMatchObject({
@@ -444,7 +442,10 @@ describe('decodeEvent / decodeEventJson: extreme values', () => {
       expect(error).toMatchObject({ kind: 'wrong-type', path: 'ownerId' });
     }
     expect(
-      Object.is(decodeEvent({ ...ev('template-activated'), ownerId: -0 })._unsafeUnwrap().ownerId, 0),
+      Object.is(
+        decodeEvent({ ...ev('template-activated'), ownerId: -0 })._unsafeUnwrap().ownerId,
+        0,
+      ),
     ).toBe(true);
     figures.add('inputs tried', cases.length + 8);
   });
@@ -478,7 +479,13 @@ describe('decodeEvent / decodeEventJson: extreme values', () => {
     const inherited = Object.create(ev('template-activated')) as object;
     expect(decodeEvent(inherited).isOk()).toBe(true);
     // The sign-request decoder reads own members only.
-    const request = { id: 1, name: 'n', status: 'sent', formType: 'Form', savedTime: '2024-02-29 10:00:00' };
+    const request = {
+      id: 1,
+      name: 'n',
+      status: 'sent',
+      formType: 'Form',
+      savedTime: '2024-02-29 10:00:00',
+    };
     expect(decodeSignRequest(Object.create(request)).isErr()).toBe(true);
     figures.add('inputs tried', 2);
   });
@@ -594,7 +601,9 @@ describe('decodeSignRequest: fuzzing', () => {
         const removing = remove && site.required && !site.path.endsWith(']');
         const text = toText(
           encoded,
-          removing ? { target: site.path } : { target: site.path, replace: wrongKindText(site.value) },
+          removing
+            ? { target: site.path }
+            : { target: site.path, replace: wrongKindText(site.value) },
         );
         const errors = decodeSignRequest(JSON.parse(text))._unsafeUnwrapErr();
         const expected = { kind: removing ? 'missing-member' : 'wrong-type', path: site.path };
@@ -685,7 +694,9 @@ describe('restoreProjector: hostile snapshots', () => {
           fc.tuple(memberArb, fc.jsonValue()).map(([key, value]) => ({ ...valid, [key]: value })),
           fc
             .tuple(memberArb, polluterArb)
-            .map(([key, text]) => JSON.parse(`{"signRequests":[{"id":1,${JSON.stringify(key)}:${text}}]}`)),
+            .map(([key, text]) =>
+              JSON.parse(`{"signRequests":[{"id":1,${JSON.stringify(key)}:${text}}]}`),
+            ),
         ),
         (value) => {
           const restored = restoreProjector(value);

@@ -9,17 +9,14 @@ import { open, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../bench/generate-stream.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
-import {
-  DEFAULT_MAX_EVENT_LENGTH,
-  decodeEventJson,
-} from '../../src/events/decode-event.js';
+import { DEFAULT_MAX_EVENT_LENGTH, decodeEventJson } from '../../src/events/decode-event.js';
 import { encodeEvent } from '../../src/events/encode-event.js';
 import { openFileEventLog } from '../../src/store/file-event-log.js';
 import { type FileReadOptions, readFileEventLog } from '../../src/store/file-record-stream.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../src/store/log-limits.js';
-import { mulberry32 } from '../../bench/generate-stream.js';
 import { ev } from '../support/events.js';
 import {
   count,
@@ -121,9 +118,7 @@ const checkLongLine = async (path: string, lineBytes: number, label: string) => 
   figures.add('bytes read through the limits', lineBytes);
 
   const projector = await replayFile(path);
-  expect(projector.quarantine().map((q) => [q.position, q.reason.kind])).toEqual([
-    [1, 'bad-line'],
-  ]);
+  expect(projector.quarantine().map((q) => [q.position, q.reason.kind])).toEqual([[1, 'bad-line']]);
   expect(projector.stats().applied).toBe(4);
   return growth;
 };
@@ -167,26 +162,30 @@ describe('maxLineBytes: an overlong line is a bad line, skipped in constant memo
     figures.add('overlong lines read', 2);
   });
 
-  it.runIf(STRESS)('a 1 GB line (sparse file, stress only) behaves the same', async (context) => {
-    const dir = await tempDir();
-    const stats = await statfs(dir);
-    const free = stats.bavail * stats.bsize;
-    if (free < 3 * 1024 * MiB) {
-      console.log(`[signfold figures] limits: 1 GB line skipped, only ${free} bytes free`);
-      context.skip();
-      return;
-    }
-    // A sparse file: 1 GiB of NUL bytes (a hole, costing no disk), then the valid lines.
-    const path = join(dir, 'one-gigabyte.ndjson');
-    const lineBytes = 1024 * MiB;
-    const handle = await open(path, 'w');
-    await handle.truncate(lineBytes);
-    const tail = Buffer.from(`\n${VALID_LINES.join('\n')}\n`);
-    await handle.write(tail, 0, tail.length, lineBytes);
-    await handle.close();
-    await checkLongLine(path, lineBytes, '1 GB line');
-    figures.add('overlong lines read');
-  }, 300_000);
+  it.runIf(STRESS)(
+    'a 1 GB line (sparse file, stress only) behaves the same',
+    async (context) => {
+      const dir = await tempDir();
+      const stats = await statfs(dir);
+      const free = stats.bavail * stats.bsize;
+      if (free < 3 * 1024 * MiB) {
+        console.log(`[signfold figures] limits: 1 GB line skipped, only ${free} bytes free`);
+        context.skip();
+        return;
+      }
+      // A sparse file: 1 GiB of NUL bytes (a hole, costing no disk), then the valid lines.
+      const path = join(dir, 'one-gigabyte.ndjson');
+      const lineBytes = 1024 * MiB;
+      const handle = await open(path, 'w');
+      await handle.truncate(lineBytes);
+      const tail = Buffer.from(`\n${VALID_LINES.join('\n')}\n`);
+      await handle.write(tail, 0, tail.length, lineBytes);
+      await handle.close();
+      await checkLongLine(path, lineBytes, '1 GB line');
+      figures.add('overlong lines read');
+    },
+    300_000,
+  );
 
   it('maxLineBytes is configurable; lines just over it are bad lines, at it are read', async () => {
     const path = join(await tempDir(), 'limit.ndjson');
@@ -309,9 +308,7 @@ describe('files that are not text', () => {
             }
           });
           const positions = records.map((r) => r.position);
-          expect(positions.every((p, i) => i === 0 || p > (positions[i - 1] as number))).toBe(
-            true,
-          );
+          expect(positions.every((p, i) => i === 0 || p > (positions[i - 1] as number))).toBe(true);
           figures.add('bytes fuzzed', content.length);
         },
       ),
