@@ -171,20 +171,6 @@ export class Projector {
   }
 
   /**
-   * Applies a template event to the state alone: no checkpoint, audit,
-   * quarantine or counters. For partitioned replays, where every partition
-   * needs the templates (a request may not be sent from a deleted one) but only
-   * one partition reports on them.
-   * @internal
-   */
-  applyTemplateShadow(value: unknown): void {
-    const decoded = decodeEvent(value, { strict: this.#strict });
-    if (decoded.isOk() && decoded.value.type.startsWith('template-')) {
-      applyEvent(this.#copy, decoded.value);
-    }
-  }
-
-  /**
    * Merges a sign-request representation fetched from the API (see
    * `loadSignRequest`). It has no log position: the checkpoint is unchanged.
    */
