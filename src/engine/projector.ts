@@ -1,5 +1,5 @@
 import { err, ok, type Result } from 'neverthrow';
-import { decodeEvent } from '../events/decode-event.js';
+import { type DecodeEventOptions, decodeEvent } from '../events/decode-event.js';
 import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
 import type { Conflict } from '../projections/conflict.js';
 import { applyEvent } from '../projections/dispatch.js';
@@ -29,6 +29,12 @@ import {
   type QuarantineReason,
 } from './quarantine.js';
 
+// Results are immutable: share one per outcome instead of allocating per event.
+const APPLIED: Result<ApplyResult, Halted> = ok('applied');
+const NO_OP: Result<ApplyResult, Halted> = ok('no-op');
+const ALREADY_APPLIED: Result<ApplyResult, Halted> = ok('already-applied');
+const QUARANTINED: Result<ApplyResult, Halted> = ok('quarantined');
+
 /**
  * The embedded projection engine: applies log records one at a time (live) or
  * replays a log (bulk) through the core reducers, at O(1) per event either way.
@@ -38,7 +44,7 @@ import {
 export class Projector {
   readonly #copy: WorkingCopy;
   readonly #policy: BadInputPolicy;
-  readonly #strict: boolean;
+  readonly #decodeOptions: DecodeEventOptions;
   readonly #audit: AuditTrail | undefined;
   readonly #quarantine: QuarantineEntry[];
   #checkpoint: number;
@@ -47,7 +53,7 @@ export class Projector {
   constructor(options: ProjectorOptions = {}, start?: ProjectorStart) {
     this.#copy = new WorkingCopy(start?.state ?? initialState());
     this.#policy = options.policy ?? 'skip';
-    this.#strict = options.strict ?? false;
+    this.#decodeOptions = { strict: options.strict ?? false };
     this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
     this.#quarantine = [...(start?.quarantine ?? [])];
     this.#checkpoint = start?.checkpoint ?? 0;
@@ -113,7 +119,7 @@ export class Projector {
 
   #alreadyApplied(): Result<ApplyResult, Halted> {
     this.#stats.alreadyApplied += 1;
-    return ok('already-applied');
+    return ALREADY_APPLIED;
   }
 
   #process(
@@ -124,7 +130,7 @@ export class Projector {
     raw: string | undefined,
   ): Result<ApplyResult, Halted> {
     if (position <= this.#checkpoint) return this.#alreadyApplied();
-    const decoded = decodeEvent(value, { strict: this.#strict });
+    const decoded = decodeEvent(value, this.#decodeOptions);
     if (decoded.isErr()) {
       return this.#reject(position, line, raw ?? safeStringify(value), invalidEvent(decoded.error));
     }
@@ -145,7 +151,7 @@ export class Projector {
     this.#checkpoint = position;
     if (outcome === 'applied') this.#stats.applied += 1;
     else this.#stats.noOps += 1;
-    return ok(outcome);
+    return outcome === 'applied' ? APPLIED : NO_OP;
   }
 
   #reject(
@@ -167,7 +173,7 @@ export class Projector {
     if (reason.kind === 'conflict') this.#stats.conflicts += 1;
     else this.#stats.invalid += 1;
     this.#checkpoint = position;
-    return ok('quarantined');
+    return QUARANTINED;
   }
 
   /**

@@ -138,7 +138,7 @@ export const applyParticipantEvent = (
     draft.addSignRequest(signRequestFromEvent(event, 'sent', false));
   } else if (requestChanges) {
     draft.updateSignRequest(request.id, (r) => {
-      writeIdentity(event)(r);
+      writeIdentity(r, event);
       if (r.status === 'draft') r.status = 'sent';
     });
   }

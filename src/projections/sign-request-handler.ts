@@ -66,7 +66,7 @@ export const applySignRequestEvent = (
   }
   if (event.type === 'sign-request-deleted') {
     draft.updateSignRequest(current.id, (r) => {
-      writeIdentity(event)(r);
+      writeIdentity(r, event);
       r.deleted = true;
     });
     return 'applied';
@@ -88,7 +88,7 @@ export const applySignRequestEvent = (
     if (dead !== undefined) return dead;
   }
   draft.updateSignRequest(current.id, (r) => {
-    writeIdentity(event)(r);
+    writeIdentity(r, event);
     r.status = status;
   });
   return 'applied';

@@ -1,6 +1,6 @@
+import type { Draft } from 'immer';
 import type { ParticipantEvent, SignRequestEvent } from '../events/sign-event.js';
 import { type Conflict, companyMismatch, conflict, signRequestTarget } from './conflict.js';
-import type { Recipe } from './projection-draft.js';
 import type { SignRequestView } from './records.js';
 
 /** Events that carry a sign request's identity (its name, owner, sender, maybe template). */
@@ -46,20 +46,18 @@ export const identityChanges = (current: SignRequestView, event: EventAboutSignR
     (current.templateId !== event.templateId || current.templateName !== event.templateName));
 
 /** Names are the latest seen; company and template are adopted when not yet known. */
-export const writeIdentity =
-  (event: EventAboutSignRequest): Recipe<SignRequestView> =>
-  (r) => {
-    r.companyId = event.companyId;
-    r.name = event.signRequestName;
-    r.ownerId = event.ownerId;
-    r.ownerName = event.ownerName;
-    r.senderId = event.senderId;
-    r.senderName = event.senderName;
-    if ('templateId' in event) {
-      r.templateId = event.templateId;
-      r.templateName = event.templateName;
-    }
-  };
+export const writeIdentity = (r: Draft<SignRequestView>, event: EventAboutSignRequest): void => {
+  r.companyId = event.companyId;
+  r.name = event.signRequestName;
+  r.ownerId = event.ownerId;
+  r.ownerName = event.ownerName;
+  r.senderId = event.senderId;
+  r.senderName = event.senderName;
+  if ('templateId' in event) {
+    r.templateId = event.templateId;
+    r.templateName = event.templateName;
+  }
+};
 
 /** A new sign-request record built from an event. */
 export const signRequestFromEvent = (
