@@ -186,9 +186,9 @@ export class Projector {
   }
 
   /**
-   * An immutable snapshot of the projections. O(1), but the next write after it
-   * copies each collection it touches once; for per-event reads prefer the
-   * lookups below, which cost nothing.
+   * An immutable snapshot of the projections. Costs O(records written since the
+   * previous call), and the next write after it copies each collection it
+   * touches once; for per-event reads prefer the lookups below, which are O(1).
    */
   state(): ProjectionState {
     return this.#copy.publish();
