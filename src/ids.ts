@@ -7,10 +7,15 @@ declare const brand: unique symbol;
 /** A number tagged with the kind of record it identifies. */
 export type Id<Kind extends string> = number & { readonly [brand]: Kind };
 
+/** A company (tenant) identifier. */
 export type CompanyId = Id<'Company'>;
+/** A template identifier. */
 export type TemplateId = Id<'Template'>;
+/** A sign-request identifier. */
 export type SignRequestId = Id<'SignRequest'>;
+/** A participant identifier (unique within its sign request). */
 export type ParticipantId = Id<'Participant'>;
+/** A role identifier. */
 export type RoleId = Id<'Role'>;
 /** Owners and senders are users of the service. */
 export type UserId = Id<'User'>;

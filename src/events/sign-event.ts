@@ -33,17 +33,29 @@ export type EventOf<T extends EventType> = T extends EventType
 /** A decoded, validated event: a discriminated union of the 12 types on `type`. */
 export type SignEvent = EventOf<EventType>;
 
+/** The `template-activated` event. */
 export type TemplateActivated = EventOf<'template-activated'>;
+/** The `template-inactivated` event. */
 export type TemplateInactivated = EventOf<'template-inactivated'>;
+/** The `template-deleted` event. */
 export type TemplateDeleted = EventOf<'template-deleted'>;
+/** The `sign-request-sent` event. */
 export type SignRequestSent = EventOf<'sign-request-sent'>;
+/** The `sign-request-completed` event. */
 export type SignRequestCompleted = EventOf<'sign-request-completed'>;
+/** The `sign-request-declined` event. */
 export type SignRequestDeclined = EventOf<'sign-request-declined'>;
+/** The `sign-request-deleted` event. */
 export type SignRequestDeleted = EventOf<'sign-request-deleted'>;
+/** The `participant-sent` event. */
 export type ParticipantSent = EventOf<'participant-sent'>;
+/** The `participant-viewed` event. */
 export type ParticipantViewed = EventOf<'participant-viewed'>;
+/** The `participant-downloaded` event. */
 export type ParticipantDownloaded = EventOf<'participant-downloaded'>;
+/** The `participant-signed` event. */
 export type ParticipantSigned = EventOf<'participant-signed'>;
+/** The `participant-declined` event. */
 export type ParticipantDeclined = EventOf<'participant-declined'>;
 
 /** Events about a template alone. */

@@ -17,6 +17,7 @@ export interface StringNode {
   readonly format?: StringFormatName;
 }
 
+/** Describes a boolean member. */
 export interface BooleanNode {
   readonly kind: 'boolean';
 }
@@ -40,6 +41,7 @@ export interface OpenEnumNode {
   readonly values: readonly string[];
 }
 
+/** Describes an array member and its elements. */
 export interface ArrayNode {
   readonly kind: 'array';
   readonly items: ShapeNode;
