@@ -80,6 +80,12 @@ export type LogRecord =
       readonly raw: string;
       /** Why the line is not an entry, e.g. `invalid JSON: ...`, `invalid UTF-8`. */
       readonly reason: string;
+      /**
+       * Set on an unterminated last line that does not parse: a write still in
+       * progress (a live log) or cut short by a crash. It is not data yet, so
+       * the projector neither applies nor quarantines it, nor moves past it.
+       */
+      readonly tornTail?: true;
     };
 
 /** Options for {@link EventLog.read}. */

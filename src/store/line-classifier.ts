@@ -67,7 +67,11 @@ export class LineClassifier implements LineSink {
     const position = lineNo > this.#lastPosition ? lineNo : this.#lastPosition + 1;
     this.#lastPosition = position;
     if (position >= this.#fromPosition) {
-      this.#records.push({ kind: 'bad-line', position, line: lineNo, raw: preview, reason });
+      this.#records.push(
+        reason === TORN_TAIL_REASON
+          ? { kind: 'bad-line', position, line: lineNo, raw: preview, reason, tornTail: true }
+          : { kind: 'bad-line', position, line: lineNo, raw: preview, reason },
+      );
     }
   }
 
