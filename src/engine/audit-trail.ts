@@ -83,9 +83,11 @@ export class AuditTrail {
     return [...(this.#templates.get(id) ?? [])];
   }
 
-  /** A JSON-ready copy for snapshots. */
+  /** A JSON-ready copy for snapshots; later events do not show up in it. */
   toData(): AuditTrailData {
-    return { signRequests: [...this.#signRequests], templates: [...this.#templates] };
+    const copy = (map: Map<number, AuditEntry[]>) =>
+      [...map].map(([id, entries]) => [id, [...entries]] as const);
+    return { signRequests: copy(this.#signRequests), templates: copy(this.#templates) };
   }
 }
 

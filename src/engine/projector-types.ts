@@ -28,7 +28,13 @@ export interface ProjectorStart {
 }
 
 /** What applying one record did. */
-export type ApplyResult = 'applied' | 'no-op' | 'already-applied' | 'quarantined';
+export type ApplyResult =
+  | 'applied'
+  | 'no-op'
+  | 'already-applied'
+  | 'quarantined'
+  /** An unterminated last line (see `Projector.incompleteTail`): not data yet. */
+  | 'incomplete';
 
 /** Why a `halt` projector stopped; everything before `position` is applied. */
 export interface Halted {

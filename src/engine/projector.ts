@@ -34,6 +34,14 @@ const APPLIED: Result<ApplyResult, Halted> = ok('applied');
 const NO_OP: Result<ApplyResult, Halted> = ok('no-op');
 const ALREADY_APPLIED: Result<ApplyResult, Halted> = ok('already-applied');
 const QUARANTINED: Result<ApplyResult, Halted> = ok('quarantined');
+const INCOMPLETE: Result<ApplyResult, Halted> = ok('incomplete');
+
+/** Positions are safe integers; NaN, fractions or Infinity would corrupt the checkpoint. */
+const checkPosition = (value: number, name: string, least = 1): void => {
+  if (!Number.isSafeInteger(value) || value < least) {
+    throw new RangeError(`${name} must be an integer ≥ ${least} (got ${value})`);
+  }
+};
 
 /**
  * The embedded projection engine: applies log records one at a time (live) or
@@ -48,6 +56,7 @@ export class Projector {
   readonly #audit: AuditTrail | undefined;
   readonly #quarantine: QuarantineEntry[];
   #checkpoint: number;
+  #incompleteTail: { readonly position: number; readonly line: number } | undefined;
   #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
 
   constructor(options: ProjectorOptions = {}, start?: ProjectorStart) {
@@ -69,16 +78,30 @@ export class Projector {
     return this.#policy;
   }
 
-  /** Applies one event received live. Same rules and result as replaying it from a log. */
+  /**
+   * Applies one event received live. Same rules and result as replaying it
+   * from a log. Throws `RangeError` if `position` is not a non-negative safe
+   * integer: positions come from the log, so that is a programming error.
+   */
   apply(live: LiveEvent): Result<ApplyResult, Halted> {
-    const result = this.#process(live.position, undefined, live.receivedAt, live.event, live.raw);
-    return result;
+    checkPosition(live.position, 'position', 0);
+    return this.#process(live.position, undefined, live.receivedAt, live.event, live.raw);
   }
 
-  /** Applies one record read from a log. */
+  /** Applies one record read from a log (`RangeError` on an invalid position, as `apply`). */
   applyRecord(record: LogRecord): Result<ApplyResult, Halted> {
-    const result = this.#processRecord(record);
-    return result;
+    checkPosition(record.position, 'position', 0);
+    return this.#processRecord(record);
+  }
+
+  /**
+   * The unterminated last line met by the latest read, if it is still the
+   * last thing read: a write in progress on a live log, or one cut short by a
+   * crash. It was neither applied nor quarantined, and the checkpoint stays
+   * before it, so a later replay picks the line up once it is complete.
+   */
+  incompleteTail(): { readonly position: number; readonly line: number } | undefined {
+    return this.#incompleteTail;
   }
 
   /**
@@ -89,6 +112,7 @@ export class Projector {
     log: ReadableLog,
     options: ReplayOptions = {},
   ): Promise<Result<ProjectorStats, Halted>> {
+    if (options.until !== undefined) checkPosition(options.until, 'until', 0);
     const until = options.until ?? Number.POSITIVE_INFINITY;
     let processed = 0;
     for await (const batch of log.read({ fromPosition: this.#checkpoint + 1 })) {
@@ -109,6 +133,11 @@ export class Projector {
   #processRecord(record: LogRecord): Result<ApplyResult, Halted> {
     if (record.kind === 'bad-line') {
       if (record.position <= this.#checkpoint) return this.#alreadyApplied();
+      if (record.tornTail === true) {
+        this.#incompleteTail = { position: record.position, line: record.line };
+        return INCOMPLETE;
+      }
+      this.#incompleteTail = undefined;
       return this.#reject(record.position, record.line, record.raw, {
         kind: 'bad-line',
         message: record.reason,
@@ -130,6 +159,7 @@ export class Projector {
     raw: string | undefined,
   ): Result<ApplyResult, Halted> {
     if (position <= this.#checkpoint) return this.#alreadyApplied();
+    this.#incompleteTail = undefined;
     const decoded = decodeEvent(value, this.#decodeOptions);
     if (decoded.isErr()) {
       return this.#reject(position, line, raw ?? safeStringify(value), invalidEvent(decoded.error));

@@ -2,11 +2,13 @@ import { freeze } from 'immer';
 import { err, ok, type Result } from 'neverthrow';
 import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
 import type { ProjectionState } from '../projections/projection-state.js';
+import { markPublished } from '../projections/published-states.js';
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
 import { AuditTrail, type AuditTrailData } from './audit-trail.js';
 import { createProjector, type Projector } from './projector.js';
 import type { ProjectorOptions } from './projector-types.js';
 import type { QuarantineEntry } from './quarantine.js';
+import { snapshotContentProblem } from './snapshot-validation.js';
 
 /** The snapshot format tag. */
 export const SNAPSHOT_FORMAT = 'signfold.snapshot';
@@ -51,32 +53,6 @@ export const takeSnapshot = (projector: Projector): Snapshot => {
 
 const invalid = (message: string): SnapshotError => ({ kind: 'snapshot-invalid', message });
 
-const isRecordList = (value: unknown, idKey: string): value is Record<string, unknown>[] =>
-  Array.isArray(value) &&
-  value.every(
-    (r) =>
-      typeof r === 'object' &&
-      r !== null &&
-      Number.isSafeInteger((r as Record<string, unknown>)[idKey]),
-  );
-
-/** `[id, entries]` pairs, as {@link AuditTrail.toData} writes them. */
-const isTrailList = (value: unknown): boolean =>
-  Array.isArray(value) &&
-  value.every(
-    (pair) =>
-      Array.isArray(pair) &&
-      Number.isSafeInteger(pair[0]) &&
-      Array.isArray(pair[1]) &&
-      (pair[1] as unknown[]).every((e) => typeof e === 'object' && e !== null),
-  );
-
-const isAuditData = (value: unknown): value is AuditTrailData | null =>
-  value === null ||
-  (typeof value === 'object' &&
-    isTrailList((value as Record<string, unknown>).signRequests) &&
-    isTrailList((value as Record<string, unknown>).templates));
-
 const stateFrom = (s: Record<string, unknown>): ProjectionState => {
   const templates = new Map<TemplateId, TemplateView>();
   for (const t of s.templates as TemplateView[]) templates.set(t.id, freeze({ ...t }, true));
@@ -93,11 +69,13 @@ const stateFrom = (s: Record<string, unknown>): ProjectionState => {
     ofRequest.set(p.id, freeze({ ...p }, true));
   }
   for (const ofRequest of participants.values()) freeze(ofRequest);
-  return Object.freeze({
-    templates: freeze(templates),
-    signRequests: freeze(signRequests),
-    participants: freeze(participants),
-  });
+  return markPublished(
+    Object.freeze({
+      templates: freeze(templates),
+      signRequests: freeze(signRequests),
+      participants: freeze(participants),
+    }),
+  );
 };
 
 /**
@@ -124,17 +102,9 @@ export const restoreProjector = (
   if (typeof s.checkpoint !== 'number' || !Number.isSafeInteger(s.checkpoint) || s.checkpoint < 0) {
     return err(invalid('snapshot "checkpoint" must be a non-negative integer'));
   }
-  for (const [key, idKey] of [
-    ['templates', 'id'],
-    ['signRequests', 'id'],
-    ['participants', 'signRequestId'],
-  ] as const) {
-    if (!isRecordList(s[key], idKey))
-      return err(invalid(`snapshot "${key}" must be a list of records`));
-  }
-  if (!Array.isArray(s.quarantine)) return err(invalid('snapshot "quarantine" must be a list'));
-  if (!isAuditData(s.audit)) return err(invalid('snapshot "audit" must be null or audit trails'));
-  const auditData = s.audit;
+  const problem = snapshotContentProblem(s);
+  if (problem !== undefined) return err(invalid(`snapshot ${problem}`));
+  const auditData = s.audit as AuditTrailData | null;
   const keepAudit = options?.audit !== false;
   let state: ProjectionState;
   try {

@@ -1,5 +1,6 @@
 import { freeze } from 'immer';
 import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
+import { markPublished } from './published-states.js';
 import type { ParticipantView, SignRequestView, TemplateView } from './records.js';
 
 /**
@@ -14,9 +15,8 @@ export interface ProjectionState {
 
 // Deeply frozen (immer's `freeze` also makes the Maps refuse writes): the empty
 // Maps are shared by every state that never writes to them.
-const EMPTY: ProjectionState = freeze(
-  { templates: new Map(), signRequests: new Map(), participants: new Map() },
-  true,
+const EMPTY: ProjectionState = markPublished(
+  freeze({ templates: new Map(), signRequests: new Map(), participants: new Map() }, true),
 );
 
 /** The state before any event: three empty projections. */

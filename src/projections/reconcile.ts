@@ -1,4 +1,5 @@
 import type { ParticipantId } from '../ids.js';
+import { participantStatusText } from '../sign-request/participant-status.js';
 import type { SignRequest } from '../sign-request/sign-request.js';
 import type { ProjectionState } from './projection-state.js';
 
@@ -33,7 +34,9 @@ export type Difference =
 /**
  * Lists how the projection differs from the service's own representation of a
  * sign request, to find missed webhooks: request status, participants known
- * to one side only, participant statuses (unknown API statuses compare by text).
+ * to one side only (a participant is "unreported" only when the service lists
+ * every participant with its id), participant statuses (unknown API statuses
+ * compare by text).
  * An empty list means they agree.
  */
 export const reconcileSignRequest = (
@@ -79,7 +82,7 @@ export const reconcileSignRequest = (
       continue;
     }
     if (p.status === undefined) continue;
-    const text = typeof p.status === 'string' ? p.status : p.status.other;
+    const text = participantStatusText(p.status);
     if (text !== mine.status) {
       differences.push({
         kind: 'participant-status',
@@ -90,7 +93,10 @@ export const reconcileSignRequest = (
       });
     }
   }
-  for (const id of known.keys()) {
+  // Only a complete list can show that a participant is missing from the service's side.
+  const complete =
+    reported.participants !== undefined && reported.participants.every((p) => p.id !== undefined);
+  for (const id of complete ? known.keys() : []) {
     if (!seen.has(id)) {
       differences.push({
         kind: 'participant-unreported',

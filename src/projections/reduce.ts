@@ -5,6 +5,7 @@ import type { Conflict, IndexedConflict } from './conflict.js';
 import { applyEvent } from './dispatch.js';
 import { ImmerDraft } from './immer-draft.js';
 import type { ProjectionState } from './projection-state.js';
+import { isPublished, markPublished } from './published-states.js';
 import { WorkingCopy } from './working-copy.js';
 
 enableMapSet();
@@ -24,7 +25,8 @@ export const reduce = (
     outcome = applyEvent(new ImmerDraft(draft), event);
   });
   if (typeof outcome === 'object') return err(outcome);
-  return ok(next);
+  // immer froze what it made; untouched parts are the base's, frozen only if the base was ours.
+  return ok(isPublished(state) ? markPublished(next) : next);
 };
 
 /** The result of {@link fold}. */

@@ -2,6 +2,7 @@ import { type Draft, freeze } from 'immer';
 import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
 import type { ProjectionDraft, Recipe } from './projection-draft.js';
 import type { ProjectionState } from './projection-state.js';
+import { isPublished, markPublished } from './published-states.js';
 import type { ParticipantView, SignRequestView, TemplateView } from './records.js';
 
 type Participants = Map<ParticipantId, ParticipantView>;
@@ -29,11 +30,7 @@ export class WorkingCopy implements ProjectionDraft {
   #revealed = 0;
 
   constructor(base: ProjectionState) {
-    const published =
-      Object.isFrozen(base.templates) &&
-      Object.isFrozen(base.signRequests) &&
-      Object.isFrozen(base.participants);
-    if (published) {
+    if (isPublished(base)) {
       this.#templates = base.templates as Map<TemplateId, TemplateView>;
       this.#signRequests = base.signRequests as Map<SignRequestId, SignRequestView>;
       this.#participants = base.participants as Map<SignRequestId, Participants>;
@@ -52,7 +49,12 @@ export class WorkingCopy implements ProjectionDraft {
 
   #adopt<K, V extends object>(source: ReadonlyMap<K, V>): Map<K, V> {
     const mine = new Map<K, V>();
-    for (const [key, record] of source) mine.set(key, this.#made({ ...record }));
+    for (const [key, record] of source) {
+      const copy = { ...record } as Record<string, unknown>;
+      // The only nested value a record holds; copy it so publishing never freezes the caller's.
+      if (Array.isArray(copy.fields)) copy.fields = freeze(structuredClone(copy.fields), true);
+      mine.set(key, this.#made(copy as V));
+    }
     this.#collections.push(mine);
     return mine;
   }
@@ -157,18 +159,6 @@ export class WorkingCopy implements ProjectionDraft {
   }
 
   /**
-   * The current state without freezing anything: valid only until the next
-   * write. For reads inside the engine; hand users {@link publish}.
-   */
-  view(): ProjectionState {
-    return {
-      templates: this.#templates,
-      signRequests: this.#signRequests,
-      participants: this.#participants,
-    };
-  }
-
-  /**
    * Freezes everything this copy made and returns the resulting immutable
    * state. The copy stays usable: later writes copy again on first touch.
    * Records hold primitives only (loaded `fields` are frozen when loaded), so
@@ -181,10 +171,12 @@ export class WorkingCopy implements ProjectionDraft {
     this.#records = [];
     this.#collections = [];
     this.#revealed = 0;
-    return Object.freeze({
-      templates: this.#templates,
-      signRequests: this.#signRequests,
-      participants: this.#participants,
-    });
+    return markPublished(
+      Object.freeze({
+        templates: this.#templates,
+        signRequests: this.#signRequests,
+        participants: this.#participants,
+      }),
+    );
   }
 }

@@ -39,9 +39,11 @@ export const writeSnapshotFile = async (
 ): Promise<Result<void, SnapshotFileError>> => {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
+    // Serialise before the first await: the caller's projector may move on meanwhile.
+    const text = JSON.stringify(snapshot);
     const handle = await open(temporary, 'w');
     try {
-      await handle.writeFile(JSON.stringify(snapshot));
+      await handle.writeFile(text);
       await handle.sync();
     } finally {
       await handle.close();

@@ -71,7 +71,6 @@ describe('reconcileSignRequest', () => {
         { id: 5, status: 'Signed' },
         { id: 6 }, // no status: nothing to compare
         { id: 99, status: 'Sent' },
-        { name: 'no id' },
       ]),
     );
     expect(differences).toEqual([
@@ -88,6 +87,21 @@ describe('reconcileSignRequest', () => {
       'participant 5: projection says sent, service says signed',
       'participant 99 is reported by the service but not in the projection',
       'participant 7 is in the projection but the service does not report it',
+    ]);
+  });
+
+  it('calls no participant unreported when the service list is incomplete', () => {
+    // A participant without an id, or no list at all, could be any projected participant.
+    const withoutId = reported(1000, 'Sent', [{ id: 5 }, { id: 6 }, { name: 'no id' }]);
+    const { participants: _omitted, ...withoutList } = withoutId;
+    for (const representation of [withoutId, withoutList]) {
+      const differences = reconcileSignRequest(STATE, representation);
+      expect(differences.filter((d) => d.kind === 'participant-unreported')).toEqual([]);
+    }
+    // The same projection against a complete list does report participant 7.
+    const complete = reconcileSignRequest(STATE, reported(1000, 'Sent', [{ id: 5 }, { id: 6 }]));
+    expect(complete).toEqual([
+      expect.objectContaining({ kind: 'participant-unreported', participantId: 7 }),
     ]);
   });
 
