@@ -8,8 +8,7 @@
 import { realpathSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { createProjector } from '../dist/index.js';
-import { openFileEventLog } from '../dist/store/file-event-log.js';
+import { createProjector, openFileEventLog } from '../dist/index.js';
 
 /** The header carrying the delivery id. The spec (section 6.4) names none: use your provider's. */
 export const DELIVERY_HEADER = 'x-delivery-id';

@@ -10,11 +10,11 @@
  * - `README.md`: what the files hold and what was inserted where (generated here so
  *   it stays true).
  *
- * Usage: `node scripts/generate-example.js` (no build needed). The output is
- * byte-identical from run to run.
+ * Usage: `node scripts/generate-example.js [out-dir]` (no build needed; `out-dir`
+ * defaults to `examples/`). The output is byte-identical from run to run.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   envelopes,
@@ -29,7 +29,7 @@ const TEMPLATES_PER_COMPANY = 3;
 const SIGN_REQUESTS = 400;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outDir = join(root, 'examples');
+const outDir = process.argv[2] === undefined ? join(root, 'examples') : resolve(process.argv[2]);
 
 /** A 1×1 PNG (8-bit grey + alpha, one transparent pixel), base64. */
 const PNG_1X1 =

@@ -24,14 +24,45 @@ const shorten = (message: string): string => {
   return first.charAt(0).toLowerCase() + first.slice(1);
 };
 
+/** A negative decimal integer: a value, never a flag, even though it starts with a dash. */
+const NEGATIVE_INTEGER = /^-\d+$/;
+
+/**
+ * Joins `--flag -5` into `--flag=-5` for string flags: `parseArgs` refuses a
+ * value starting with a dash as ambiguous, but a negative number cannot be a
+ * flag. Stops at a `--` terminator.
+ */
+const attachNegativeValues = (args: readonly string[], options: OptionTable): string[] => {
+  const joined: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] ?? '';
+    if (arg === '--') {
+      joined.push(...args.slice(index));
+      break;
+    }
+    const next = args[index + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    const isStringFlag =
+      name !== undefined && Object.hasOwn(options, name) && options[name]?.type === 'string';
+    if (isStringFlag && next !== undefined && NEGATIVE_INTEGER.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index += 1;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+};
+
 /**
  * Parses `args` strictly against `options` (plus `--help`). Unknown flags, a
  * missing flag value, or a value given to a boolean flag throw a usage error.
+ * A string flag may take a negative integer as its next word (`--id -5`).
  */
 export const parseCommandArgs = (args: readonly string[], options: OptionTable): ParsedArgs => {
   try {
     const { values, positionals } = parseArgs({
-      args: [...args],
+      args: attachNegativeValues(args, options),
       options: { ...HELP_OPTION, ...options },
       allowPositionals: true,
       strict: true,
@@ -68,13 +99,12 @@ export const stringFlag = (parsed: ParsedArgs, name: string): string | undefined
 export const booleanFlag = (parsed: ParsedArgs, name: string): boolean =>
   parsed.values[name] === true;
 
-/** Parses a non-negative safe integer written in decimal digits, or throws a usage error. */
-export const integerFlag = (flag: string, value: string, minimum = 0): number => {
-  // Number() would accept '', ' 1', '1e3' and '0x10': only plain digits are a position or an id.
+/** Parses a non-negative safe integer written in decimal digits (a position), or throws a usage error. */
+export const integerFlag = (flag: string, value: string): number => {
+  // Number() would accept '', ' 1', '1e3' and '0x10': only plain digits are a position.
   const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < minimum) {
-    const what = minimum > 0 ? 'a positive integer' : 'a non-negative integer';
-    throw usageError(`${flag} must be ${what} (got '${value}')`);
+  if (!Number.isSafeInteger(parsed)) {
+    throw usageError(`${flag} must be a non-negative integer (got '${value}')`);
   }
   return parsed;
 };
@@ -90,4 +120,17 @@ export const choiceFlag = <T extends string>(
     throw usageError(`${flag} must be one of ${choices.join(', ')} (got '${value}')`);
   }
   return found;
+};
+
+/**
+ * Parses a safe integer written in decimal digits with an optional minus
+ * sign (an id: events accept any safe integer, 0 and negatives included), or
+ * throws a usage error. `-0` is 0.
+ */
+export const idFlag = (flag: string, value: string): number => {
+  const parsed = /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed)) {
+    throw usageError(`${flag} must be an integer (got '${value}')`);
+  }
+  return parsed === 0 ? 0 : parsed;
 };

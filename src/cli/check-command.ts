@@ -1,13 +1,17 @@
 /**
  * `signfold check LOG`: lints a log for CI. Prints every bad line and
  * conflict as `LOG:LINE: position P: reason` (the `file:line:` prefix editors
- * and CI annotators understand), then a count. Exit 1 if there is any.
+ * and CI annotators understand), then a count. Exit 1 if there is any. An
+ * unterminated, unparsable last line (torn tail) counts as a problem here,
+ * although `replay` merely reports it: in a file being linted it is most
+ * likely a write cut short.
  */
 import { createProjector } from '../engine/projector.js';
+import { TORN_TAIL_REASON } from '../store/line-classifier.js';
 import { booleanFlag, expectPositionals, type OptionTable, parseCommandArgs } from './args.js';
 import { EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
-import { describeReason, splitQuarantine } from './quarantine-format.js';
+import { type BadRecord, describeReason, splitQuarantine } from './quarantine-format.js';
 import { replayLogFile } from './replay-log.js';
 
 /** The flags of `check`. */
@@ -28,7 +32,13 @@ export const checkCommand = async (args: readonly string[], io: CliIO): Promise<
     strict: booleanFlag(parsed, 'strict'),
   });
   const run = await replayLogFile(projector, log, io);
-  const problems = projector.quarantine();
+  const problems: BadRecord[] = [...projector.quarantine()];
+  // The projector leaves an unterminated, unparsable last line alone (a writer may still be
+  // appending it), but in a file being linted it is most likely a write cut short: report it.
+  const tail = projector.incompleteTail();
+  if (tail !== undefined) {
+    problems.push({ ...tail, reason: { kind: 'bad-line', message: TORN_TAIL_REASON } });
+  }
   writeLines(
     io.stdout,
     problems.map(
@@ -36,13 +46,14 @@ export const checkCommand = async (args: readonly string[], io: CliIO): Promise<
         `${log}:${entry.line ?? '?'}: position ${entry.position}: ${describeReason(entry)}`,
     ),
   );
+  const records = run.processed + (tail === undefined ? 0 : 1);
   if (problems.length === 0) {
-    io.stdout.write(`${log}: ok, ${run.processed} records, no problems\n`);
+    io.stdout.write(`${log}: ok, ${records} records, no problems\n`);
     return EXIT.ok;
   }
   const { invalid, conflicts } = splitQuarantine(problems);
   io.stdout.write(
-    `${log}: ${problems.length} problems in ${run.processed} records ` +
+    `${log}: ${problems.length} problems in ${records} records ` +
       `(${invalid} bad lines or invalid events, ${conflicts} conflicts)\n`,
   );
   return EXIT.findings;

@@ -40,3 +40,34 @@ export class CliError extends Error {
 
 /** A usage mistake (wrong flag, missing argument): exit 2 with a pointer to `--help`. */
 export const usageError = (message: string): CliError => new CliError(message, { usage: true });
+
+/**
+ * A one-line description of anything thrown, for `signfold: unexpected
+ * error: …`. Never throws itself: the value may be `null`, a string, an object
+ * without a prototype, one whose `message` or `toString` is a throwing getter,
+ * or a revoked proxy.
+ */
+export const describeThrown = (value: unknown): string => {
+  let text: string;
+  try {
+    const message = value instanceof Error ? value.message : undefined;
+    text = typeof message === 'string' && message !== '' ? message : String(value);
+  } catch {
+    try {
+      text = Object.prototype.toString.call(value);
+    } catch {
+      text = `(unprintable ${typeof value})`;
+    }
+  }
+  const line = text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return line === '' ? `(empty ${typeof value})` : line;
+};
+
+/** The stack of `value` if it is an `Error` that has one (for `SIGNFOLD_DEBUG=1`); never throws. */
+export const stackOf = (value: unknown): string | undefined => {
+  try {
+    return value instanceof Error && typeof value.stack === 'string' ? value.stack : undefined;
+  } catch {
+    return undefined;
+  }
+};

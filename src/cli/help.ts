@@ -29,7 +29,8 @@ by status of templates, sign requests and participants, quarantined records
 Options:
   --until N              stop after log position N (state as of N)
   --json                 print the projections, quarantine, stats and checkpoint as JSON
-  --snapshot FILE        write a snapshot of the result to FILE (not after a halt)
+  --snapshot FILE        write a snapshot of the result to FILE (not after a halt;
+                         never the log itself)
   --from-snapshot FILE   start from a snapshot and replay only the records after it
   --policy skip|halt     skip (default): quarantine bad records and go on;
                          halt: stop at the first one (exit 1)
@@ -40,7 +41,7 @@ Exit codes: 0 replayed, 1 halted (--policy halt), 2 usage or input error.`,
 
 Lint LOG: print each bad line, invalid event and conflict as
   LOG:LINE: position P: reason
-then a count.
+then a count. A torn last line (no newline, not JSON) is a problem too.
 
 Options:
   --strict     also reject events carrying members the spec does not list
@@ -54,7 +55,7 @@ participants (status, role, views, downloads) and the timeline of every event
 that touched it (position, received at, type, participant, outcome).
 
 Options:
-  --sign-request ID   the sign request to show (required)
+  --sign-request ID   the sign request to show (required; any integer, e.g. -5)
   --until N           as of log position N
   -h, --help          show this help
 

@@ -10,6 +10,7 @@ import { listParticipants } from '../projections/projection-state.js';
 import type { SignRequestView } from '../projections/records.js';
 import {
   expectPositionals,
+  idFlag,
   integerFlag,
   type OptionTable,
   parseCommandArgs,
@@ -95,7 +96,7 @@ export const inspectCommand = async (args: readonly string[], io: CliIO): Promis
   const [log = ''] = expectPositionals(parsed.positionals, ['LOG']);
   const rawId = stringFlag(parsed, 'sign-request');
   if (rawId === undefined) throw usageError('missing --sign-request ID');
-  const id = signRequestId(integerFlag('--sign-request', rawId, 1));
+  const id = signRequestId(idFlag('--sign-request', rawId));
   const rawUntil = stringFlag(parsed, 'until');
   const until = rawUntil === undefined ? undefined : integerFlag('--until', rawUntil);
   // The audit trail is the point of inspect; skip so the timeline shows conflicts too.

@@ -4,7 +4,8 @@
  * appending to is safe, and no torn tail is moved aside behind its back.
  */
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { err } from 'neverthrow';
 import type { EventLog } from '../engine/event-log.js';
 import { readFileEventLog } from '../store/file-record-stream.js';
@@ -50,4 +51,42 @@ export const openReadOnlyLog = async (path: string): Promise<EventLog> => {
     read: (options) => readFileEventLog(path, options),
     close: () => Promise.resolve(),
   };
+};
+
+/** The file's identity (device and inode, exact as bigints), or `undefined` if it cannot be had. */
+const identity = async (path: string): Promise<string | undefined> => {
+  try {
+    const info = await stat(path, { bigint: true });
+    return `${info.dev}:${info.ino}`;
+  } catch {
+    return undefined;
+  }
+};
+
+/** `path` with its directory's symbolic links resolved (the file itself may not exist yet). */
+const resolvedPath = async (path: string): Promise<string | undefined> => {
+  try {
+    return await realpath(path);
+  } catch {
+    try {
+      return join(await realpath(dirname(resolve(path))), basename(path));
+    } catch {
+      return undefined;
+    }
+  }
+};
+
+/**
+ * Whether `target` names the same file as `existing` (which exists): the same
+ * path once symbolic links are resolved, or the same device and inode (a hard
+ * link). Writing to `target` would then replace `existing`.
+ */
+export const isSameFile = async (target: string, existing: string): Promise<boolean> => {
+  const [targetId, existingId] = await Promise.all([identity(target), identity(existing)]);
+  if (targetId !== undefined && targetId === existingId) return true;
+  const [targetPath, existingPath] = await Promise.all([
+    resolvedPath(target),
+    resolvedPath(existing),
+  ]);
+  return targetPath !== undefined && targetPath === existingPath;
 };

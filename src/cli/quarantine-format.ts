@@ -29,7 +29,7 @@ export const describeEntry = (entry: BadRecord): string =>
 
 /** Conflicts versus everything else (bad lines and invalid events). */
 export const splitQuarantine = (
-  entries: readonly QuarantineEntry[],
+  entries: readonly BadRecord[],
 ): { readonly conflicts: number; readonly invalid: number } => {
   let conflicts = 0;
   for (const entry of entries) if (entry.reason.kind === 'conflict') conflicts += 1;

@@ -21,7 +21,7 @@ import {
 } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
-import { ensureReadableFile } from './log-source.js';
+import { ensureReadableFile, isSameFile } from './log-source.js';
 import { describeEntry } from './quarantine-format.js';
 import { replayLogFile } from './replay-log.js';
 import { formatSummary, type ReplayReport, toJsonReport } from './replay-report.js';
@@ -82,6 +82,12 @@ export const replayCommand = async (args: readonly string[], io: CliIO): Promise
   const options = parseReplayArgs(args);
   // Check the log before a possibly large snapshot is read: fail fast on a typo.
   await ensureReadableFile(options.log);
+  // The snapshot replaces its file: never let it replace the log (the CLI never modifies a log).
+  if (options.snapshot !== undefined && (await isSameFile(options.snapshot, options.log))) {
+    throw usageError(
+      `--snapshot ${options.snapshot} is the same file as the log ${options.log}; refusing to overwrite the log`,
+    );
+  }
   const projector =
     options.fromSnapshot === undefined
       ? createProjector({ audit: false, policy: options.policy })

@@ -75,6 +75,15 @@ export const formatSummary = (report: ReplayReport): string[] => {
       `  … and ${quarantine.length - LISTED_QUARANTINE} more (see --json or signfold check)`,
     );
   }
+  const tail = projector.incompleteTail();
+  if (tail !== undefined) {
+    lines.push(
+      row(
+        'Incomplete last line',
+        `line ${tail.line} (not applied; a writer may still be appending, or a write was cut short)`,
+      ),
+    );
+  }
   const halted = haltOf(report);
   if (halted !== undefined) lines.push(row('Halted', `at ${describeEntry(halted)}`));
   lines.push(row('Checkpoint', String(projector.checkpoint)));
@@ -99,6 +108,7 @@ export const toJsonReport = (report: ReplayReport): Record<string, unknown> => {
     stats: projector.stats(),
     counts: countProjections(state),
     halted: halted ?? null,
+    incompleteTail: projector.incompleteTail() ?? null,
     templates: [...listTemplates(state)],
     signRequests: [...listSignRequests(state)],
     participants: [...listParticipants(state)],

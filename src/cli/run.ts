@@ -4,7 +4,7 @@
  * trace (unless `SIGNFOLD_DEBUG=1`).
  */
 import { checkCommand } from './check-command.js';
-import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
+import { CliError, describeThrown, EXIT, type ExitCode, stackOf, usageError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { COMMAND_HELP, OVERVIEW } from './help.js';
 import { inspectCommand } from './inspect-command.js';
@@ -71,18 +71,25 @@ const dispatch = async (argv: readonly string[], io: CliIO): Promise<ExitCode> =
 /** Keeps an error message to one line. */
 const oneLine = (text: string): string => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 
+/** `instanceof` that cannot throw (it does on a revoked proxy). */
+const isInstance = <T>(value: unknown, type: abstract new (...args: never[]) => T): value is T => {
+  try {
+    return value instanceof type;
+  } catch {
+    return false;
+  }
+};
+
 /** Reports `cause` on stderr and returns its exit code. */
 const report = (cause: unknown, io: CliIO): ExitCode => {
-  if (cause instanceof CliError) {
+  if (isInstance(cause, CliError)) {
     const hint = cause.usage ? ` (see 'signfold --help')` : '';
     io.stderr.write(`signfold: ${oneLine(cause.message)}${hint}\n`);
     return cause.exitCode;
   }
-  const message = cause instanceof Error ? cause.message : String(cause);
-  io.stderr.write(`signfold: unexpected error: ${oneLine(message)}\n`);
-  if (io.debug === true && cause instanceof Error && cause.stack !== undefined) {
-    io.stderr.write(`${cause.stack}\n`);
-  }
+  io.stderr.write(`signfold: unexpected error: ${describeThrown(cause)}\n`);
+  const stack = io.debug === true ? stackOf(cause) : undefined;
+  if (stack !== undefined) io.stderr.write(`${stack}\n`);
   return EXIT.failure;
 };
 

@@ -7,14 +7,13 @@ import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
 import type {
   AppendItem,
-  AppendOptions,
   AppendOutcome,
   BatchEventLog,
   LogError,
   LogRecord,
   ReadOptions,
 } from '../engine/event-log.js';
-import { AppendPlanner, type AppendState } from './append-planner.js';
+import { AppendPlanner, type AppendState, appendOne } from './append-planner.js';
 import { encodeItems } from './envelope.js';
 import { type FileHandleIO, type FileIO, nodeFileIO, writeFully } from './file-io.js';
 import {
@@ -26,7 +25,7 @@ import {
 } from './file-record-stream.js';
 import { GroupCommitQueue } from './group-commit.js';
 import { closedError, EventLogReadError, ioError } from './log-error.js';
-import { DEFAULT_MAX_EVENT_BYTES, type WriteLimits } from './log-limits.js';
+import { writeLimits } from './log-limits.js';
 import { setAsideTornTail, type TornTail } from './torn-tail.js';
 
 /** Re-exported so users of the file log need only this module. */
@@ -114,8 +113,9 @@ const endsWithoutNewline = async (handle: FileHandleIO, size: number): Promise<b
  * the file to rebuild the last position and the delivery ids, sets aside a
  * torn last line (see {@link FileEventLog.tornTail}), and remembers to add
  * the newline a complete but unterminated last line lacks. Fails with an
- * `io` error if the file cannot be opened, read or repaired; throws a
- * `RangeError` for a nonsensical option.
+ * `io` error if the file cannot be opened, read or repaired; rejects with a
+ * `RangeError` if `maxLineBytes`, `maxEventBytes` or `chunkBytes` is not a
+ * positive safe integer.
  */
 export const openFileEventLog = async (
   path: string,
@@ -124,10 +124,7 @@ export const openFileEventLog = async (
   const io = options?.io ?? nodeFileIO;
   const now = options?.now ?? (() => new Date());
   const settings = streamSettings({ ...options, fromPosition: 1 });
-  const limits: WriteLimits = {
-    maxLineBytes: settings.maxLineBytes,
-    maxEventBytes: options?.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
-  };
+  const limits = writeLimits(options ?? {});
   let handle: FileHandleIO;
   try {
     handle = await io.open(path, 'read-write');
@@ -224,14 +221,6 @@ export const openFileEventLog = async (
     return new Promise((settle) => queue.push({ items, settle }));
   };
 
-  const append = async (
-    event: unknown,
-    appendOptions?: AppendOptions,
-  ): Promise<Result<AppendOutcome, LogError>> => {
-    const result = await appendBatch([{ ...appendOptions, event }]);
-    return result.map((outcomes) => outcomes[0] as AppendOutcome);
-  };
-
   async function* read(readOptions?: ReadOptions): AsyncGenerator<readonly LogRecord[]> {
     if (closing !== undefined) throw new EventLogReadError(closedError('read'));
     // Only acknowledged bytes: a group being written (or a failed one) is not replayed.
@@ -250,9 +239,23 @@ export const openFileEventLog = async (
     }
   }
 
+  /**
+   * Performs a cut-back that failed after a failed append (`needsTruncate`),
+   * so closing never leaves unacknowledged bytes behind for the next open.
+   */
+  const cutBack = async (): Promise<void> => {
+    if (!needsTruncate) return;
+    await handle.truncate(committed);
+    if (durable) await handle.sync();
+    needsTruncate = false;
+  };
+
   const close = (): Promise<void> => {
     closing ??= queue
       .idle()
+      .then(cutBack)
+      // If even this cut fails, the bytes stay as after a crash (see docs/log-format.md).
+      .catch(() => undefined)
       .then(() => handle.close())
       .catch(() => undefined);
     return closing;
@@ -264,7 +267,7 @@ export const openFileEventLog = async (
     get lastPosition() {
       return state.lastPosition;
     },
-    append,
+    append: appendOne(appendBatch),
     appendBatch,
     read,
     close,

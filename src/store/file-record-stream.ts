@@ -10,7 +10,7 @@ import { nodeFileIO } from './file-io.js';
 import { LineClassifier, TORN_TAIL_REASON } from './line-classifier.js';
 import { LineSplitter, type SplitTail } from './line-splitter.js';
 import { EventLogReadError, ioError } from './log-error.js';
-import { DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES } from './log-limits.js';
+import { byteLimit, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES } from './log-limits.js';
 import { firstPosition } from './read-position.js';
 
 /** An unterminated last line that is not JSON: what a write cut short by a crash leaves. */
@@ -40,19 +40,10 @@ export interface StreamSettings {
   readonly onTorn?: (fragment: TornFragment) => void;
 }
 
-/** Validates a byte-size option, which must be a positive integer. */
-const positive = (value: number | undefined, fallback: number, name: string): number => {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive integer (got ${value})`);
-  }
-  return value;
-};
-
 /** Resolves reader options against the defaults; throws `RangeError` on a nonsensical value. */
 export const streamSettings = (options: FileReadOptions | undefined): StreamSettings => ({
-  maxLineBytes: positive(options?.maxLineBytes, DEFAULT_MAX_LINE_BYTES, 'maxLineBytes'),
-  chunkBytes: positive(options?.chunkBytes, DEFAULT_CHUNK_BYTES, 'chunkBytes'),
+  maxLineBytes: byteLimit(options?.maxLineBytes, DEFAULT_MAX_LINE_BYTES, 'maxLineBytes'),
+  chunkBytes: byteLimit(options?.chunkBytes, DEFAULT_CHUNK_BYTES, 'chunkBytes'),
   fromPosition: firstPosition(options?.fromPosition),
 });
 

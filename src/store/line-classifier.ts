@@ -37,11 +37,6 @@ export class LineClassifier implements LineSink {
     this.#fromPosition = fromPosition;
   }
 
-  /** The highest position assigned so far (0 before the first record). */
-  get lastPosition(): number {
-    return this.#lastPosition;
-  }
-
   /** Returns the records collected since the last call and starts a new batch. */
   take(): LogRecord[] {
     const records = this.#records;

@@ -200,7 +200,9 @@ export class LineSplitter {
       const found = chunk.indexOf(NEWLINE, from);
       const end = found === -1 || found > last ? last : found;
       if (end - from > this.#maxLineBytes) {
-        const preview = previewOf(chunk.toString('utf8', from, from + PREVIEW_BYTES));
+        const preview = previewOf(
+          chunk.toString('utf8', from, Math.min(end, from + PREVIEW_BYTES)),
+        );
         this.#sink.badLine(preview, this.#lineNo, tooLong(end - from, this.#maxLineBytes));
       } else {
         this.#bytesLine(chunk, from, end, this.#lineNo);

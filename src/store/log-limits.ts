@@ -29,3 +29,25 @@ export interface WriteLimits extends ReadLimits {
   /** Largest accepted serialized event in bytes. */
   readonly maxEventBytes: number;
 }
+
+/**
+ * Validates a byte-size option: `undefined` means `fallback`; anything but a
+ * positive safe integer (0, a negative, a fraction, `NaN`, `Infinity`) throws
+ * a `RangeError` naming the option.
+ */
+export const byteLimit = (value: number | undefined, fallback: number, name: string): number => {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive integer (got ${value})`);
+  }
+  return value;
+};
+
+/** Resolves and validates the writer limits of a log; throws `RangeError` on a nonsensical value. */
+export const writeLimits = (options: {
+  readonly maxEventBytes?: number | undefined;
+  readonly maxLineBytes?: number | undefined;
+}): WriteLimits => ({
+  maxEventBytes: byteLimit(options.maxEventBytes, DEFAULT_MAX_EVENT_BYTES, 'maxEventBytes'),
+  maxLineBytes: byteLimit(options.maxLineBytes, DEFAULT_MAX_LINE_BYTES, 'maxLineBytes'),
+});

@@ -8,22 +8,16 @@
 import { err, ok, type Result } from 'neverthrow';
 import type {
   AppendItem,
-  AppendOptions,
   AppendOutcome,
   BatchEventLog,
   LogError,
   LogRecord,
   ReadOptions,
 } from '../engine/event-log.js';
-import { AppendPlanner, type AppendState, type PlannedEntry } from './append-planner.js';
+import { AppendPlanner, type AppendState, appendOne, type PlannedEntry } from './append-planner.js';
 import { encodeItems } from './envelope.js';
 import { closedError, EventLogReadError } from './log-error.js';
-import {
-  DEFAULT_MAX_EVENT_BYTES,
-  DEFAULT_MAX_LINE_BYTES,
-  MEMORY_BATCH_SIZE,
-  type WriteLimits,
-} from './log-limits.js';
+import { MEMORY_BATCH_SIZE, writeLimits } from './log-limits.js';
 import { firstPosition } from './read-position.js';
 
 /** Options for {@link createMemoryEventLog}. */
@@ -53,12 +47,12 @@ const toRecord = (entry: PlannedEntry): LogRecord => ({
   raw: entry.line,
 });
 
-/** Creates an empty in-memory event log. */
+/**
+ * Creates an empty in-memory event log. Throws a `RangeError` if
+ * `maxEventBytes` or `maxLineBytes` is not a positive safe integer.
+ */
 export const createMemoryEventLog = (options?: MemoryEventLogOptions): MemoryEventLog => {
-  const limits: WriteLimits = {
-    maxEventBytes: options?.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
-    maxLineBytes: options?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-  };
+  const limits = writeLimits(options ?? {});
   const now = options?.now ?? (() => new Date());
   const state: AppendState = { lastPosition: 0, deliveryIds: new Map() };
   const entries: PlannedEntry[] = [];
@@ -78,14 +72,6 @@ export const createMemoryEventLog = (options?: MemoryEventLogOptions): MemoryEve
     return ok(outcomes);
   };
 
-  const append = async (
-    event: unknown,
-    appendOptions?: AppendOptions,
-  ): Promise<Result<AppendOutcome, LogError>> => {
-    const result = await appendBatch([{ ...appendOptions, event }]);
-    return result.map((outcomes) => outcomes[0] as AppendOutcome);
-  };
-
   async function* read(readOptions?: ReadOptions): AsyncGenerator<readonly LogRecord[]> {
     if (closed) throw new EventLogReadError(closedError('read'));
     const from = firstPosition(readOptions?.fromPosition);
@@ -98,7 +84,7 @@ export const createMemoryEventLog = (options?: MemoryEventLogOptions): MemoryEve
   }
 
   return {
-    append,
+    append: appendOne(appendBatch),
     appendBatch,
     read,
     get lastPosition() {

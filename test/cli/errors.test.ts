@@ -57,7 +57,7 @@ describe('usage and input errors: exit 2, one line, no stack trace', () => {
     [
       'a non-numeric id',
       ['inspect', 'x', '--sign-request', '12a'],
-      /--sign-request must be a positive integer/,
+      /--sign-request must be an integer \(got '12a'\)/,
     ],
     ['help on an unknown command', ['help', 'frob'], /unknown command 'frob'/],
   ])('%s', async (_name, args, message) => {

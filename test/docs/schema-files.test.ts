@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { decodeEvent } from '../../src/events/decode-event.js';
 import { encodeEvent } from '../../src/events/encode-event.js';
-import { EVENT_MEMBERS, EVENT_TYPES } from '../../src/events/event-members.js';
+import {
+  EVENT_MEMBERS,
+  EVENT_TYPES,
+  WIRE_PARTICIPANT_NAME,
+} from '../../src/events/event-members.js';
 import { schemaFiles } from '../../src/schema-files.js';
 import { ev } from '../support/events.js';
 
@@ -33,15 +37,23 @@ describe('published JSON Schemas', () => {
         members.includes(name) ||
         (name === 'partcipantName' && members.includes('participantName'));
       expect(rule === false, `${type}.${name}`).toBe(!allowed);
-      const decoded = decodeEvent({
-        ...encodeEvent(ev(type)),
-        [name]: rule === false ? 1 : undefined,
-      });
       if (rule === false) {
+        const decoded = decodeEvent({ ...encodeEvent(ev(type)), [name]: 1 });
         expect(decoded.isErr() && decoded.error).toMatchObject({
           kind: 'member-not-allowed',
           path: name,
         });
+      } else {
+        // An allowed member, present with a valid value, decodes even in strict mode.
+        const withName: Record<string, unknown> = { ...encodeEvent(ev(type)) };
+        if (name === 'participantName') {
+          // The canonical spelling instead of the wire one.
+          withName.participantName = withName[WIRE_PARTICIPANT_NAME];
+          withName[WIRE_PARTICIPANT_NAME] = undefined;
+        }
+        expect(withName, `${type}.${name}`).toHaveProperty(name);
+        const decoded = decodeEvent(withName, { strict: true });
+        expect(decoded.isOk() && decoded.value, `${type}.${name}`).toEqual(ev(type));
       }
     }
   });

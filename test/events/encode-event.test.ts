@@ -1,8 +1,16 @@
 import fc from 'fast-check';
+import type { Result } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
+import type { DecodeError } from '../../src/decode-error.js';
 import { decodeEvent, decodeEventJson } from '../../src/events/decode-event.js';
 import { encodeEvent } from '../../src/events/encode-event.js';
-import { EVENT_TYPES, type EventType } from '../../src/events/event-members.js';
+import {
+  EVENT_MEMBERS,
+  EVENT_TYPES,
+  type EventType,
+  WIRE_PARTICIPANT_NAME,
+} from '../../src/events/event-members.js';
+import type { SignEvent } from '../../src/events/sign-event.js';
 import {
   hasParticipantName,
   signEventArb,
@@ -126,13 +134,33 @@ describe('round trip', () => {
 });
 
 describe('decoder totality', () => {
-  const neverThrows = (input: unknown, strict: boolean) => {
-    const result = decodeEvent(input, { strict });
-    expect(result.isOk() || result.isErr()).toBe(true);
-    if (result.isErr()) {
-      expect(result.error.message.length).toBeGreaterThan(0);
-      expect(typeof result.error.path).toBe('string');
+  /** Every member name some event type defines, plus `type` and the wire misspelling. */
+  const KNOWN_NAMES: readonly string[] = [
+    '',
+    'type',
+    WIRE_PARTICIPANT_NAME,
+    ...new Set(EVENT_TYPES.flatMap((type) => EVENT_MEMBERS[type])),
+  ];
+  /**
+   * A decode result is an event of a known type, or an error with a message and
+   * a path naming a member (known, or one of the input's own keys) or `''`.
+   */
+  const checkResult = (result: Result<SignEvent, DecodeError>, input: unknown) => {
+    if (result.isOk()) {
+      expect(EVENT_TYPES).toContain(result.value.type);
+      return;
     }
+    expect(result.error.message.length).toBeGreaterThan(0);
+    const ownKeys = typeof input === 'object' && input !== null ? Object.keys(input) : [];
+    expect([...KNOWN_NAMES, ...ownKeys]).toContain(result.error.path);
+  };
+  const neverThrows = (input: unknown, strict: boolean) => {
+    let result: Result<SignEvent, DecodeError> | undefined;
+    expect(() => {
+      result = decodeEvent(input, { strict });
+    }).not.toThrow();
+    if (result === undefined) throw new Error('unreachable: decodeEvent returned nothing');
+    checkResult(result, input);
   };
 
   it('never throws on arbitrary JSON values', () => {
@@ -168,8 +196,18 @@ describe('decoder totality', () => {
   it('never throws on arbitrary text given to decodeEventJson', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.json()), (text) => {
-        const result = decodeEventJson(text);
-        expect(result.isOk() || result.isErr()).toBe(true);
+        let result: Result<SignEvent, DecodeError> | undefined;
+        expect(() => {
+          result = decodeEventJson(text);
+        }).not.toThrow();
+        if (result === undefined) throw new Error('unreachable: decodeEventJson returned nothing');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // Not JSON: the error's path must be ''.
+        }
+        checkResult(result, parsed);
       }),
       RUNS,
     );

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SignEvent } from '../../src/events/sign-event.js';
-import { companyId, participantId, signRequestId, templateId } from '../../src/ids.js';
+import { companyId, signRequestId, templateId } from '../../src/ids.js';
 import type { Conflict } from '../../src/projections/conflict.js';
 import { loadSignRequest } from '../../src/projections/load-sign-request.js';
 import {
-  getParticipant,
   getSignRequest,
   getTemplate,
   initialState,
@@ -260,7 +259,7 @@ describe('sign request: deletion', () => {
     const state = given(ev('sign-request-deleted'));
     const conflict = whenConflict(state, ev('participant-signed'));
     expect(conflict).toMatchObject({ kind: 'deleted', currentStatus: 'draft' });
-    expect(getParticipant(state, R, participantId(5))).toBeUndefined();
+    // whenConflict checks that fold's resulting state equals `state`: no participant was created.
   });
 
   it('isolation and references are checked before deletion', () => {
@@ -315,14 +314,12 @@ describe('sign request: template references', () => {
       eventType: 'sign-request-sent',
     });
     expect(conflict.message).toContain('1000');
-    expect(request(state)).toBeUndefined();
   });
 
   it('sign-request-sent of a draft request naming a deleted template conflicts too', () => {
     const state = whenApplied(givenDraft(), ev('template-deleted', { templateId: 100 }));
     const conflict = whenConflict(state, ev('sign-request-sent', { templateId: 100 }));
     expect(conflict).toMatchObject({ kind: 'deleted', entity: 'template', id: 100 });
-    expect(request(state)?.status).toBe('draft');
   });
 
   it('a template that is only inactive does not stop sign-request-sent', () => {
@@ -352,7 +349,6 @@ describe('sign request: isolation', () => {
         recordCompanyId: 1,
         eventCompanyId: 2,
       });
-      expect(request(state)?.name).toBe('NDA for Ada');
     },
   );
 });

@@ -396,6 +396,8 @@ export const eventStreamArb = (options: EventStreamOptions = {}): fc.Arbitrary<S
     fc.array(streamEventArb(world), {
       minLength: options.minLength ?? 0,
       maxLength: options.maxLength ?? 40,
+      // fast-check's default size caps arrays at 10 elements whatever maxLength says.
+      size: 'max',
     }),
   );
 

@@ -57,7 +57,8 @@ export const rawStreamArb = (options: RawStreamOptions = {}): fc.Arbitrary<Strea
         arbitrary: badLineTextArb.map((text) => ({ kind: 'bad-line', text })),
       });
     }
-    return fc.array(fc.oneof(...items), { maxLength: options.maxLength ?? 40 });
+    // size 'max': fast-check's default size caps arrays at 10 elements whatever maxLength says.
+    return fc.array(fc.oneof(...items), { maxLength: options.maxLength ?? 40, size: 'max' });
   });
 
 /** A deterministic receive time for a position. */

@@ -1,0 +1,54 @@
+/**
+ * The published package: importing `signfold` by name (Node resolves a
+ * package's own name through its `exports` map) gives the runtime API of
+ * `src/index.ts`, and the declared types exist. Needs `dist/`, which the
+ * global setup (test/support/ensure-build.ts) keeps up to date.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import * as source from '../../src/index.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  exports: Record<string, { types?: string; import?: string } | string>;
+};
+const main = manifest.exports['.'];
+
+describe('package exports', () => {
+  it('importing the package by name gives exactly the runtime exports of src/index.ts', async () => {
+    // By a variable name, so the type checker (which runs before the build) does not resolve it.
+    const name: string = manifest.name;
+    expect(name).toBe('signfold');
+    const published = (await import(name)) as Record<string, unknown>;
+    const expected = Object.keys(source).sort();
+    expect(expected.length).toBeGreaterThan(10);
+    expect(Object.keys(published).sort()).toEqual(expected);
+    // Loaded from dist/, not the sources under test: distinct module instances.
+    expect(published.createProjector).not.toBe(source.createProjector);
+    // Same kinds of value, name by name (a function stays a function, a constant keeps its value).
+    for (const key of expected) {
+      const ours = (source as Record<string, unknown>)[key];
+      const theirs = published[key];
+      expect(typeof theirs, key).toBe(typeof ours);
+      if (typeof ours !== 'function' && typeof ours !== 'object') expect(theirs, key).toBe(ours);
+    }
+  });
+
+  it('resolves to the built file named by exports["."].import', async () => {
+    expect(typeof main).toBe('object');
+    const target = typeof main === 'object' ? main.import : undefined;
+    expect(target).toBe('./dist/index.js');
+    expect(import.meta.resolve(manifest.name)).toBe(pathToFileURL(join(ROOT, target ?? '')).href);
+  });
+
+  it('exports["."].types points at a declaration file that exists', () => {
+    const types = typeof main === 'object' ? main.types : undefined;
+    expect(types).toMatch(/\.d\.ts$/);
+    expect(existsSync(join(ROOT, types ?? 'missing'))).toBe(true);
+    // The declarations are those of the entry point the import condition names.
+    expect(types?.replace(/\.d\.ts$/, '.js')).toBe(typeof main === 'object' ? main.import : '');
+  });
+});
