@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/events/event-members.js';
-import type { SignEvent } from '../../src/events/sign-event.js';
 import {
   type CompanyId,
   companyId,
@@ -11,33 +10,16 @@ import {
   signRequestId,
   templateId,
 } from '../../src/ids.js';
-import type { Conflict } from '../../src/projections/conflict.js';
 import {
   getParticipant,
   getSignRequest,
   getTemplate,
-  initialState,
   type ProjectionState,
 } from '../../src/projections/projection-state.js';
 import type { ParticipantView, SignRequestView } from '../../src/projections/records.js';
 import { fold, reduce } from '../../src/projections/reduce.js';
 import { ev } from '../support/events.js';
-
-const given = (...events: SignEvent[]): ProjectionState => {
-  const { state, conflicts } = fold(initialState(), events);
-  expect(conflicts).toEqual([]);
-  return state;
-};
-const whenConflict = (state: ProjectionState, event: SignEvent): Conflict => {
-  const before = structuredClone(state);
-  const result = reduce(state, event);
-  if (result.isOk()) throw new Error(`expected a conflict, got ok`);
-  expect(state).toEqual(before);
-  const folded = fold(state, [event]);
-  expect(folded.conflicts).toEqual([{ ...result.error, index: 0 }]);
-  expect(folded.state).toEqual(state);
-  return result.error;
-};
+import { given, whenConflict } from '../support/specification.js';
 
 const R = signRequestId(1000);
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { SignEvent } from '../../src/events/sign-event.js';
 import { companyId, participantId, signRequestId } from '../../src/ids.js';
 import { loadSignRequest, type SnapshotOrigin } from '../../src/projections/load-sign-request.js';
 import {
@@ -9,16 +8,11 @@ import {
   listParticipants,
   type ProjectionState,
 } from '../../src/projections/projection-state.js';
-import { fold, reduce } from '../../src/projections/reduce.js';
+import { reduce } from '../../src/projections/reduce.js';
 import { decodeSignRequest } from '../../src/sign-request/decode-sign-request.js';
 import type { SignRequest } from '../../src/sign-request/sign-request.js';
 import { ev } from '../support/events.js';
-
-const given = (...events: SignEvent[]): ProjectionState => {
-  const { state, conflicts } = fold(initialState(), events);
-  expect(conflicts).toEqual([]);
-  return state;
-};
+import { given } from '../support/specification.js';
 
 const R = signRequestId(1000);
 const request = (state: ProjectionState) => getSignRequest(state, R);

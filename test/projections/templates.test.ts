@@ -1,48 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { SignEvent } from '../../src/events/sign-event.js';
 import { templateId } from '../../src/ids.js';
-import type { Conflict } from '../../src/projections/conflict.js';
 import {
   getTemplate,
   initialState,
   listTemplates,
   type ProjectionState,
 } from '../../src/projections/projection-state.js';
-import { fold, reduce } from '../../src/projections/reduce.js';
 import { ev } from '../support/events.js';
-
-// given / when / then helpers; `when*` also check that `fold` agrees with `reduce`.
-const given = (...events: SignEvent[]): ProjectionState => {
-  const { state, conflicts } = fold(initialState(), events);
-  expect(conflicts).toEqual([]);
-  return state;
-};
-const whenApplied = (state: ProjectionState, event: SignEvent): ProjectionState => {
-  const result = reduce(state, event);
-  if (result.isErr()) throw new Error(`expected ok, got conflict: ${result.error.message}`);
-  const folded = fold(state, [event]);
-  expect(folded.conflicts).toEqual([]);
-  expect(folded.state).toEqual(result.value);
-  return result.value;
-};
-const whenConflict = (state: ProjectionState, event: SignEvent): Conflict => {
-  const before = structuredClone(state);
-  const result = reduce(state, event);
-  if (result.isOk()) throw new Error(`expected a conflict, got ok`);
-  expect(state).toEqual(before);
-  const folded = fold(state, [event]);
-  expect(folded.conflicts).toEqual([{ ...result.error, index: 0 }]);
-  expect(folded.state).toEqual(state);
-  return result.error;
-};
-const whenNoOp = (state: ProjectionState, event: SignEvent): void => {
-  const result = reduce(state, event);
-  expect(result.isOk()).toBe(true);
-  expect(result._unsafeUnwrap()).toBe(state);
-  const folded = fold(state, [event]);
-  expect(folded.conflicts).toEqual([]);
-  expect(folded.state).toEqual(state);
-};
+import { given, whenApplied, whenConflict, whenNoOp } from '../support/specification.js';
 
 const T = templateId(100);
 const status = (state: ProjectionState) => getTemplate(state, T)?.status;

@@ -1,0 +1,50 @@
+/**
+ * Given / when / then helpers for reducer specifications (after Emmett's
+ * specifications). Every `when*` runs the event through both `reduce` (immer)
+ * and `fold` (the working copy) and checks that they agree, so each rule test
+ * also checks the two drivers against each other.
+ */
+import { expect } from 'vitest';
+import type { SignEvent } from '../../src/events/sign-event.js';
+import type { Conflict } from '../../src/projections/conflict.js';
+import { initialState, type ProjectionState } from '../../src/projections/projection-state.js';
+import { fold, reduce } from '../../src/projections/reduce.js';
+
+/** The state after events that must all apply. */
+export const given = (...events: SignEvent[]): ProjectionState => {
+  const { state, conflicts } = fold(initialState(), events);
+  expect(conflicts).toEqual([]);
+  return state;
+};
+
+/** Applies an event that must apply; returns the new state. */
+export const whenApplied = (state: ProjectionState, event: SignEvent): ProjectionState => {
+  const result = reduce(state, event);
+  if (result.isErr()) throw new Error(`expected ok, got conflict: ${result.error.message}`);
+  const folded = fold(state, [event]);
+  expect(folded.conflicts).toEqual([]);
+  expect(folded.state).toEqual(result.value);
+  return result.value;
+};
+
+/** Applies an event that must conflict; checks the state is untouched and returns the conflict. */
+export const whenConflict = (state: ProjectionState, event: SignEvent): Conflict => {
+  const before = structuredClone(state);
+  const result = reduce(state, event);
+  if (result.isOk()) throw new Error('expected a conflict, got ok');
+  expect(state).toEqual(before);
+  const folded = fold(state, [event]);
+  expect(folded.conflicts).toEqual([{ ...result.error, index: 0 }]);
+  expect(folded.state).toEqual(state);
+  return result.error;
+};
+
+/** Applies an event that must change nothing: `reduce` returns the very same state. */
+export const whenNoOp = (state: ProjectionState, event: SignEvent): void => {
+  const result = reduce(state, event);
+  expect(result.isOk()).toBe(true);
+  expect(result._unsafeUnwrap()).toBe(state);
+  const folded = fold(state, [event]);
+  expect(folded.conflicts).toEqual([]);
+  expect(folded.state).toEqual(state);
+};
