@@ -94,8 +94,7 @@ export const reconcileSignRequest = (
     }
   }
   // Only a complete list can show that a participant is missing from the service's side.
-  const complete =
-    reported.participants !== undefined && reported.participants.every((p) => p.id !== undefined);
+  const complete = reported.participants?.every((p) => p.id !== undefined) === true;
   for (const id of complete ? known.keys() : []) {
     if (!seen.has(id)) {
       differences.push({
