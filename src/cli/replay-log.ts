@@ -16,7 +16,7 @@ import { ReplayProgress } from './progress.js';
 export interface ReplayRun {
   /** The projector's counters, or why it halted (policy `halt`). */
   readonly result: Result<ProjectorStats, Halted>;
-  /** Records processed by this run (a restored snapshot's are not counted). */
+  /** Records processed, a restored snapshot's included: a resumed replay reports the whole log. */
   readonly processed: number;
   readonly elapsedMs: number;
 }

@@ -25,6 +25,8 @@ export interface ProjectorStart {
   readonly checkpoint: number;
   readonly audit?: AuditTrail;
   readonly quarantine?: readonly QuarantineEntry[];
+  /** Counters to continue from (a restored snapshot's). */
+  readonly stats?: ProjectorStats;
 }
 
 /** What applying one record did. */

@@ -66,6 +66,7 @@ export class Projector {
     this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
     this.#quarantine = [...(start?.quarantine ?? [])];
     this.#checkpoint = start?.checkpoint ?? 0;
+    if (start?.stats !== undefined) this.#stats = { ...start.stats };
   }
 
   /** The last processed position (0 before any). */

@@ -76,6 +76,16 @@ const QUARANTINE_ENTRY: RecordShape = {
   optional: { line: orNull(isId) },
 };
 
+const STATS: RecordShape = {
+  required: {
+    applied: isCount,
+    noOps: isCount,
+    conflicts: isCount,
+    invalid: isCount,
+    alreadyApplied: isCount,
+  },
+};
+
 const AUDIT_ENTRY: RecordShape = {
   required: {
     position: isId,
@@ -141,6 +151,7 @@ export const snapshotContentProblem = (
     listProblem(s.signRequests, SIGN_REQUEST, 'signRequests') ??
     listProblem(s.participants, PARTICIPANT, 'participants') ??
     listProblem(s.quarantine, QUARANTINE_ENTRY, 'quarantine') ??
+    (s.stats === undefined ? undefined : recordProblem(s.stats, STATS, 'stats')) ??
     (audit === null
       ? undefined
       : isObject(audit)

@@ -6,7 +6,7 @@ import { markPublished } from '../projections/published-states.js';
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
 import { AuditTrail, type AuditTrailData } from './audit-trail.js';
 import { createProjector, type Projector } from './projector.js';
-import type { ProjectorOptions } from './projector-types.js';
+import type { ProjectorOptions, ProjectorStats } from './projector-types.js';
 import type { QuarantineEntry } from './quarantine.js';
 import { snapshotContentProblem } from './snapshot-validation.js';
 
@@ -26,6 +26,8 @@ export interface Snapshot {
   readonly participants: readonly ParticipantView[];
   readonly audit: AuditTrailData | null;
   readonly quarantine: readonly QuarantineEntry[];
+  /** The projector's counters, so a restored projector reports the whole log. Optional on read. */
+  readonly stats: ProjectorStats;
 }
 
 /** Why a snapshot cannot be restored. */
@@ -48,6 +50,7 @@ export const takeSnapshot = (projector: Projector): Snapshot => {
     participants,
     audit: projector.auditTrail()?.toData() ?? null,
     quarantine: projector.quarantine(),
+    stats: projector.stats(),
   };
 };
 
@@ -120,6 +123,7 @@ export const restoreProjector = (
       checkpoint: s.checkpoint,
       ...(keepAudit && auditData !== null ? { audit: AuditTrail.fromData(auditData) } : {}),
       quarantine: s.quarantine as QuarantineEntry[],
+      ...(s.stats === undefined ? {} : { stats: s.stats as ProjectorStats }),
     }),
   );
 };

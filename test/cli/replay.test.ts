@@ -123,8 +123,9 @@ describe('signfold replay', () => {
 
     const resumed = await replayJson(log, '--from-snapshot', snapshot);
     const full = await replayJson(log);
-    expect(resumed.processed).toBe(7);
     for (const key of [
+      'processed',
+      'stats',
       'checkpoint',
       'templates',
       'signRequests',

@@ -83,6 +83,25 @@ describe('snapshot integrity', () => {
   });
 });
 
+describe('counters', () => {
+  it('a restored projector continues the counters of its snapshot', () => {
+    const projector = projectorWith(3);
+    projector.apply({ position: 4, event: { type: 'nope' } });
+    const restored = restoreProjector(JSON.parse(JSON.stringify(takeSnapshot(projector))));
+    expect(restored._unsafeUnwrap().stats()).toEqual(projector.stats());
+    expect(projector.stats()).toMatchObject({ applied: 3, invalid: 1 });
+  });
+
+  it('a snapshot without counters restores with zeros; malformed counters are refused', () => {
+    const { stats: _omitted, ...withoutStats } = JSON.parse(
+      JSON.stringify(takeSnapshot(projectorWith(2))),
+    );
+    expect(restoreProjector(withoutStats)._unsafeUnwrap().stats().applied).toBe(0);
+    const bad = restoreProjector({ ...withoutStats, stats: { applied: -1 } });
+    expect(bad.isErr() && bad.error.message).toContain('stats.applied');
+  });
+});
+
 describe('positions', () => {
   it.each([Number.NaN, Number.POSITIVE_INFINITY, 1.5, -3])(
     'apply refuses position %s',
