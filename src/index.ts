@@ -13,7 +13,7 @@ export type {
   ReadOptions,
 } from './engine/event-log.js';
 export type { Projector } from './engine/projector.js';
-export { createProjector, stateAsOf } from './engine/projector.js';
+export { createProjector } from './engine/projector.js';
 export type {
   ApplyResult,
   BadInputPolicy,
@@ -33,6 +33,7 @@ export {
   SNAPSHOT_VERSION,
   takeSnapshot,
 } from './engine/snapshot.js';
+export { stateAsOf } from './engine/time-travel.js';
 export type {
   DecodeEventJsonOptions,
   DecodeEventOptions,

@@ -27,6 +27,7 @@ import {
   previewRaw,
   type QuarantineEntry,
   type QuarantineReason,
+  rawTextOf,
 } from './quarantine.js';
 
 // Results are immutable: share one per outcome instead of allocating per event.
@@ -163,17 +164,12 @@ export class Projector {
     this.#incompleteTail = undefined;
     const decoded = decodeEvent(value, this.#decodeOptions);
     if (decoded.isErr()) {
-      return this.#reject(position, line, raw ?? safeStringify(value), invalidEvent(decoded.error));
+      return this.#reject(position, line, raw ?? rawTextOf(value), invalidEvent(decoded.error));
     }
     const event = decoded.value;
     const outcome = applyEvent(this.#copy, event);
     if (typeof outcome === 'object') {
-      const rejected = this.#reject(
-        position,
-        line,
-        raw ?? safeStringify(value),
-        conflicting(outcome),
-      );
+      const rejected = this.#reject(position, line, raw ?? rawTextOf(value), conflicting(outcome));
       // A halted position is processed again on resume: record it only once it is final.
       if (rejected.isOk()) this.#audit?.record(event, position, receivedAt, outcome.kind);
       return rejected;
@@ -276,32 +272,6 @@ export class Projector {
  * on BigInts, cycles and deep nesting (stack overflow), and `String` fails on
  * deep arrays, null-prototype objects and revoked proxies.
  */
-const safeStringify = (value: unknown): string => {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    try {
-      return String(value);
-    } catch {
-      return `(unprintable ${typeof value})`;
-    }
-  }
-};
-
 /** Creates a projector on an empty state (or on `start`, e.g. a restored snapshot). */
 export const createProjector = (options?: ProjectorOptions, start?: ProjectorStart): Projector =>
   new Projector(options, start);
-
-/**
- * Time travel: the projections as of log position `position` (inclusive),
- * replayed from the start of the log.
- */
-export const stateAsOf = async (
-  log: ReadableLog,
-  position: number,
-  options?: ProjectorOptions,
-): Promise<Result<ProjectionState, Halted>> => {
-  const projector = createProjector(options);
-  const replayed = await projector.replay(log, { until: position });
-  return replayed.map(() => projector.state());
-};

@@ -42,3 +42,16 @@ export const conflicting = (conflict: Conflict): QuarantineReason => ({
   conflict,
   message: `${conflict.kind}: ${conflict.message}`,
 });
+
+/** The text to keep for a value received without its text; never throws, whatever the value. */
+export const rawTextOf = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    try {
+      return String(value);
+    } catch {
+      return `(unprintable ${typeof value})`;
+    }
+  }
+};

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createProjector, stateAsOf } from '../../src/engine/projector.js';
+import { createProjector } from '../../src/engine/projector.js';
+import { stateAsOf } from '../../src/engine/time-travel.js';
 import { signRequestId } from '../../src/ids.js';
 import { initialState } from '../../src/projections/projection-state.js';
 import { fold } from '../../src/projections/reduce.js';
