@@ -71,3 +71,6 @@ export const stackOf = (value: unknown): string | undefined => {
     return undefined;
   }
 };
+
+/** Keeps a message to one line: the CLI prints one line per error and per record. */
+export const oneLine = (text: string): string => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();

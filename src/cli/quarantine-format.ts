@@ -3,6 +3,7 @@
  * and `check` (lint output).
  */
 import type { QuarantineEntry } from '../engine/quarantine.js';
+import { oneLine } from './cli-error.js';
 
 /** How many quarantined records the replay summary lists before just counting the rest. */
 export const LISTED_QUARANTINE = 20;
@@ -12,9 +13,6 @@ const LABELS: Readonly<Record<QuarantineEntry['reason']['kind'], string>> = {
   'invalid-event': 'invalid event',
   conflict: 'conflict',
 };
-
-/** Newlines in raw text would break the one-line-per-record promise. */
-const oneLine = (text: string): string => text.replace(/[\r\n]+/g, ' ');
 
 /** What a description needs: a quarantined record, or the record a `halt` projector stopped at. */
 export type BadRecord = Pick<QuarantineEntry, 'position' | 'line' | 'reason'>;

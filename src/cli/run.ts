@@ -4,7 +4,15 @@
  * trace (unless `SIGNFOLD_DEBUG=1`).
  */
 import { checkCommand } from './check-command.js';
-import { CliError, describeThrown, EXIT, type ExitCode, stackOf, usageError } from './cli-error.js';
+import {
+  CliError,
+  describeThrown,
+  EXIT,
+  type ExitCode,
+  oneLine,
+  stackOf,
+  usageError,
+} from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { COMMAND_HELP, OVERVIEW } from './help.js';
 import { inspectCommand } from './inspect-command.js';
@@ -67,9 +75,6 @@ const dispatch = async (argv: readonly string[], io: CliIO): Promise<ExitCode> =
     throw cause;
   }
 };
-
-/** Keeps an error message to one line. */
-const oneLine = (text: string): string => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 
 /** `instanceof` that cannot throw (it does on a revoked proxy). */
 const isInstance = <T>(value: unknown, type: abstract new (...args: never[]) => T): value is T => {

@@ -20,7 +20,7 @@ export interface QuarantineEntry {
 /** How much of a quarantined record's text is kept. */
 export const RAW_PREVIEW_LENGTH = 200;
 
-/** Cuts stored text down to a preview, never splitting a surrogate pair. */
+/** Cuts stored text down to a preview, never splitting a surrogate pair (bad lines and quarantine alike). */
 export const previewRaw = (raw: string): string => {
   if (raw.length <= RAW_PREVIEW_LENGTH) return raw;
   const code = raw.charCodeAt(RAW_PREVIEW_LENGTH - 1);

@@ -19,10 +19,6 @@ export const signRequestMove = (from: SignRequestStatus, to: SignRequestStatus):
   return SIGN_REQUEST_RANK[to] > SIGN_REQUEST_RANK[from] ? 'forward' : 'refused';
 };
 
-/** Whether a sign-request status is final. */
-export const isFinalSignRequestStatus = (status: SignRequestStatus): boolean =>
-  status === 'completed' || status === 'declined';
-
 const PARTICIPANT_RANK: Readonly<Record<ParticipantStatus, number>> = {
   sent: 0,
   viewed: 1,
@@ -35,7 +31,3 @@ export const participantMove = (from: ParticipantStatus, to: ParticipantStatus):
   if (from === to) return 'same';
   return PARTICIPANT_RANK[to] > PARTICIPANT_RANK[from] ? 'forward' : 'refused';
 };
-
-/** Whether a participant has finished (signed or declined). */
-export const isFinalParticipantStatus = (status: ParticipantStatus): boolean =>
-  status === 'signed' || status === 'declined';

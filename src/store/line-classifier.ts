@@ -11,8 +11,8 @@
  * previous position + 1, so positions stay unique and ordered.
  */
 import type { LogRecord } from '../engine/event-log.js';
+import { previewRaw } from '../engine/quarantine.js';
 import type { LineSink } from './line-splitter.js';
-import { previewOf } from './preview.js';
 
 /** The `reason` of a `bad-line` record for an unterminated, unparsable last line. */
 export const TORN_TAIL_REASON = 'torn tail (incomplete last line)';
@@ -81,11 +81,11 @@ export class LineClassifier implements LineSink {
       if (text.trim() === '') return true;
       if (isFragment) return false;
       const detail = cause instanceof Error ? cause.message : String(cause);
-      this.badLine(previewOf(text), lineNo, `invalid JSON: ${detail}`);
+      this.badLine(previewRaw(text), lineNo, `invalid JSON: ${detail}`);
       return true;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      this.badLine(previewOf(text), lineNo, `not a JSON object (got ${jsonKind(value)})`);
+      this.badLine(previewRaw(text), lineNo, `not a JSON object (got ${jsonKind(value)})`);
       return true;
     }
     const object = value as { readonly [member: string]: unknown };
@@ -111,10 +111,10 @@ export class LineClassifier implements LineSink {
   ): void {
     if (!Number.isSafeInteger(position) || position < 1) {
       const reason = `envelope position must be a positive integer (got ${position})`;
-      this.badLine(previewOf(text), lineNo, reason);
+      this.badLine(previewRaw(text), lineNo, reason);
     } else if (position <= this.#lastPosition) {
       const reason = `envelope position ${position} is not greater than the previous position ${this.#lastPosition}`;
-      this.badLine(previewOf(text), lineNo, reason);
+      this.badLine(previewRaw(text), lineNo, reason);
     } else {
       const { receivedAt, deliveryId } = object;
       this.#lastPosition = position;

@@ -6,7 +6,7 @@
  * memory. Invalid UTF-8 is detected cheaply: only a chunk whose decoded text
  * contains U+FFFD is re-checked line by line with a fatal decoder.
  */
-import { previewOf } from './preview.js';
+import { previewRaw } from '../engine/quarantine.js';
 
 const NEWLINE = 0x0a;
 const REPLACEMENT_CHAR = '\uFFFD';
@@ -118,7 +118,7 @@ export class LineSplitter {
       offset,
       bytes: bytes.length,
       text,
-      preview: previewOf(decoded),
+      preview: previewRaw(decoded),
     };
   }
 
@@ -182,7 +182,7 @@ export class LineSplitter {
         const newline = text.indexOf('\n', from);
         const line = newline === -1 ? text.slice(from) : text.slice(from, newline);
         const bytes = line.length > safeChars ? Buffer.byteLength(line) : 0;
-        if (bytes > limit) sink.badLine(previewOf(line), lineNo, tooLong(bytes, limit));
+        if (bytes > limit) sink.badLine(previewRaw(line), lineNo, tooLong(bytes, limit));
         else sink.line(line, lineNo);
         lineNo += 1;
         if (newline === -1) break;
@@ -200,7 +200,7 @@ export class LineSplitter {
       const found = chunk.indexOf(NEWLINE, from);
       const end = found === -1 || found > last ? last : found;
       if (end - from > this.#maxLineBytes) {
-        const preview = previewOf(
+        const preview = previewRaw(
           chunk.toString('utf8', from, Math.min(end, from + PREVIEW_BYTES)),
         );
         this.#sink.badLine(preview, this.#lineNo, tooLong(end - from, this.#maxLineBytes));
@@ -217,7 +217,7 @@ export class LineSplitter {
   #bytesLine(buffer: Buffer, start: number, end: number, lineNo: number): void {
     const text = buffer.toString('utf8', start, end);
     if (text.includes(REPLACEMENT_CHAR) && !isValidUtf8(buffer.subarray(start, end))) {
-      this.#sink.badLine(previewOf(text), lineNo, 'invalid UTF-8');
+      this.#sink.badLine(previewRaw(text), lineNo, 'invalid UTF-8');
     } else {
       this.#sink.line(text, lineNo);
     }
@@ -226,6 +226,6 @@ export class LineSplitter {
   /** A preview of the carried bytes followed by `more`, decoding only the first few hundred bytes. */
   #previewWith(more: Buffer): string {
     const head = Buffer.concat([...this.#parts, more]).subarray(0, PREVIEW_BYTES);
-    return previewOf(head.toString('utf8'));
+    return previewRaw(head.toString('utf8'));
   }
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SignEvent } from '../../src/events/sign-event.js';
-import { companyId, participantId, signRequestId } from '../../src/ids.js';
-import { loadSignRequest } from '../../src/projections/load-sign-request.js';
+import { participantId, signRequestId } from '../../src/ids.js';
 import {
   getParticipant,
   getSignRequest,
@@ -10,9 +9,14 @@ import {
   type ProjectionState,
 } from '../../src/projections/projection-state.js';
 import { fold, reduce } from '../../src/projections/reduce.js';
-import { decodeSignRequest } from '../../src/sign-request/decode-sign-request.js';
 import { ev } from '../support/events.js';
-import { given, whenApplied, whenConflict, whenNoOp } from '../support/specification.js';
+import {
+  given,
+  givenDraft,
+  whenApplied,
+  whenConflict,
+  whenNoOp,
+} from '../support/specification.js';
 
 const R = signRequestId(1000);
 const P = participantId(5);
@@ -27,17 +31,6 @@ const PARTICIPANT_EVENTS = [
   'participant-declined',
 ] as const;
 type ParticipantType = (typeof PARTICIPANT_EVENTS)[number];
-
-const givenDraft = (): ProjectionState => {
-  const snapshot = decodeSignRequest({
-    id: 1000,
-    name: 'NDA for Ada',
-    status: 'draft',
-    formType: 'Form',
-    savedTime: '2024-01-02 03:04:05',
-  })._unsafeUnwrap();
-  return loadSignRequest(initialState(), snapshot, { companyId: companyId(1) })._unsafeUnwrap();
-};
 
 /** A sent request whose participant 5 went through the given events. */
 const givenParticipant = (...types: ParticipantType[]): ProjectionState =>

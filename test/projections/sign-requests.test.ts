@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { companyId, signRequestId, templateId } from '../../src/ids.js';
+import { signRequestId, templateId } from '../../src/ids.js';
 import { loadSignRequest } from '../../src/projections/load-sign-request.js';
 import {
   getSignRequest,
@@ -10,22 +10,16 @@ import {
 } from '../../src/projections/projection-state.js';
 import { decodeSignRequest } from '../../src/sign-request/decode-sign-request.js';
 import { ev } from '../support/events.js';
-import { given, whenApplied, whenConflict, whenNoOp } from '../support/specification.js';
+import {
+  given,
+  givenDraft,
+  whenApplied,
+  whenConflict,
+  whenNoOp,
+} from '../support/specification.js';
 
 const R = signRequestId(1000);
 const request = (state: ProjectionState) => getSignRequest(state, R);
-
-/** A request known only from an API representation, in `draft`. */
-const givenDraft = (): ProjectionState => {
-  const snapshot = decodeSignRequest({
-    id: 1000,
-    name: 'NDA for Ada',
-    status: 'draft',
-    formType: 'Form',
-    savedTime: '2024-01-02 03:04:05',
-  })._unsafeUnwrap();
-  return loadSignRequest(initialState(), snapshot, { companyId: companyId(1) })._unsafeUnwrap();
-};
 
 const REQUEST_EVENTS = [
   'sign-request-sent',

@@ -1,26 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LogRecord } from '../../src/engine/event-log.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { EventLogReadError } from '../../src/store/log-error.js';
-import { readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
+import { fileWith, readAll, removeTempDirs, summary, tempDir } from './fixtures/log-helpers.js';
 
 afterAll(removeTempDirs);
-
-const fileWith = async (content: string | Uint8Array): Promise<string> => {
-  const path = join(await tempDir(), 'events.ndjson');
-  await writeFile(path, content);
-  return path;
-};
-
-/** A compact view of records for assertions. */
-const summary = (records: readonly LogRecord[]) =>
-  records.map((record) =>
-    record.kind === 'entry'
-      ? { kind: 'entry', position: record.position, line: record.line, event: record.event }
-      : { kind: 'bad', position: record.position, line: record.line, reason: record.reason },
-  );
 
 describe('readFileEventLog: line formats', () => {
   it('gives bare lines their line number as position', async () => {

@@ -6,15 +6,30 @@
  */
 import { expect } from 'vitest';
 import type { SignEvent } from '../../src/events/sign-event.js';
+import { companyId } from '../../src/ids.js';
 import type { Conflict } from '../../src/projections/conflict.js';
+import { loadSignRequest } from '../../src/projections/load-sign-request.js';
 import { initialState, type ProjectionState } from '../../src/projections/projection-state.js';
 import { fold, reduce } from '../../src/projections/reduce.js';
+import { decodeSignRequest } from '../../src/sign-request/decode-sign-request.js';
 
 /** The state after events that must all apply. */
 export const given = (...events: SignEvent[]): ProjectionState => {
   const { state, conflicts } = fold(initialState(), events);
   expect(conflicts).toEqual([]);
   return state;
+};
+
+/** Request 1000 of company 1, known only from an API representation, in `draft`. */
+export const givenDraft = (): ProjectionState => {
+  const snapshot = decodeSignRequest({
+    id: 1000,
+    name: 'NDA for Ada',
+    status: 'draft',
+    formType: 'Form',
+    savedTime: '2024-01-02 03:04:05',
+  })._unsafeUnwrap();
+  return loadSignRequest(initialState(), snapshot, { companyId: companyId(1) })._unsafeUnwrap();
 };
 
 /** Applies an event that must apply; returns the new state. */
