@@ -8,6 +8,7 @@ export type {
   AppendOutcome,
   BatchEventLog,
   EventLog,
+  LockHolder,
   LogError,
   LogRecord,
   ReadOptions,
@@ -165,3 +166,4 @@ export type { MemoryEventLog, MemoryEventLogOptions } from './store/memory-event
 export { createMemoryEventLog } from './store/memory-event-log.js';
 export type { SnapshotFileError } from './store/snapshot-file.js';
 export { readSnapshotFile, writeSnapshotFile } from './store/snapshot-file.js';
+export type { WriterLockOptions } from './store/writer-lock.js';

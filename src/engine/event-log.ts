@@ -52,7 +52,39 @@ export type LogError =
   /** `JSON.stringify` rejected the value (cycle, BigInt, `undefined`...) or an option was invalid. */
   | { readonly kind: 'not-serializable'; readonly message: string }
   /** The log was closed before the operation started. */
-  | { readonly kind: 'closed'; readonly message: string };
+  | { readonly kind: 'closed'; readonly message: string }
+  /**
+   * Another writer holds the log's lock (`<log>.lock`), in this process or
+   * another; `holder` is who, when the lock file is readable. Nothing was written.
+   */
+  | {
+      readonly kind: 'locked';
+      readonly path: string;
+      readonly lockPath: string;
+      readonly holder: LockHolder | undefined;
+      readonly message: string;
+    }
+  /**
+   * This writer's lock was taken over or removed while the log was open (its
+   * heartbeat had expired, or the lock file was deleted by hand). The append
+   * was not written, and no later one will be: reopen the log.
+   */
+  | {
+      readonly kind: 'lock-lost';
+      readonly path: string;
+      readonly lockPath: string;
+      readonly message: string;
+    };
+
+/** Who holds a file log's writer lock, as its lock file records. */
+export interface LockHolder {
+  /** Process id of the holder. */
+  readonly pid: number;
+  /** Host name of the holder's machine. */
+  readonly host: string;
+  /** When the holder took the lock (ISO 8601). */
+  readonly since: string;
+}
 
 /**
  * One record read back from a log. `line` is the 1-based line number in the

@@ -1,7 +1,7 @@
 /**
  * The NDJSON file {@link EventLog}: one line per event, appended in place,
  * replayed by streaming. See `docs/log-format.md` for the format and the
- * guarantees. A single writer per file is assumed (no cross-process lock).
+ * guarantees. One writer per file, enforced by a lock file (`writer-lock.ts`).
  */
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
@@ -24,9 +24,16 @@ import {
   type TornFragment,
 } from './file-record-stream.js';
 import { GroupCommitQueue } from './group-commit.js';
-import { closedError, EventLogReadError, ioError } from './log-error.js';
+import {
+  closedError,
+  EventLogReadError,
+  ioError,
+  lockedError,
+  lockLostError,
+} from './log-error.js';
 import { writeLimits } from './log-limits.js';
 import { setAsideTornTail, type TornTail } from './torn-tail.js';
+import { acquireWriterLock, type HeldLock, type WriterLockOptions } from './writer-lock.js';
 
 /** Re-exported so users of the file log need only this module. */
 export type { TornTail } from './torn-tail.js';
@@ -50,6 +57,12 @@ export interface FileEventLogOptions {
   readonly io?: FileIO;
   /** Clock for the default `receivedAt` and the torn-tail file name. */
   readonly now?: () => Date;
+  /**
+   * Timing of the writer lock `<path>.lock` (see `docs/log-format.md`): a
+   * lock whose holder died on this host is taken over at once; any other
+   * lock only once its heartbeat is older than `staleAfterMs`.
+   */
+  readonly lock?: WriterLockOptions;
 }
 
 /** An open file log. */
@@ -109,7 +122,10 @@ const endsWithoutNewline = async (handle: FileHandleIO, size: number): Promise<b
 };
 
 /**
- * Opens (creating if missing) an NDJSON event log for appending. Open scans
+ * Opens (creating if missing) an NDJSON event log for appending. It first
+ * takes the log's exclusive writer lock `<path>.lock`, so a second writer (in
+ * this process or another) gets a `locked` error and writes nothing; a lock
+ * left by a writer that died is taken over. `close()` releases it. Open scans
  * the file to rebuild the last position and the delivery ids, sets aside a
  * torn last line (see {@link FileEventLog.tornTail}), and remembers to add
  * the newline a complete but unterminated last line lacks. Fails with an
@@ -125,10 +141,22 @@ export const openFileEventLog = async (
   const now = options?.now ?? (() => new Date());
   const settings = streamSettings({ ...options, fromPosition: 1 });
   const limits = writeLimits(options ?? {});
+  const lockPath = `${path}.lock`;
+  const acquired = await acquireWriterLock(lockPath, options?.lock);
+  if ('refused' in acquired) {
+    const { refused } = acquired;
+    return err(
+      refused.kind === 'held'
+        ? lockedError(path, lockPath, refused.holder)
+        : ioError(refused.cause, path, 'locking'),
+    );
+  }
+  const lock: HeldLock = acquired.held;
   let handle: FileHandleIO;
   try {
     handle = await io.open(path, 'read-write');
   } catch (cause) {
+    await lock.release();
     return err(ioError(cause, path, 'opening'));
   }
   let found: Scan;
@@ -158,6 +186,7 @@ export const openFileEventLog = async (
     }
   } catch (cause) {
     await handle.close().catch(() => undefined);
+    await lock.release();
     const isLogError = typeof cause === 'object' && cause !== null && 'kind' in cause;
     return err(isLogError ? (cause as LogError) : ioError(cause, path, 'scanning'));
   }
@@ -175,6 +204,12 @@ export const openFileEventLog = async (
       const encoded = encodeItems(job.items, limits, now);
       if (encoded.isErr()) job.settle(err(encoded.error));
       else accepted.push({ job, outcomes: planner.add(encoded.value) });
+    }
+    if (planner.entries.length > 0 && !(await lock.stillHeld())) {
+      // Fencing: whoever took the lock over may be appending now.
+      const error = lockLostError(path, lockPath);
+      for (const { job } of accepted) job.settle(err(error));
+      return;
     }
     if (planner.entries.length > 0) {
       const lines = planner.entries.map((entry) => `${entry.line}\n`).join('');
@@ -257,7 +292,8 @@ export const openFileEventLog = async (
       // If even this cut fails, the bytes stay as after a crash (see docs/log-format.md).
       .catch(() => undefined)
       .then(() => handle.close())
-      .catch(() => undefined);
+      .catch(() => undefined)
+      .then(() => lock.release());
     return closing;
   };
 

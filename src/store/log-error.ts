@@ -1,4 +1,5 @@
-import type { LogError } from '../engine/event-log.js';
+import { hostname } from 'node:os';
+import type { LockHolder, LogError } from '../engine/event-log.js';
 
 /** Narrowing helper: `node:fs` errors carry their errno name in `code`. */
 const errnoCode = (cause: unknown): string | undefined => {
@@ -38,3 +39,29 @@ export class EventLogReadError extends Error {
     this.error = error;
   }
 }
+
+/** The error of an open refused because another writer holds the lock. */
+export const lockedError = (
+  path: string,
+  lockPath: string,
+  holder: LockHolder | undefined,
+): LogError => {
+  const who =
+    holder === undefined
+      ? 'another writer (its lock file is unreadable)'
+      : holder.pid === process.pid && holder.host === hostname()
+        ? `this process (pid ${holder.pid}) since ${holder.since}`
+        : `pid ${holder.pid} on ${holder.host} since ${holder.since}`;
+  const message =
+    `event log ${path} is locked by ${who} (${lockPath}): only one writer may append to a log; ` +
+    'stop or close the other writer first, or read the log without writing (readFileEventLog, the CLI)';
+  return { kind: 'locked', path, lockPath, holder, message };
+};
+
+/** The error of an append after this writer lost its lock. */
+export const lockLostError = (path: string, lockPath: string): LogError => ({
+  kind: 'lock-lost',
+  path,
+  lockPath,
+  message: `event log ${path}: this writer no longer holds its lock ${lockPath} (taken over or removed); nothing was written, reopen the log`,
+});
