@@ -33,7 +33,12 @@ import {
 } from './log-error.js';
 import { writeLimits } from './log-limits.js';
 import { setAsideTornTail, type TornTail } from './torn-tail.js';
-import { acquireWriterLock, type HeldLock, type WriterLockOptions } from './writer-lock.js';
+import {
+  acquireWriterLock,
+  type HeldLock,
+  lockTiming,
+  type WriterLockOptions,
+} from './writer-lock.js';
 
 /** Re-exported so users of the file log need only this module. */
 export type { TornTail } from './torn-tail.js';
@@ -130,8 +135,8 @@ const endsWithoutNewline = async (handle: FileHandleIO, size: number): Promise<b
  * torn last line (see {@link FileEventLog.tornTail}), and remembers to add
  * the newline a complete but unterminated last line lacks. Fails with an
  * `io` error if the file cannot be opened, read or repaired; rejects with a
- * `RangeError` if `maxLineBytes`, `maxEventBytes` or `chunkBytes` is not a
- * positive safe integer.
+ * `RangeError` if `maxLineBytes`, `maxEventBytes`, `chunkBytes` or a `lock`
+ * timing is not a positive safe integer.
  */
 export const openFileEventLog = async (
   path: string,
@@ -141,8 +146,9 @@ export const openFileEventLog = async (
   const now = options?.now ?? (() => new Date());
   const settings = streamSettings({ ...options, fromPosition: 1 });
   const limits = writeLimits(options ?? {});
+  const timing = lockTiming(options?.lock);
   const lockPath = `${path}.lock`;
-  const acquired = await acquireWriterLock(lockPath, options?.lock);
+  const acquired = await acquireWriterLock(lockPath, timing);
   if ('refused' in acquired) {
     const { refused } = acquired;
     return err(

@@ -13,6 +13,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { link, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { LockHolder } from '../engine/event-log.js';
+import { byteLimit } from './log-limits.js';
 
 /** Timing of the lock's heartbeat; see {@link FileEventLogOptions.lock}. */
 export interface WriterLockOptions {
@@ -21,6 +22,23 @@ export interface WriterLockOptions {
   /** How often the holder refreshes its heartbeat (default a fifth of `staleAfterMs`). */
   readonly heartbeatMs?: number;
 }
+
+/** {@link WriterLockOptions} resolved against the defaults. */
+export interface LockTiming {
+  readonly staleAfterMs: number;
+  readonly heartbeatMs: number;
+}
+
+/** Resolves lock options; throws `RangeError` unless each is a positive integer. */
+export const lockTiming = (options: WriterLockOptions | undefined): LockTiming => {
+  const staleAfterMs = byteLimit(options?.staleAfterMs, 30_000, 'lock.staleAfterMs');
+  const heartbeatMs = byteLimit(
+    options?.heartbeatMs,
+    Math.max(1, Math.floor(staleAfterMs / 5)),
+    'lock.heartbeatMs',
+  );
+  return { staleAfterMs, heartbeatMs };
+};
 
 /** Why the lock could not be taken. */
 export type LockRefusal =
@@ -205,10 +223,8 @@ const holderOf = (seen: Observed | undefined): LockHolder | undefined =>
  */
 export const acquireWriterLock = async (
   lockPath: string,
-  options: WriterLockOptions = {},
+  { staleAfterMs, heartbeatMs }: LockTiming,
 ): Promise<{ readonly held: HeldLock } | { readonly refused: LockRefusal }> => {
-  const staleAfterMs = options.staleAfterMs ?? 30_000;
-  const heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(staleAfterMs / 5));
   const content = freshContent();
   try {
     for (let attempt = 0; attempt < 3; attempt += 1) {

@@ -1,0 +1,186 @@
+/**
+ * The writer lock across real processes (compiled build; `npm run build` first):
+ * two writers started at once, a writer SIGKILLed at random moments and
+ * replaced at once, openers racing for a stale lock, and exit without close.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileEventLog } from '../../src/store/file-record-stream.js';
+import { readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
+
+afterAll(removeTempDirs);
+
+const WRITER = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'lock-writer.mjs');
+const KILLS = process.env.SIGNFOLD_STRESS ? 200 : 20;
+
+interface Run {
+  readonly child: ChildProcess;
+  /** Resolves when the process exits, with everything it printed. */
+  readonly finished: Promise<{ readonly out: string; readonly code: number | null }>;
+  /** Resolves once the process printed `text`. */
+  readonly printed: (text: string) => Promise<void>;
+}
+
+const start = (path: string, prefix: string, count: number, ending = 'close'): Run => {
+  const child = spawn(process.execPath, [WRITER, path, prefix, String(count), ending], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let errors = '';
+  const waiters: { text: string; resolve: () => void }[] = [];
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (text: string) => {
+    out += text;
+    for (const waiter of waiters.filter((w) => out.includes(w.text))) waiter.resolve();
+  });
+  child.stderr?.on('data', (text: Buffer) => {
+    errors += text.toString();
+  });
+  const finished = new Promise<{ out: string; code: number | null }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (code !== null && code !== 0 && code !== 3) {
+        reject(new Error(`writer failed (${code}): ${errors}`));
+      }
+      resolve({ out, code: signal === null ? code : null });
+    });
+  });
+  const printed = (text: string) =>
+    new Promise<void>((resolve) => {
+      if (out.includes(text)) resolve();
+      else waiters.push({ text, resolve });
+    });
+  return { child, finished, printed };
+};
+
+/** Delivery ids of the entries in the log, and the count of bad lines. */
+const contents = async (path: string) => {
+  const records = await readAll(readFileEventLog(path));
+  const ids = records.flatMap((r) => (r.kind === 'entry' ? [r.deliveryId ?? ''] : []));
+  return { ids, bad: records.filter((r) => r.kind === 'bad-line').length };
+};
+
+const ackedIds = (out: string, prefix: string): string[] =>
+  out
+    .split('\n')
+    .filter((line) => line.startsWith('acked '))
+    .map((line) => `${prefix}-${line.slice('acked '.length)}`);
+
+describe('writer lock across processes (compiled build)', () => {
+  it('lets one of two writers started at once append; the other is refused and writes nothing', async () => {
+    const path = join(await tempDir(), 'two.ndjson');
+    // The winner keeps the log open after its appends, so the loser cannot be a later turn.
+    const runs = [start(path, 'a', 3000, 'wait'), start(path, 'b', 3000, 'wait')];
+    await Promise.all(
+      runs.map((run) => Promise.race([run.printed('done'), run.finished.then(() => undefined)])),
+    );
+    for (const run of runs) run.child.kill('SIGKILL');
+    const results = await Promise.all(runs.map((run) => run.finished));
+    const winners = results.filter((result) => result.out.includes('done\n'));
+    const refused = results.filter((result) => result.code === 3);
+    expect(winners).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    const error = JSON.parse(refused[0]?.out.slice('locked '.length) ?? '{}');
+    expect(error).toMatchObject({ kind: 'locked', path, lockPath: `${path}.lock` });
+    expect(error.message).toMatch(/is locked by pid \d+ on .+ since \d{4}-/);
+    const winner = results.indexOf(winners[0] as (typeof results)[number]) === 0 ? 'a' : 'b';
+    const acked = ackedIds(winners[0]?.out ?? '', winner);
+    expect(acked).toHaveLength(3000);
+    const { ids, bad } = await contents(path);
+    expect(bad).toBe(0);
+    expect(ids.sort()).toEqual(acked.sort());
+    // The refused opener left nothing behind: no scratch or torn files (the lock is the winner's).
+    expect((await readdir(dirname(path))).sort()).toEqual(['two.ndjson', 'two.ndjson.lock']);
+  });
+
+  it(`takes over the lock of a writer SIGKILLed at random moments (${KILLS} times), losing nothing acknowledged`, async () => {
+    const path = join(await tempDir(), 'killed.ndjson');
+    const acked: string[] = [];
+    let stale = 0;
+    for (let round = 0; round < KILLS; round += 1) {
+      const run = start(path, `k${round}`, 1_000_000);
+      // Odd rounds: anywhere from start-up (before or while opening) on; even rounds: while
+      // holding the lock, mid-append.
+      const delay = Math.floor(Math.random() * 120);
+      if (round % 2 === 1) setTimeout(() => run.child.kill('SIGKILL'), delay * 2);
+      else run.printed('open').then(() => setTimeout(() => run.child.kill('SIGKILL'), delay));
+      const { out } = await run.finished;
+      acked.push(...ackedIds(out, `k${round}`));
+      if (await stat(`${path}.lock`).catch(() => undefined)) stale += 1;
+    }
+    // Reopen at once: the lock of the dead writer must not block.
+    const last = start(path, 'final', 10);
+    const { code, out } = await last.finished;
+    expect(code).toBe(0);
+    expect(ackedIds(out, 'final')).toHaveLength(10);
+    const { ids, bad } = await contents(path);
+    const stored = new Set(ids);
+    expect(ids.length).toBe(stored.size);
+    expect(acked.filter((id) => !stored.has(id))).toEqual([]);
+    // A torn final line may be set aside, never left as a bad line.
+    expect(bad).toBe(0);
+    // At least every even round left its lock behind for the next writer to take over.
+    expect(stale).toBeGreaterThanOrEqual(KILLS / 2);
+  }, 120_000);
+
+  it('lets exactly one of several processes racing for a stale lock win', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const path = join(await tempDir(), 'race.ndjson');
+      const dead = start(path, 'dead', 0, 'wait');
+      await dead.printed('done');
+      dead.child.kill('SIGKILL');
+      await dead.finished;
+      // Racers keep the log open once they have it, so a second winner cannot be a later turn.
+      const racers = [0, 1, 2, 3].map((n) => start(path, `r${n}`, 50, 'wait'));
+      const outcomes = await Promise.all(
+        racers.map((run) =>
+          Promise.race([run.printed('done').then(() => 'won'), run.finished.then(() => 'refused')]),
+        ),
+      );
+      for (const run of racers) run.child.kill('SIGKILL');
+      const results = await Promise.all(racers.map((run) => run.finished));
+      expect(outcomes.filter((outcome) => outcome === 'won')).toHaveLength(1);
+      expect(results.filter((result) => result.out.startsWith('locked '))).toHaveLength(3);
+      expect((await contents(path)).ids).toHaveLength(50);
+    }
+  }, 60_000);
+
+  it('removes its lock when the process exits without closing the log', async () => {
+    const path = join(await tempDir(), 'exit.ndjson');
+    const { code } = await start(path, 'e', 5, 'exit').finished;
+    expect(code).toBe(0);
+    await expect(stat(`${path}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('lets readers read a log whose writer holds the lock', async () => {
+    const path = join(await tempDir(), 'read.ndjson');
+    const writer = start(path, 'w', 20, 'wait');
+    await writer.printed('done');
+    try {
+      expect(JSON.parse(await readFile(`${path}.lock`, 'utf8'))).toMatchObject({
+        pid: writer.child.pid,
+      });
+      expect((await contents(path)).ids).toHaveLength(20);
+    } finally {
+      writer.child.kill('SIGKILL');
+      await writer.finished;
+    }
+  });
+
+  it('refuses while the holder lives, and takes the lock at once after it dies', async () => {
+    const path = join(await tempDir(), 'live.ndjson');
+    const writer = start(path, 'w', 1, 'wait');
+    await writer.printed('done');
+    const second = await start(path, 'x', 1).finished;
+    expect(second.code).toBe(3);
+    expect(second.out).toContain(`"pid":${writer.child.pid}`);
+    writer.child.kill('SIGKILL');
+    await writer.finished;
+    const third = await start(path, 'y', 1).finished;
+    expect(third.code).toBe(0);
+    expect((await contents(path)).ids).toEqual(['w-0', 'y-0']);
+  });
+});
