@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { LockHolder, LogError } from '../engine/event-log.js';
 
 /** Narrowing helper: `node:fs` errors carry their errno name in `code`. */
-const errnoCode = (cause: unknown): string | undefined => {
+export const errnoCode = (cause: unknown): string | undefined => {
   if (typeof cause === 'object' && cause !== null && 'code' in cause) {
     const { code } = cause as { readonly code: unknown };
     return typeof code === 'string' ? code : undefined;

@@ -13,7 +13,9 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { link, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { LockHolder } from '../engine/event-log.js';
+import { errnoCode } from './log-error.js';
 import { byteLimit } from './log-limits.js';
+import { processExists } from './process-liveness.js';
 
 /** Timing of the lock's heartbeat; see {@link FileEventLogOptions.lock}. */
 export interface WriterLockOptions {
@@ -90,21 +92,6 @@ const parseContent = (text: string): LockContent | undefined => {
   }
 };
 
-const errnoOf = (cause: unknown): string | undefined =>
-  typeof cause === 'object' && cause !== null && 'code' in cause
-    ? String((cause as { readonly code: unknown }).code)
-    : undefined;
-
-/** Whether process `pid` exists on this host (EPERM: it exists, owned by another user). */
-const processExists = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (cause) {
-    return errnoOf(cause) === 'EPERM';
-  }
-};
-
 interface Observed {
   readonly content: LockContent | undefined;
   readonly text: string;
@@ -117,7 +104,7 @@ const observe = async (path: string): Promise<Observed | undefined> => {
     const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
     return { content: parseContent(text), text, ageMs: Date.now() - info.mtimeMs };
   } catch (cause) {
-    if (errnoOf(cause) === 'ENOENT') return undefined;
+    if (errnoCode(cause) === 'ENOENT') return undefined;
     throw cause;
   }
 };
@@ -149,7 +136,7 @@ const createWith = async (path: string, content: LockContent): Promise<boolean> 
     await link(scratch, path);
     return true;
   } catch (cause) {
-    const code = errnoOf(cause);
+    const code = errnoCode(cause);
     if (code === 'EEXIST') return false;
     if (code === undefined || !NO_HARD_LINKS.has(code)) throw cause;
     return createExclusive(path, text);
@@ -163,7 +150,7 @@ const createExclusive = async (path: string, text: string): Promise<boolean> => 
     await writeFile(path, text, { flag: 'wx' });
     return true;
   } catch (cause) {
-    if (errnoOf(cause) === 'EEXIST') return false;
+    if (errnoCode(cause) === 'EEXIST') return false;
     throw cause;
   }
 };
