@@ -11,6 +11,8 @@ import { run } from './run.js';
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(error.code === 'EPIPE' ? 0 : 2);
 });
+// A closed stderr leaves nowhere to report anything: the exit code still tells.
+process.stderr.on('error', () => undefined);
 
 const debug = process.env.SIGNFOLD_DEBUG === '1';
 
