@@ -267,11 +267,6 @@ export class Projector {
   }
 }
 
-/**
- * Text of a live value for the quarantine. Never throws: `JSON.stringify` fails
- * on BigInts, cycles and deep nesting (stack overflow), and `String` fails on
- * deep arrays, null-prototype objects and revoked proxies.
- */
 /** Creates a projector on an empty state (or on `start`, e.g. a restored snapshot). */
 export const createProjector = (options?: ProjectorOptions, start?: ProjectorStart): Projector =>
   new Projector(options, start);
