@@ -114,6 +114,7 @@ const reply = (response, status, body) => {
 export const startServer = async ({ logPath, port = 8080, host = '127.0.0.1', maxBodyBytes }) => {
   const limit = maxBodyBytes ?? MAX_BODY_BYTES;
   // durability 'fsync' (the default): append resolves once the event is on stable storage.
+  // A second server on the same log fails here: the log takes an exclusive writer lock.
   const opened = await openFileEventLog(logPath, { durability: 'fsync' });
   if (opened.isErr()) throw new Error(opened.error.message);
   const log = opened.value;
@@ -191,7 +192,13 @@ const invokedDirectly =
   import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
 if (invokedDirectly) {
   const logPath = process.argv[2] ?? 'events.ndjson';
-  const running = await startServer({ logPath, port: Number(process.env.PORT ?? 8080) });
+  // Start-up failures (e.g. another server holds the log's writer lock) happen before listening.
+  const running = await startServer({ logPath, port: Number(process.env.PORT ?? 8080) }).catch(
+    (/** @type {unknown} */ cause) => {
+      console.error(`webhook-server: ${cause instanceof Error ? cause.message : String(cause)}`);
+      process.exit(1);
+    },
+  );
   console.error(`listening on ${running.url}, appending to ${logPath}`);
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => {

@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -135,5 +136,45 @@ describe('examples/webhook-server.js', () => {
     const doc = await readFile(join(ROOT, 'docs/webhooks.md'), 'utf8');
     const code = await readFile(SCRIPT, 'utf8');
     expect(doc).toContain(`\n\`\`\`js\n${code}\`\`\`\n`);
+  });
+});
+
+describe('examples/webhook-server.js run twice on one log', () => {
+  it('exits the second server at start with one line naming the holder, before listening', async () => {
+    const dir = await tempDir();
+    const shared = join(dir, 'shared.ndjson');
+    const first = spawn(process.execPath, [SCRIPT, shared], {
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      let banner = '';
+      first.stderr.setEncoding('utf8');
+      await new Promise<void>((resolve, reject) => {
+        first.stderr.on('data', (text: string) => {
+          banner += text;
+          if (banner.includes('listening on')) resolve();
+        });
+        first.on('exit', () => reject(new Error(`first server exited: ${banner}`)));
+      });
+      const second = spawnSync(process.execPath, [SCRIPT, shared], {
+        env: { ...process.env, PORT: '0' },
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
+      expect(second.status).toBe(1);
+      expect(second.stderr.split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^webhook-server: event log .*shared\\.ndjson is locked by pid ${first.pid} on `,
+          ),
+        ),
+        '',
+      ]);
+      expect(second.stderr).not.toContain('listening');
+    } finally {
+      first.kill('SIGTERM');
+      await new Promise((resolve) => first.on('close', resolve));
+    }
   });
 });
