@@ -211,7 +211,7 @@ export const openFileEventLog = async (
       if (encoded.isErr()) job.settle(err(encoded.error));
       else accepted.push({ job, outcomes: planner.add(encoded.value) });
     }
-    if (planner.entries.length > 0 && !(await lock.stillHeld())) {
+    if (planner.entries.length > 0 && !lock.stillHeld()) {
       // Fencing: whoever took the lock over may be appending now.
       const error = lockLostError(path, lockPath);
       for (const { job } of accepted) job.settle(err(error));

@@ -9,8 +9,8 @@
  * once by its pid, and breaking a stale lock is serialised by a second lock.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
-import { link, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { readFileSync, statSync, unlinkSync } from 'node:fs';
+import { type FileHandle, link, open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { LockHolder } from '../engine/event-log.js';
 import { errnoCode } from './log-error.js';
@@ -52,7 +52,7 @@ export interface HeldLock {
   /** The lock file. */
   readonly lockPath: string;
   /** Whether the lock file is still this holder's (false once taken over or deleted). */
-  stillHeld(): Promise<boolean>;
+  stillHeld(): boolean;
   /** Removes the lock file if it is still ours; never rejects. */
   release(): Promise<void>;
 }
@@ -127,32 +127,39 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDE
  * then hard-link it into place, which fails with EEXIST if taken; link is
  * also atomic on NFS, unlike O_EXCL on old clients). Without hard links,
  * falls back to O_EXCL, where a reader may briefly see an empty file.
+ * Resolves to the open lock file, or `undefined` if `path` exists.
  */
-const createWith = async (path: string, content: LockContent): Promise<boolean> => {
+const createWith = async (path: string, content: LockContent): Promise<FileHandle | undefined> => {
   const text = `${JSON.stringify(content)}\n`;
   const scratch = `${path}.${process.pid}.${content.token}`;
-  await writeFile(scratch, text, { flag: 'wx' });
+  const handle = await open(scratch, 'wx');
+  let linked = false;
   try {
+    await handle.writeFile(text);
     await link(scratch, path);
-    return true;
+    linked = true;
+    return handle;
   } catch (cause) {
     const code = errnoCode(cause);
-    if (code === 'EEXIST') return false;
+    if (code === 'EEXIST') return undefined;
     if (code === undefined || !NO_HARD_LINKS.has(code)) throw cause;
-    return createExclusive(path, text);
+    return await createExclusive(path, text);
   } finally {
+    if (!linked) await handle.close().catch(() => undefined);
     await unlink(scratch).catch(() => undefined);
   }
 };
 
-const createExclusive = async (path: string, text: string): Promise<boolean> => {
+const createExclusive = async (path: string, text: string): Promise<FileHandle | undefined> => {
+  let handle: FileHandle;
   try {
-    await writeFile(path, text, { flag: 'wx' });
-    return true;
+    handle = await open(path, 'wx');
   } catch (cause) {
-    if (errnoCode(cause) === 'EEXIST') return false;
+    if (errnoCode(cause) === 'EEXIST') return undefined;
     throw cause;
   }
+  await handle.writeFile(text);
+  return handle;
 };
 
 /** Removes `path` only if it still holds exactly `text`. */
@@ -180,7 +187,9 @@ const breakStale = async (lockPath: string, seen: Observed, staleAfterMs: number
   const breakPath = `${lockPath}.break`;
   for (let attempt = 0; attempt < BREAK_ATTEMPTS; attempt += 1) {
     const breaker = freshContent();
-    if (await createWith(breakPath, breaker)) {
+    const created = await createWith(breakPath, breaker);
+    if (created !== undefined) {
+      await created.close();
       heldTokens.add(breaker.token);
       try {
         await removeIfUnchanged(lockPath, seen.text);
@@ -215,8 +224,9 @@ export const acquireWriterLock = async (
   const content = freshContent();
   try {
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      if (await createWith(lockPath, content))
-        return { held: hold(lockPath, content, heartbeatMs) };
+      const created = await createWith(lockPath, content);
+      if (created !== undefined)
+        return { held: await hold(lockPath, created, content, heartbeatMs) };
       const seen = await observe(lockPath);
       if (seen === undefined) continue;
       if (!isStale(seen, staleAfterMs))
@@ -229,26 +239,37 @@ export const acquireWriterLock = async (
   }
 };
 
-/** Starts the heartbeat and the exit hook of a lock just created. */
-const hold = (lockPath: string, content: LockContent, heartbeatMs: number): HeldLock => {
+/**
+ * Starts the heartbeat and the exit hook of a lock just created. The lock
+ * file stays open, so its inode cannot be reused: the lock is still ours
+ * exactly while the path names that inode.
+ */
+const hold = async (
+  lockPath: string,
+  file: FileHandle,
+  content: LockContent,
+  heartbeatMs: number,
+): Promise<HeldLock> => {
+  const { dev, ino } = await file.stat();
   heldTokens.add(content.token);
   heldPaths.set(lockPath, content.token);
   if (!exitHookInstalled) {
     process.once('exit', removeOnExit);
     exitHookInstalled = true;
   }
-  const stillHeld = async (): Promise<boolean> => {
+  // One synchronous stat (a few µs): cheap enough to fence every group commit.
+  const stillHeld = (): boolean => {
     try {
-      return (await observe(lockPath))?.content?.token === content.token;
+      const now = statSync(lockPath, { throwIfNoEntry: false });
+      return now !== undefined && now.ino === ino && now.dev === dev;
     } catch {
       return false;
     }
   };
   const beat = setInterval(() => {
     const now = new Date();
-    stillHeld()
-      .then((ours) => (ours ? utimes(lockPath, now, now) : undefined))
-      .catch(() => undefined);
+    // Touches our own inode: harmless if the path was taken over meanwhile.
+    file.utimes(now, now).catch(() => undefined);
   }, heartbeatMs);
   beat.unref();
   let released: Promise<void> | undefined;
@@ -258,7 +279,8 @@ const hold = (lockPath: string, content: LockContent, heartbeatMs: number): Held
     release: () => {
       released ??= (async () => {
         clearInterval(beat);
-        if (await stillHeld()) await unlink(lockPath).catch(() => undefined);
+        if (stillHeld()) await unlink(lockPath).catch(() => undefined);
+        await file.close().catch(() => undefined);
         heldTokens.delete(content.token);
         if (heldPaths.get(lockPath) === content.token) heldPaths.delete(lockPath);
       })();

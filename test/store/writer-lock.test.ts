@@ -152,8 +152,9 @@ describe('writer lock', () => {
     const path = await freshLog();
     const log = await openLog(path);
     await log.append({ type: 'kept' });
-    // Someone judged the lock stale and took it (here: replaced by hand).
+    // Someone judged the lock stale and took it, as a breaker does: remove, then create anew.
     const intruder = lockFile(holder(1234, 'elsewhere.example'));
+    await unlink(`${path}.lock`);
     await writeFile(`${path}.lock`, intruder);
     const result = await log.append({ type: 'refused' });
     expect(result._unsafeUnwrapErr()).toMatchObject({ kind: 'lock-lost', path });
