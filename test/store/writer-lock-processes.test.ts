@@ -3,17 +3,19 @@
  * two writers started at once, a writer SIGKILLed at random moments and
  * replaced at once, openers racing for a stale lock, and exit without close.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
+import { Figures } from '../reliability/fixtures/reliability-helpers.js';
 import { readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
 
 afterAll(removeTempDirs);
 
 const WRITER = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'lock-writer.mjs');
+const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const KILLS = process.env.SIGNFOLD_STRESS ? 200 : 20;
 
 interface Run {
@@ -124,6 +126,12 @@ describe('writer lock across processes (compiled build)', () => {
     expect(bad).toBe(0);
     // At least every even round left its lock behind for the next writer to take over.
     expect(stale).toBeGreaterThanOrEqual(KILLS / 2);
+    const figures = new Figures('writer lock: SIGKILLed writers');
+    figures.set('SIGKILLs', KILLS);
+    figures.set('stale locks left and taken over at once', stale);
+    figures.set('acknowledged appends', acked.length);
+    figures.set('acknowledged appends lost', acked.filter((id) => !stored.has(id)).length);
+    figures.print();
   }, 120_000);
 
   it('lets exactly one of several processes racing for a stale lock win', async () => {
@@ -155,7 +163,7 @@ describe('writer lock across processes (compiled build)', () => {
     await expect(stat(`${path}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('lets readers read a log whose writer holds the lock', async () => {
+  it('lets readers and the CLI read a log whose writer holds the lock', async () => {
     const path = join(await tempDir(), 'read.ndjson');
     const writer = start(path, 'w', 20, 'wait');
     await writer.printed('done');
@@ -164,6 +172,11 @@ describe('writer lock across processes (compiled build)', () => {
         pid: writer.child.pid,
       });
       expect((await contents(path)).ids).toHaveLength(20);
+      const cli = spawnSync(process.execPath, [CLI, 'replay', path, '--json'], {
+        encoding: 'utf8',
+      });
+      expect(cli.status).toBe(0);
+      expect(JSON.parse(cli.stdout)).toMatchObject({ processed: 20, checkpoint: 20 });
     } finally {
       writer.child.kill('SIGKILL');
       await writer.finished;
