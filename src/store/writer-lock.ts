@@ -17,7 +17,7 @@ import { errnoCode } from './log-error.js';
 import { byteLimit } from './log-limits.js';
 import { processExists } from './process-liveness.js';
 
-/** Timing of the lock's heartbeat; see {@link FileEventLogOptions.lock}. */
+/** Timing of the writer lock's heartbeat (the `lock` option of `openFileEventLog`). */
 export interface WriterLockOptions {
   /** A lock whose heartbeat is older than this is stale, whoever holds it (default 30,000 ms). */
   readonly staleAfterMs?: number;
