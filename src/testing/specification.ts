@@ -1,0 +1,220 @@
+/**
+ * Given / when / then specifications over the public API, after the Decider
+ * pattern's tests: given the events so far, when one more arrives, then a
+ * record matches, or the event conflicts, or it changes nothing. Failures are
+ * `AssertionError`s from `node:assert`, so any test runner reports them.
+ */
+import { AssertionError } from 'node:assert';
+import type { Result } from 'neverthrow';
+import {
+  type Conflict,
+  decodeEvent,
+  decodeEventJson,
+  fold,
+  getParticipant,
+  getSignRequest,
+  getTemplate,
+  initialState,
+  type ParticipantView,
+  type ProjectionState,
+  participantId,
+  reduce,
+  type SignEvent,
+  type SignRequestView,
+  signRequestId,
+  type TemplateView,
+  templateId,
+} from '../index.js';
+import { describeDecodeError, describeEvents, show } from './describe-events.js';
+import { mismatchedMembers, pickNamed } from './partial-match.js';
+
+/** An event as a test may give it: built or decoded, a wire object, or wire JSON text. */
+export type EventInput = SignEvent | string | Readonly<Record<string, unknown>>;
+
+/** A member's expected value: plain numbers for branded ids, the same type otherwise. */
+type Plain<T> = T extends number ? number : T;
+type KeysOfUnion<T> = T extends unknown ? keyof T : never;
+type ValueIn<T, K extends PropertyKey> = T extends unknown
+  ? K extends keyof T
+    ? T[K]
+    : never
+  : never;
+
+/** Members a template is expected to have; the others are not compared. */
+export type ExpectedTemplate = { readonly [K in keyof TemplateView]?: Plain<TemplateView[K]> };
+/** Members a sign request is expected to have; the others are not compared. */
+export type ExpectedSignRequest = {
+  readonly [K in keyof SignRequestView]?: Plain<SignRequestView[K]>;
+};
+/** Members a participant is expected to have; the others are not compared. */
+export type ExpectedParticipant = {
+  readonly [K in keyof ParticipantView]?: Plain<ParticipantView[K]>;
+};
+/** Members a conflict is expected to have (`kind`, `entity`, `id`…); the others are not compared. */
+export type ExpectedConflict = {
+  readonly [K in KeysOfUnion<Conflict>]?: Plain<ValueIn<Conflict, K>>;
+};
+
+/** Checks on the state; each returns the specification, so checks chain. */
+export interface StateChecks<Self> {
+  /** The state holds template `id`, and it matches `expected`. */
+  thenTemplate(id: number, expected: ExpectedTemplate): Self;
+  /** The state holds sign request `id`, and it matches `expected`. */
+  thenSignRequest(id: number, expected: ExpectedSignRequest): Self;
+  /** The state holds participant `id` of sign request `signRequest`, and it matches `expected`. */
+  thenParticipant(signRequest: number, id: number, expected: ExpectedParticipant): Self;
+  /** The state holds no sign request `id`. */
+  thenNoSignRequest(id: number): Self;
+}
+
+/** The events so far; {@link Given.when} adds the one under test. */
+export interface Given extends StateChecks<Given> {
+  /** The state the given events fold to. */
+  readonly state: ProjectionState;
+  /** Applies `event` to the given state with `reduce`. */
+  when(event: EventInput): When;
+}
+
+/** The outcome of the event under test. */
+export interface When extends StateChecks<When> {
+  /** The state after the event (the given state when it conflicted). */
+  readonly state: ProjectionState;
+  /** What `reduce` returned. */
+  readonly result: Result<ProjectionState, Conflict>;
+  /** The event conflicted, with a conflict matching `expected` if given, and left the state as it was. */
+  thenConflict(expected?: ExpectedConflict): When;
+  /** The event applied without changing anything: `reduce` returned the very same state. */
+  thenNoOp(): When;
+  /** The event applied and changed the state. */
+  thenApplied(): When;
+}
+
+const fail = (message: string, extra: { actual?: unknown; expected?: unknown } = {}): never => {
+  throw new AssertionError({ message, ...extra, operator: 'signfold/testing' });
+};
+
+/** Decodes an input; an invalid one fails the specification, naming where it came from. */
+const decodeInput = (input: EventInput, where: string): SignEvent => {
+  const decoded = typeof input === 'string' ? decodeEventJson(input) : decodeEvent(input);
+  if (decoded.isErr()) fail(`${where} is not a valid event: ${describeDecodeError(decoded.error)}`);
+  return decoded._unsafeUnwrap();
+};
+
+/** The state checks of one state, with the history that a failure message shows. */
+const stateChecks = <Self>(
+  state: ProjectionState,
+  history: () => string,
+  self: () => Self,
+): StateChecks<Self> => {
+  const check = (what: string, actual: object | undefined, expected: object): Self => {
+    if (actual === undefined) fail(`${what} is not in the state\n${history()}`);
+    const mismatched = mismatchedMembers(actual, expected);
+    if (mismatched.length > 0) {
+      fail(
+        `${what} does not match: ${mismatched.join(', ')} differ\n` +
+          `expected (members compared): ${show(expected)}\n` +
+          `actual record:               ${show(actual)}\n${history()}`,
+        { actual: pickNamed(actual, expected), expected },
+      );
+    }
+    return self();
+  };
+  return {
+    thenTemplate: (id, expected) =>
+      check(`template ${id}`, getTemplate(state, templateId(id)), expected),
+    thenSignRequest: (id, expected) =>
+      check(`sign request ${id}`, getSignRequest(state, signRequestId(id)), expected),
+    thenParticipant: (signRequest, id, expected) =>
+      check(
+        `participant ${id} of sign request ${signRequest}`,
+        getParticipant(state, signRequestId(signRequest), participantId(id)),
+        expected,
+      ),
+    thenNoSignRequest: (id) => {
+      const found = getSignRequest(state, signRequestId(id));
+      if (found !== undefined) {
+        fail(`sign request ${id} is in the state: ${show(found)}\n${history()}`);
+      }
+      return self();
+    },
+  };
+};
+
+/**
+ * Starts a specification from the events so far (none for an empty state).
+ * Every given event must apply: one that conflicts fails at once, since the
+ * starting point of a specification should be a state the events really reach.
+ *
+ * @example
+ * ```ts
+ * import { events, given } from 'signfold/testing';
+ *
+ * given(events.signRequestSent(), events.participantSent())
+ *   .when(events.participantSigned())
+ *   .thenParticipant(1000, 5, { status: 'signed' })
+ *   .thenSignRequest(1000, { status: 'sent' });
+ * ```
+ */
+export const given = (...history: readonly EventInput[]): Given => {
+  const past = history.map((input, index) => decodeInput(input, `given event ${index + 1}`));
+  const { state, conflicts } = fold(initialState(), past);
+  const first = conflicts[0];
+  if (first !== undefined) {
+    fail(
+      `given event ${first.index + 1} (${first.eventType}) conflicts: ${first.message}\n` +
+        describeEvents('given', past),
+    );
+  }
+  const story = () => describeEvents('given', past);
+  const spec: Given = {
+    state,
+    ...stateChecks(state, story, () => spec),
+    when: (input) => whenEvent(state, past, decodeInput(input, 'the event under test')),
+  };
+  return spec;
+};
+
+const whenEvent = (before: ProjectionState, past: readonly SignEvent[], event: SignEvent): When => {
+  const result = reduce(before, event);
+  const after = result.isOk() ? result.value : before;
+  const story = () =>
+    `${describeEvents('given', past)}\n${describeEvents('when', [event]).replace('  1. ', '  ')}`;
+  const outcome = (): string =>
+    result.isErr()
+      ? `conflicted: ${result.error.message}`
+      : result.value === before
+        ? 'changed nothing (a no-op)'
+        : 'applied';
+  const spec: When = {
+    state: after,
+    result,
+    ...stateChecks(after, story, () => spec),
+    thenConflict: (expected) => {
+      if (result.isOk()) fail(`expected a conflict, but the event ${outcome()}\n${story()}`);
+      const conflict = result._unsafeUnwrapErr();
+      const mismatched = expected === undefined ? [] : mismatchedMembers(conflict, expected);
+      if (mismatched.length > 0) {
+        fail(
+          `the conflict does not match: ${mismatched.join(', ')} differ\n` +
+            `expected (members compared): ${show(expected)}\n` +
+            `actual conflict:             ${show(conflict)}\n${story()}`,
+          { actual: pickNamed(conflict, expected), expected },
+        );
+      }
+      return spec;
+    },
+    thenNoOp: () => {
+      if (result.isErr() || result.value !== before) {
+        fail(`expected a no-op, but the event ${outcome()}\n${story()}`);
+      }
+      return spec;
+    },
+    thenApplied: () => {
+      if (result.isErr() || result.value === before) {
+        fail(`expected the event to apply, but it ${outcome()}\n${story()}`);
+      }
+      return spec;
+    },
+  };
+  return spec;
+};
