@@ -267,6 +267,18 @@ export class Projector {
   }
 }
 
-/** Creates a projector on an empty state (or on `start`, e.g. a restored snapshot). */
+/** Creates a projector on an empty state (or on `start`, e.g. a restored snapshot). *
+ * @example
+ * ```ts
+ * import { createMemoryEventLog, createProjector } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const log = createMemoryEventLog();
+ * await log.append(events.signRequestSent(), { deliveryId: 'd-1' });
+ * const projector = createProjector({ policy: 'skip' });
+ * (await projector.replay(log))._unsafeUnwrap();
+ * console.log(projector.checkpoint, projector.stats().applied); // 1 1
+ * ```
+ */
 export const createProjector = (options?: ProjectorOptions, start?: ProjectorStart): Projector =>
   new Projector(options, start);

@@ -12,7 +12,7 @@ export interface QuarantineEntry {
   readonly position: number;
   /** Line in the log file, when read from one. */
   readonly line: number | undefined;
-  /** The start of the stored text (at most {@link RAW_PREVIEW_LENGTH} characters). */
+  /** The start of the stored text (at most 200 characters). */
   readonly raw: string;
   readonly reason: QuarantineReason;
 }

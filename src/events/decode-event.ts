@@ -165,6 +165,15 @@ const decodeObject = (
  * member. Accepts the participant name as `partcipantName` or
  * `participantName` (the decoded event has `participantName`); member order is
  * irrelevant; members no event type defines are ignored unless `strict`.
+ *
+ * @example
+ * ```ts
+ * import { decodeEvent } from 'signfold';
+ *
+ * const result = decodeEvent({ type: 'participant-signed', companyId: 1, signRequestId: 42 });
+ * if (result.isErr()) console.log(result.error.path, result.error.message);
+ * // signRequestName missing member "signRequestName" for participant-signed
+ * ```
  */
 export const decodeEvent = (
   input: unknown,
@@ -202,6 +211,15 @@ const describeThrown = (cause: unknown): string => {
 /**
  * Parses and validates one event from JSON text. Never throws: invalid JSON
  * and oversized text are `err`s like any other decoding problem.
+ *
+ * @example
+ * ```ts
+ * import { decodeEventJson } from 'signfold';
+ *
+ * const body = '{"type":"template-deleted","companyId":1,"templateId":7,"templateName":"NDA","ownerId":2,"ownerName":"Ann"}';
+ * const event = decodeEventJson(body)._unsafeUnwrap();
+ * console.log(event.type, event.templateId); // template-deleted 7
+ * ```
  */
 export const decodeEventJson = (
   text: string,

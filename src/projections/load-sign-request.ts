@@ -163,6 +163,17 @@ export const applySignRequestSnapshot = (
  * API) into the projections, so a stream can start from a snapshot. Returns the
  * new state, or the conflict with the state unchanged. Copies the collections
  * it writes to (O(records)); the engine's projector loads in O(participants).
+ *
+ * @example
+ * ```ts
+ * import { companyId, decodeSignRequest, initialState, loadSignRequest } from 'signfold';
+ *
+ * const fetched = decodeSignRequest({
+ *   id: 1000, name: 'NDA for Ada', status: 'sent', formType: 'Form', savedTime: '2024-01-02 03:04:05',
+ * })._unsafeUnwrap();
+ * const state = loadSignRequest(initialState(), fetched, { companyId: companyId(1) })._unsafeUnwrap();
+ * console.log(state.signRequests.size); // 1: events about request 1000 now continue from 'sent'
+ * ```
  */
 export const loadSignRequest = (
   state: ProjectionState,

@@ -38,6 +38,19 @@ export type Difference =
  * every participant with its id), participant statuses (unknown API statuses
  * compare by text).
  * An empty list means they agree.
+ *
+ * @example
+ * ```ts
+ * import { decodeSignRequest, fold, initialState, reconcileSignRequest } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [events.signRequestSent()]);
+ * const reported = decodeSignRequest({
+ *   id: 1000, name: 'NDA for Ada', status: 'completed', formType: 'Form', savedTime: '2024-01-02 03:04:05',
+ * })._unsafeUnwrap();
+ * console.log(reconcileSignRequest(state, reported).map((d) => d.message));
+ * // [ 'status: projection says sent, service says completed' ]: a sign-request-completed was missed
+ * ```
  */
 export const reconcileSignRequest = (
   state: ProjectionState,

@@ -15,6 +15,15 @@ enableMapSet();
  * changed). Runs the handler recipes under immer's `produce`, which copies each
  * collection it writes to: O(records) per call. To apply many events use
  * {@link fold}, which is O(1) per event and gives the same result.
+ *
+ * @example
+ * ```ts
+ * import { getTemplate, initialState, reduce, templateId } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const next = reduce(initialState(), events.templateActivated({ templateId: 7 }));
+ * console.log(next.map((state) => getTemplate(state, templateId(7))?.status).unwrapOr('conflict')); // active
+ * ```
  */
 export const reduce = (
   state: ProjectionState,
@@ -41,6 +50,19 @@ export interface FoldResult {
  * Linear in the number of events, whatever the number of records: recipes run
  * on a copy-on-write working copy that is frozen once at the end. Equal to
  * reducing one event at a time.
+ *
+ * @example
+ * ```ts
+ * import { fold, initialState } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state, conflicts } = fold(initialState(), [
+ *   events.signRequestSent(),
+ *   events.signRequestDeclined(),
+ *   events.signRequestCompleted(), // contradicts the decline: reported, not applied
+ * ]);
+ * console.log(state.signRequests.size, conflicts.map((c) => `${c.index}: ${c.kind}`)); // 1 [ '2: invalid-transition' ]
+ * ```
  */
 export const fold = (state: ProjectionState, events: Iterable<SignEvent>): FoldResult => {
   const copy = new WorkingCopy(state);

@@ -31,7 +31,7 @@ const decodeChecked = (input: unknown, errors: DecodeError[]): unknown => {
  *
  * Every problem is reported with its path (`status`,
  * `participants[1].fieldData[0].fieldId`, `''` for the whole input), up to
- * {@link MAX_DECODE_ERRORS}, after which a last error with path `''` says the
+ * `MAX_DECODE_ERRORS` (1,000), after which a last error with path `''` says the
  * list was cut. Members not in the spec are ignored; the result is built fresh
  * and shares nothing with the input.
  *

@@ -137,6 +137,18 @@ const endsWithoutNewline = async (handle: FileHandleIO, size: number): Promise<b
  * `io` error if the file cannot be opened, read or repaired; rejects with a
  * `RangeError` if `maxLineBytes`, `maxEventBytes`, `chunkBytes` or a `lock`
  * timing is not a positive safe integer.
+ *
+ * @example
+ * ```ts
+ * import { openFileEventLog } from 'signfold';
+ *
+ * const opened = await openFileEventLog('events.ndjson');
+ * if (opened.isErr()) throw new Error(opened.error.message); // e.g. kind 'locked': another writer has it
+ * const log = opened.value;
+ * const stored = await log.append({ type: 'template-deleted' }, { deliveryId: 'delivery-17' });
+ * console.log(stored.isOk() && stored.value.kind); // 'appended', or 'duplicate' when redelivered
+ * await log.close();
+ * ```
  */
 export const openFileEventLog = async (
   path: string,

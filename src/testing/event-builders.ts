@@ -51,7 +51,10 @@ export const EVENT_DEFAULTS = {
  *
  * @example
  * ```ts
+ * import { buildEvent } from 'signfold/testing';
+ *
  * const signed = buildEvent('participant-signed', { signRequestId: 42, participantId: 7 });
+ * console.log(signed.type, signed.participantName); // participant-signed Ada Lovelace
  * ```
  */
 export const buildEvent = <T extends EventType>(

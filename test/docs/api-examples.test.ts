@@ -1,0 +1,86 @@
+/**
+ * The `@example` blocks of the doc comments (shown in the API reference) run:
+ * each is extracted from its source file and run with node in a scratch
+ * directory against the built package, and its output is checked.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '../..');
+const scratch: string[] = [];
+afterAll(() => Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+interface Example {
+  readonly where: string;
+  readonly name: string;
+  readonly code: string;
+}
+
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+
+/** Every `@example` block with the name of the export its comment documents. */
+const examples: Example[] = sourceFiles(join(ROOT, 'src')).flatMap((file) => {
+  const text = readFileSync(file, 'utf8');
+  const found: Example[] = [];
+  const pattern =
+    /@example\n \* ```ts\n((?: \*.*\n)*?) \* ```\n(?: \*.*\n)* \*\/\nexport (?:const|function|async function) (\w+)/g;
+  for (const match of text.matchAll(pattern)) {
+    const code = (match[1] ?? '').replace(/^ \* ?/gm, '');
+    found.push({ where: relative(ROOT, file), name: match[2] ?? '', code });
+  }
+  return found;
+});
+
+/** What each example prints. */
+const EXPECTED_OUTPUT: Readonly<Record<string, string>> = {
+  decodeEvent: 'signRequestName missing member "signRequestName" for participant-signed\n',
+  decodeEventJson: 'template-deleted 7\n',
+  reduce: 'active\n',
+  fold: "1 [ '2: invalid-transition' ]\n",
+  createProjector: '1 1\n',
+  openFileEventLog: 'appended\n',
+  reconcileSignRequest: "[ 'status: projection says sent, service says completed' ]\n",
+  loadSignRequest: '1\n',
+  buildEvent: 'participant-signed Ada Lovelace\n',
+};
+
+const runnable = (code: string): string =>
+  code
+    .replaceAll(
+      "from 'signfold/testing'",
+      `from '${pathToFileURL(join(ROOT, 'dist/testing/index.js')).href}'`,
+    )
+    .replaceAll("from 'signfold'", `from '${pathToFileURL(join(ROOT, 'dist/index.js')).href}'`);
+
+describe('@example blocks', () => {
+  it('cover the main entry points', () => {
+    const names = examples.map((example) => example.name);
+    for (const name of Object.keys(EXPECTED_OUTPUT)) expect(names).toContain(name);
+  });
+
+  it.each(examples.map((example) => [example.name, example] as const))(
+    '%s runs and prints what it says',
+    async (name, example) => {
+      const dir = await mkdtemp(join(tmpdir(), 'signfold-example-'));
+      scratch.push(dir);
+      const file = join(dir, 'example.mjs');
+      await writeFile(file, runnable(example.code));
+      const run = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8' });
+      expect(run.stderr, `${example.where}: ${name}`).toBe('');
+      expect(run.status).toBe(0);
+      expect(run.stdout).toEqual(EXPECTED_OUTPUT[name] ?? expect.any(String));
+    },
+  );
+});

@@ -1,0 +1,57 @@
+/**
+ * docs/testing.md's examples are real files that run: the vitest one in this
+ * suite (vitest.config.ts includes it), the node:test one here with `node --test`
+ * on the built package. The page must show both files exactly.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../store/fixtures/log-helpers.js';
+
+afterAll(removeTempDirs);
+
+const ROOT = join(import.meta.dirname, '../..');
+const NODE_EXAMPLE = join(ROOT, 'examples/testing/decline-alert.node-test.mjs');
+const VITEST_EXAMPLE = join(ROOT, 'examples/testing/decline-alert.vitest.test.ts');
+
+const nodeTest = (file: string) =>
+  spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+
+describe('docs/testing.md examples', () => {
+  it('runs the node:test example green', () => {
+    const run = nodeTest(NODE_EXAMPLE);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('# pass 3');
+    expect(run.stdout).toContain('# fail 0');
+  });
+
+  it('reports a failing specification under node:test with the kit’s message', async () => {
+    const file = join(await tempDir(), 'failing.test.mjs');
+    const kit = pathToFileURL(join(ROOT, 'dist/testing/index.js')).href;
+    await writeFile(
+      file,
+      `import { test } from 'node:test';\nimport { events, given } from '${kit}';\n` +
+        `test('wrong', () => { given(events.signRequestSent()).when(events.participantSent())` +
+        `.thenParticipant(1000, 5, { status: 'signed' }); });\n`,
+    );
+    const run = nodeTest(file);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('# fail 1');
+    expect(run.stdout).toContain(
+      'participant 5 of sign request 1000 does not match: status differ',
+    );
+    expect(run.stdout).toContain('ERR_ASSERTION');
+  });
+
+  it('shows both example files verbatim', async () => {
+    const doc = await readFile(join(ROOT, 'docs/testing.md'), 'utf8');
+    expect(doc).toContain(`\n\`\`\`ts\n${await readFile(VITEST_EXAMPLE, 'utf8')}\`\`\`\n`);
+    expect(doc).toContain(`\n\`\`\`js\n${await readFile(NODE_EXAMPLE, 'utf8')}\`\`\`\n`);
+  });
+});
