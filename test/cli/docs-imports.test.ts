@@ -2,10 +2,21 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as api from '../../src/index.js';
+import * as testingKit from '../../src/testing/index.js';
 import { ROOT } from './cli-helpers.js';
 
-/** What users may import from: the package, or (in the examples) its built entry point. */
-const ENTRY_POINTS = new Set(['signfold', '../dist/index.js']);
+/**
+ * What users may import from: the package's entry points, or (in the examples) the built main
+ * entry point; each with its module and the source file whose `export type` lists its types.
+ */
+const ENTRY_POINTS = new Map<string, { module: object; source: string }>([
+  ['signfold', { module: api, source: 'src/index.ts' }],
+  ['../dist/index.js', { module: api, source: 'src/index.ts' }],
+  ['signfold/testing', { module: testingKit, source: 'src/testing/index.ts' }],
+]);
+
+/** Other packages a documented snippet may use: the test runner of docs/testing.md. */
+const THIRD_PARTY = new Set(['vitest']);
 
 /** The `import … from '…'` statements of the ```ts / ```js blocks of a Markdown file. */
 const importsOf = (markdown: string): { names: string[]; from: string }[] => {
@@ -24,9 +35,9 @@ const importsOf = (markdown: string): { names: string[]; from: string }[] => {
   );
 };
 
-/** Type names `src/index.ts` exports (`export type { A, B as C }`). */
-const exportedTypes = async (): Promise<Set<string>> => {
-  const index = await readFile(join(ROOT, 'src/index.ts'), 'utf8');
+/** Type names an entry point's source exports (`export type { A, B as C }`). */
+const exportedTypes = async (source: string): Promise<Set<string>> => {
+  const index = await readFile(join(ROOT, source), 'utf8');
   const names = [...index.matchAll(/export type \{([^}]*)\}/g)].flatMap(([, list = '']) =>
     list.split(',').map(
       (entry) =>
@@ -52,16 +63,22 @@ describe('code in the documentation imports the public API only', () => {
     ]);
   });
 
+  it('knows the types of the testing entry point', async () => {
+    expect(await exportedTypes('src/testing/index.ts')).toContain('EventOverrides');
+  });
+
   it.each(DOCS)('docs/%s', async (file) => {
-    const types = await exportedTypes();
-    const values = new Set(Object.keys(api));
     for (const { from, names } of importsOf(await readFile(join(ROOT, 'docs', file), 'utf8'))) {
-      if (from.startsWith('node:')) continue;
-      expect(ENTRY_POINTS, `${file} imports from '${from}'`).toContain(from);
+      if (from.startsWith('node:') || THIRD_PARTY.has(from)) continue;
+      const entry = ENTRY_POINTS.get(from);
+      expect(entry, `${file} imports from '${from}'`).toBeDefined();
+      if (entry === undefined) continue;
+      const types = await exportedTypes(entry.source);
+      const values = new Set(Object.keys(entry.module));
       for (const name of names) {
         const typeName = /^type\s+(\w+)$/.exec(name)?.[1];
         if (typeName === undefined) {
-          expect(values, `${file} imports ${name}, which signfold does not export`).toContain(name);
+          expect(values, `${file} imports ${name}, which ${from} does not export`).toContain(name);
         } else {
           expect(types, `${file} imports type ${typeName}, not exported`).toContain(typeName);
         }

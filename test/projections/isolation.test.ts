@@ -18,6 +18,7 @@ import {
 } from '../../src/projections/projection-state.js';
 import type { ParticipantView, SignRequestView } from '../../src/projections/records.js';
 import { fold, reduce } from '../../src/projections/reduce.js';
+import { events, given as givenEvents } from '../../src/testing/index.js';
 import { ev } from '../support/events.js';
 import { given, whenConflict } from '../support/specification.js';
 
@@ -67,11 +68,18 @@ describe('isolation: one company never changes another company’s records', () 
   });
 
   it("another company's deleted template does not block a request naming the same id", () => {
-    const state = given(ev('template-deleted', { companyId: 1, templateId: 100 }));
-    const sent = reduce(state, ev('sign-request-sent', { companyId: 2, templateId: 100 }));
-    expect(sent.isOk()).toBe(true);
-    const own = whenConflict(state, ev('sign-request-sent', { companyId: 1, templateId: 100 }));
-    expect(own).toMatchObject({ kind: 'deleted', entity: 'template', id: 100 });
+    // Written with signfold/testing, the kit users get.
+    const deletedByCompany1 = givenEvents(
+      events.templateDeleted({ companyId: 1, templateId: 100 }),
+    );
+    deletedByCompany1
+      .when(events.signRequestSent({ companyId: 2, templateId: 100 }))
+      .thenApplied()
+      .thenSignRequest(1000, { companyId: 2, status: 'sent', templateId: 100 });
+    deletedByCompany1
+      .when(events.signRequestSent({ companyId: 1, templateId: 100 }))
+      .thenConflict({ kind: 'deleted', entity: 'template', id: 100 })
+      .thenNoSignRequest(1000);
   });
 
   it('a participant record of another company is protected too', () => {

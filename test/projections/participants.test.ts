@@ -9,6 +9,7 @@ import {
   type ProjectionState,
 } from '../../src/projections/projection-state.js';
 import { fold, reduce } from '../../src/projections/reduce.js';
+import { events, given as givenEvents } from '../../src/testing/index.js';
 import { ev } from '../support/events.js';
 import {
   given,
@@ -132,15 +133,21 @@ describe('participant events on a completed request', () => {
   );
 
   it('participant-signed of a participant who declined conflicts on the participant', () => {
-    const conflict = whenConflict(completed(ev('participant-declined')), ev('participant-signed'));
-    expect(conflict).toMatchObject({
-      kind: 'invalid-transition',
-      entity: 'participant',
-      id: 5,
-      signRequestId: 1000,
-      currentStatus: 'declined',
-      eventType: 'participant-signed',
-    });
+    givenEvents(
+      events.signRequestSent(),
+      events.participantDeclined(),
+      events.signRequestCompleted(),
+    )
+      .when(events.participantSigned())
+      .thenConflict({
+        kind: 'invalid-transition',
+        entity: 'participant',
+        id: 5,
+        signRequestId: 1000,
+        currentStatus: 'declined',
+        eventType: 'participant-signed',
+      })
+      .thenParticipant(1000, 5, { status: 'declined' });
   });
 
   it('a repeated participant-signed is a no-op', () => {
@@ -276,10 +283,12 @@ describe('views and downloads are counted on every delivery', () => {
   });
 
   it('a repeated identical download is never a no-op', () => {
-    const state = givenParticipant('participant-downloaded');
-    const next = whenApplied(state, ev('participant-downloaded'));
-    expect(next).not.toBe(state);
-    expect(participant(next)).toMatchObject({ status: 'sent', downloadCount: 2 });
+    // Written with signfold/testing, the kit users get.
+    const download = events.participantDownloaded();
+    givenEvents(events.signRequestSent(), download)
+      .when(download)
+      .thenApplied()
+      .thenParticipant(1000, 5, { status: 'sent', downloadCount: 2 });
   });
 });
 

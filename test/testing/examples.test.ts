@@ -49,6 +49,19 @@ describe('docs/testing.md examples', () => {
     expect(run.stdout).toContain('ERR_ASSERTION');
   });
 
+  it('runs the README snippet of signfold/testing', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Testing your rules'));
+    const snippet = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    expect(snippet).toContain('given(');
+    const file = join(await tempDir(), 'readme-snippet.mjs');
+    const kit = pathToFileURL(join(ROOT, 'dist/testing/index.js')).href;
+    await writeFile(file, snippet.replaceAll("from 'signfold/testing'", `from '${kit}'`));
+    const run = spawnSync(process.execPath, [file], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+  });
+
   it('shows both example files verbatim', async () => {
     const doc = await readFile(join(ROOT, 'docs/testing.md'), 'utf8');
     expect(doc).toContain(`\n\`\`\`ts\n${await readFile(VITEST_EXAMPLE, 'utf8')}\`\`\`\n`);
