@@ -3,8 +3,10 @@
  * appends without touching the log's state: the state is only updated once
  * the group is stored, so a failed write leaves positions and ids unchanged.
  */
+
+import type { EncodedItem } from '../engine/append-encoding.js';
 import type { AppendOutcome, BatchEventLog, EventLog } from '../engine/event-log.js';
-import { type EncodedItem, envelopeLine } from './envelope.js';
+import { envelopeLine } from './envelope.js';
 
 /** The parts of a log's state that appends change. */
 export interface AppendState {
