@@ -6,6 +6,7 @@
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
 import { encodeItems } from '../engine/append-encoding.js';
+import { appendOne } from '../engine/append-one.js';
 import type {
   AppendItem,
   AppendOutcome,
@@ -17,7 +18,7 @@ import type {
 import { GroupCommitQueue } from '../engine/group-commit.js';
 import { closedError, EventLogReadError } from '../engine/log-errors.js';
 import { writeLimits } from '../engine/log-limits.js';
-import { AppendPlanner, type AppendState, appendOne } from './append-planner.js';
+import { AppendPlanner, type AppendState } from './append-planner.js';
 import { type FileHandleIO, type FileIO, nodeFileIO, writeFully } from './file-io.js';
 import {
   guardReads,

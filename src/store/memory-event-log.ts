@@ -7,6 +7,7 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import { encodeItems } from '../engine/append-encoding.js';
+import { appendOne } from '../engine/append-one.js';
 import type {
   AppendItem,
   AppendOutcome,
@@ -17,8 +18,8 @@ import type {
 } from '../engine/event-log.js';
 import { closedError, EventLogReadError } from '../engine/log-errors.js';
 import { MEMORY_BATCH_SIZE, writeLimits } from '../engine/log-limits.js';
-import { AppendPlanner, type AppendState, appendOne, type PlannedEntry } from './append-planner.js';
-import { firstPosition } from './read-position.js';
+import { firstPosition } from '../engine/read-position.js';
+import { AppendPlanner, type AppendState, type PlannedEntry } from './append-planner.js';
 
 /** Options for {@link createMemoryEventLog}. */
 export interface MemoryEventLogOptions {

@@ -1,0 +1,27 @@
+/**
+ * The slice of node-postgres (`pg`) the adapter uses, as structural types:
+ * a `pg.Pool` fits them, and the adapter's own type declarations need no
+ * `@types/pg`. `pg` itself is an optional peer dependency of signfold.
+ */
+
+/** What a query resolves to (a subset of `pg.QueryResult`). */
+export interface SqlResult<Row> {
+  readonly rows: Row[];
+  readonly rowCount: number | null;
+}
+
+/** Anything that runs a parameterized query: a pool or one of its clients. */
+export interface SqlQueryable {
+  query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<SqlResult<Row>>;
+}
+
+/** A client checked out of a pool, for a transaction. */
+export interface SqlPoolClient extends SqlQueryable {
+  /** Returns the client to its pool; pass an error to destroy a broken connection instead. */
+  release(destroy?: Error | boolean): void;
+}
+
+/** A `pg.Pool` (or anything with its `query` and `connect`). */
+export interface SqlPool extends SqlQueryable {
+  connect(): Promise<SqlPoolClient>;
+}
