@@ -125,3 +125,16 @@ export const checkSchema = async (
     message: `schema ${schema} is at version ${found}, older than this signfold (${SCHEMA_VERSION}): run \`signfold pg migrate\``,
   });
 };
+
+/**
+ * Checks, without changing anything, that the schema is at the version this
+ * code reads and writes (`schema-missing`, `schema-too-old`, `schema-too-new`).
+ */
+export const checkSchemaVersion = async (
+  db: SqlQueryable,
+  options: SchemaOptions = {},
+): Promise<Result<void, PostgresError>> => {
+  const named = schemaName(options.schema);
+  if (named.isErr()) return err(named.error);
+  return checkSchema(db, named.value);
+};

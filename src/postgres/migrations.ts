@@ -76,7 +76,7 @@ CREATE TABLE ${s}.sign_requests (
   template_name  text,
   form_type      text,
   saved_time     text,
-  fields         jsonb
+  fields         text
 );
 CREATE INDEX sign_requests_company_status ON ${s}.sign_requests (company_id, status);
 CREATE INDEX sign_requests_template ON ${s}.sign_requests (template_id);
@@ -105,7 +105,7 @@ CREATE TABLE ${s}.quarantine (
   reason    text NOT NULL CHECK (reason IN ('bad-line', 'invalid-event', 'conflict')),
   message   text NOT NULL,
   raw       text NOT NULL,
-  detail    jsonb
+  detail    text
 );
 
 CREATE TABLE ${s}.checkpoints (

@@ -26,6 +26,8 @@ export type PostgresError =
       readonly supported: number;
       readonly message: string;
     }
+  /** Reading the records to import failed (e.g. the log file vanished); nothing was imported. */
+  | { readonly kind: 'source'; readonly message: string }
   /** An option is invalid (e.g. a schema name that is not a plain identifier). */
   | { readonly kind: 'invalid-option'; readonly message: string };
 

@@ -1,0 +1,129 @@
+/**
+ * Reading records from the projection tables into a {@link ProjectionState}
+ * and writing back the records a batch changed.
+ */
+import { freeze } from 'immer';
+import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
+import type { ProjectionState } from '../projections/projection-state.js';
+import { markPublished } from '../projections/published-states.js';
+import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+import {
+  columnArrays,
+  PARTICIPANTS,
+  SIGN_REQUESTS,
+  selectColumnsSql,
+  TEMPLATES,
+  type TableSpec,
+  upsertSql,
+  viewOfRow,
+} from './projection-columns.js';
+import type { SchemaName } from './schema-name.js';
+import type { SqlQueryable } from './sql-client.js';
+
+/** The records a batch of events may read. */
+export interface RecordKeys {
+  readonly templates: ReadonlySet<number>;
+  readonly signRequests: ReadonlySet<number>;
+  /** Sign requests whose participants are needed. */
+  readonly participantsOf: ReadonlySet<number>;
+}
+
+const select = async <View>(
+  db: SqlQueryable,
+  spec: TableSpec<View>,
+  schema: SchemaName,
+  where: string,
+  values: unknown[],
+): Promise<View[]> => {
+  const sql = `${selectColumnsSql(spec, schema)} ${where}`;
+  const { rows } = await db.query<Record<string, unknown>>(sql, values);
+  return rows.map((row) => viewOfRow(spec, row));
+};
+
+const toState = (
+  templates: readonly TemplateView[],
+  signRequests: readonly SignRequestView[],
+  participants: readonly ParticipantView[],
+): ProjectionState => {
+  const byRequest = new Map<SignRequestId, Map<ParticipantId, ParticipantView>>();
+  for (const p of participants) {
+    let ofRequest = byRequest.get(p.signRequestId);
+    if (ofRequest === undefined) {
+      ofRequest = new Map();
+      byRequest.set(p.signRequestId, ofRequest);
+    }
+    ofRequest.set(p.id, p);
+  }
+  // Deeply frozen and marked, so a working copy shares these records and
+  // copies only what it changes: changed records are then the new objects.
+  return markPublished(
+    freeze(
+      {
+        templates: new Map(templates.map((t) => [t.id, t] as [TemplateId, TemplateView])),
+        signRequests: new Map(signRequests.map((r) => [r.id, r] as [SignRequestId, SignRequestView])),
+        participants: byRequest,
+      },
+      true,
+    ),
+  );
+};
+
+/** Loads the records named by `keys` (those that exist) as a published state. */
+export const loadRecords = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  keys: RecordKeys,
+): Promise<ProjectionState> => {
+  const [templates, signRequests, participants] = await Promise.all([
+    select(db, TEMPLATES, schema, 'WHERE id = ANY($1::bigint[])', [[...keys.templates]]),
+    select(db, SIGN_REQUESTS, schema, 'WHERE id = ANY($1::bigint[])', [[...keys.signRequests]]),
+    select(db, PARTICIPANTS, schema, 'WHERE sign_request_id = ANY($1::bigint[])', [
+      [...keys.participantsOf],
+    ]),
+  ]);
+  return toState(templates, signRequests, participants);
+};
+
+/**
+ * Every record of the tables as a {@link ProjectionState} (each collection in
+ * id order), e.g. to compare the tables with an in-memory fold.
+ */
+export const readAllRecords = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+): Promise<ProjectionState> => {
+  const templates = await select(db, TEMPLATES, schema, 'ORDER BY id', []);
+  const signRequests = await select(db, SIGN_REQUESTS, schema, 'ORDER BY id', []);
+  const participants = await select(db, PARTICIPANTS, schema, 'ORDER BY sign_request_id, id', []);
+  return toState(templates, signRequests, participants);
+};
+
+const changed = <K, V>(before: ReadonlyMap<K, V>, after: ReadonlyMap<K, V>): V[] => {
+  const out: V[] = [];
+  for (const [key, record] of after) if (before.get(key) !== record) out.push(record);
+  return out;
+};
+
+/** Upserts every record of `after` that is not the very object `before` holds. */
+export const writeChanges = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  before: ProjectionState,
+  after: ProjectionState,
+): Promise<number> => {
+  const templates = changed(before.templates, after.templates);
+  const signRequests = changed(before.signRequests, after.signRequests);
+  const participants: ParticipantView[] = [];
+  for (const [id, ofRequest] of after.participants) {
+    const earlier = before.participants.get(id);
+    if (earlier === ofRequest) continue;
+    participants.push(...changed(earlier ?? new Map(), ofRequest));
+  }
+  const upsert = async <View>(spec: TableSpec<View>, views: readonly View[]): Promise<void> => {
+    if (views.length > 0) await db.query(upsertSql(spec, schema), columnArrays(spec, views));
+  };
+  await upsert(TEMPLATES, templates);
+  await upsert(SIGN_REQUESTS, signRequests);
+  await upsert(PARTICIPANTS, participants);
+  return templates.length + signRequests.length + participants.length;
+};
