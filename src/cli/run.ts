@@ -28,6 +28,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   check: checkCommand,
   inspect: inspectCommand,
   validate: validateCommand,
+  // Loaded on use: only `pg` needs the optional peer dependency `pg`.
+  pg: async (args, io) => (await import('./pg-command.js')).pgCommand(args, io),
 };
 
 const commandNamed = (name: string): Command | undefined =>

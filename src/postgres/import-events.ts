@@ -165,7 +165,10 @@ export const importRecords = async (
     await client.query('ROLLBACK').catch(() => undefined);
     client.release(true);
     if (cause instanceof EventLogReadError) {
-      return err({ kind: 'source', message: `reading the records to import failed: ${cause.message}` });
+      return err({
+        kind: 'source',
+        message: `reading the records to import failed: ${cause.message}`,
+      });
     }
     return err(databaseError(cause, `importing into ${schema}.events`));
   }

@@ -10,10 +10,14 @@ export { importRecords } from './import-events.js';
 export type { MigrateOutcome, SchemaOptions } from './migrate.js';
 export { checkSchemaVersion, migrate } from './migrate.js';
 export { SCHEMA_VERSION } from './migrations.js';
+export type { PostgresError } from './postgres-error.js';
 export type { PostgresEventLog, PostgresEventLogOptions } from './postgres-event-log.js';
 export { openPostgresEventLog } from './postgres-event-log.js';
-export type { PostgresError } from './postgres-error.js';
-export type { ProjectionWorker, ProjectionWorkerOptions, WorkerProgress } from './projection-worker.js';
+export type {
+  ProjectionWorker,
+  ProjectionWorkerOptions,
+  WorkerProgress,
+} from './projection-worker.js';
 export { createProjectionWorker } from './projection-worker.js';
 export type { StoredProjections, StoredQuarantineEntry } from './read-projections.js';
 export { readProjections } from './read-projections.js';

@@ -12,8 +12,8 @@ import {
   PARTICIPANTS,
   SIGN_REQUESTS,
   selectColumnsSql,
-  TEMPLATES,
   type TableSpec,
+  TEMPLATES,
   upsertSql,
   viewOfRow,
 } from './projection-columns.js';
@@ -60,7 +60,9 @@ const toState = (
     freeze(
       {
         templates: new Map(templates.map((t) => [t.id, t] as [TemplateId, TemplateView])),
-        signRequests: new Map(signRequests.map((r) => [r.id, r] as [SignRequestId, SignRequestView])),
+        signRequests: new Map(
+          signRequests.map((r) => [r.id, r] as [SignRequestId, SignRequestView]),
+        ),
         participants: byRequest,
       },
       true,
@@ -74,13 +76,20 @@ export const loadRecords = async (
   schema: SchemaName,
   keys: RecordKeys,
 ): Promise<ProjectionState> => {
-  const [templates, signRequests, participants] = await Promise.all([
-    select(db, TEMPLATES, schema, 'WHERE id = ANY($1::bigint[])', [[...keys.templates]]),
-    select(db, SIGN_REQUESTS, schema, 'WHERE id = ANY($1::bigint[])', [[...keys.signRequests]]),
-    select(db, PARTICIPANTS, schema, 'WHERE sign_request_id = ANY($1::bigint[])', [
-      [...keys.participantsOf],
-    ]),
+  // One after the other: `db` may be a single client inside a transaction.
+  const templates = await select(db, TEMPLATES, schema, 'WHERE id = ANY($1::bigint[])', [
+    [...keys.templates],
   ]);
+  const signRequests = await select(db, SIGN_REQUESTS, schema, 'WHERE id = ANY($1::bigint[])', [
+    [...keys.signRequests],
+  ]);
+  const participants = await select(
+    db,
+    PARTICIPANTS,
+    schema,
+    'WHERE sign_request_id = ANY($1::bigint[])',
+    [[...keys.participantsOf]],
+  );
   return toState(templates, signRequests, participants);
 };
 

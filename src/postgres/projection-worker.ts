@@ -39,7 +39,9 @@ export interface ProjectionWorker {
   /** Projects the next batch (at most `batchSize` events) in one transaction. */
   runBatch(): Promise<Result<WorkerProgress, PostgresError>>;
   /** Runs batches until every event stored when the last batch began is projected. */
-  drain(onBatch?: (progress: WorkerProgress) => void): Promise<Result<WorkerProgress, PostgresError>>;
+  drain(
+    onBatch?: (progress: WorkerProgress) => void,
+  ): Promise<Result<WorkerProgress, PostgresError>>;
 }
 
 /** The checkpoint row's name: one set of projection tables per schema. */

@@ -3,8 +3,8 @@ import type { QuarantineReason } from '../engine/quarantine.js';
 import type { ProjectionState } from '../projections/projection-state.js';
 import { checkSchema, type SchemaOptions } from './migrate.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
-import { PROJECTION_NAME } from './projection-worker.js';
 import { readAllRecords } from './projection-tables.js';
+import { PROJECTION_NAME } from './projection-worker.js';
 import { schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';
 
