@@ -184,3 +184,29 @@ describe('the PostgreSQL event log', () => {
     });
   });
 });
+
+describe('why positions become visible in order', () => {
+  it('an insert waits for an earlier uncommitted insert to commit', async () => {
+    await migrate(pool, { schema: 'l6' });
+    const first = await pool.connect();
+    const second = await pool.connect();
+    try {
+      await first.query('BEGIN');
+      await first.query("INSERT INTO l6.events (body) VALUES ('{}')");
+      await second.query('BEGIN');
+      await second.query("SET LOCAL lock_timeout = '200ms'");
+      await expect(second.query("INSERT INTO l6.events (body) VALUES ('{}')")).rejects.toThrow(
+        /lock timeout/,
+      );
+      await second.query('ROLLBACK');
+      await first.query('COMMIT');
+      await second.query("INSERT INTO l6.events (body) VALUES ('{}')");
+      const positions = await pool.query('SELECT position FROM l6.events ORDER BY position');
+      // The waiting insert had not drawn a position yet: the lock comes first.
+      expect(positions.rows.map((row) => Number(row.position))).toEqual([1, 2]);
+    } finally {
+      first.release();
+      second.release();
+    }
+  });
+});
