@@ -11,15 +11,16 @@ import type { SchemaName } from './schema-name.js';
 export interface EventRow {
   readonly position: string;
   readonly delivery_id: string | null;
-  readonly received_at: string | null;
+  /** Milliseconds since the epoch, as text (`bigint`). */
+  readonly received_ms: string | null;
   readonly body: string;
   readonly bad_line: string | null;
 }
 
-/** Reads `limit` events from position `$1` on, in position order; time stamps as the file log writes them. */
+/** Reads `limit` events from position `$1` on, in position order. */
 export const selectEventsSql = (schema: SchemaName): string =>
   `SELECT position, delivery_id, body, bad_line,
-          to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS received_at
+          (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
      FROM ${schema}.events WHERE position >= $1 ORDER BY position LIMIT $2`;
 
 /** The log record of a row; a body that is not JSON (an imported bad line) is a `bad-line` record. */
@@ -31,7 +32,9 @@ export const recordOfRow = (row: EventRow): LogRecord => {
         kind: 'entry',
         position,
         line: position,
-        receivedAt: row.received_at ?? undefined,
+        // Formatted as the file log formats it (Date#toISOString).
+        receivedAt:
+          row.received_ms === null ? undefined : new Date(Number(row.received_ms)).toISOString(),
         deliveryId: row.delivery_id ?? undefined,
         event: JSON.parse(row.body) as unknown,
         raw: row.body,

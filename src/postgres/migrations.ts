@@ -25,7 +25,7 @@ CREATE TABLE ${s}.events (
   sign_request_id bigint
 );
 CREATE INDEX events_sign_request ON ${s}.events (sign_request_id, position);
-CREATE INDEX events_template ON ${s}.events (template_id, position);
+CREATE INDEX events_of_templates ON ${s}.events (position) WHERE event_type LIKE 'template-%';
 
 -- Positions become visible in order: every insert statement first takes this
 -- lock, held to commit, so no position commits before a smaller one.

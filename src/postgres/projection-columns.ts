@@ -97,16 +97,24 @@ const ARRAY_TYPE: Readonly<Record<SqlType, string>> = {
 export const selectColumnsSql = <View>(spec: TableSpec<View>, schema: string): string =>
   `SELECT ${spec.columns.map((c) => c.name).join(', ')} FROM ${schema}.${spec.table}`;
 
-/** Inserts or replaces rows given as one array per column (`$1` … `$n`). */
-export const upsertSql = <View>(spec: TableSpec<View>, schema: string): string => {
+const unnestOf = <View>(spec: TableSpec<View>): string =>
+  `unnest(${spec.columns.map((c, i) => `$${i + 1}::${ARRAY_TYPE[c.type]}`).join(', ')})`;
+
+/** Inserts new rows given as one array per column (`$1` … `$n`). */
+export const insertSql = <View>(spec: TableSpec<View>, schema: string): string =>
+  `INSERT INTO ${schema}.${spec.table} (${spec.columns.map((c) => c.name).join(', ')})
+    SELECT * FROM ${unnestOf(spec)}`;
+
+/**
+ * Rewrites existing rows given as one array per column. Cheaper than an
+ * upsert: the worker knows which records it loaded and which it created.
+ */
+export const updateSql = <View>(spec: TableSpec<View>, schema: string): string => {
   const names = spec.columns.map((c) => c.name);
-  const arrays = spec.columns.map((c, i) => `$${i + 1}::${ARRAY_TYPE[c.type]}`);
-  const updates = spec.columns
-    .filter((c) => !spec.key.includes(c.name))
-    .map((c) => `${c.name} = EXCLUDED.${c.name}`);
-  return `INSERT INTO ${schema}.${spec.table} (${names.join(', ')})
-    SELECT * FROM unnest(${arrays.join(', ')})
-    ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${updates.join(', ')}`;
+  const sets = names.filter((n) => !spec.key.includes(n)).map((n) => `${n} = u.${n}`);
+  const match = spec.key.map((k) => `t.${k} = u.${k}`).join(' AND ');
+  return `UPDATE ${schema}.${spec.table} AS t SET ${sets.join(', ')}
+    FROM ${unnestOf(spec)} AS u(${names.join(', ')}) WHERE ${match}`;
 };
 
 const toSql = (type: SqlType, value: unknown): unknown => {
@@ -116,7 +124,7 @@ const toSql = (type: SqlType, value: unknown): unknown => {
   return value;
 };
 
-/** The column arrays of `views`, for {@link upsertSql}. */
+/** The column arrays of `views`, for {@link insertSql} and {@link updateSql}. */
 export const columnArrays = <View>(spec: TableSpec<View>, views: readonly View[]): unknown[][] =>
   spec.columns.map((c) => views.map((view) => toSql(c.type, view[c.member])));
 

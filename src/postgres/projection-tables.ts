@@ -9,12 +9,13 @@ import { markPublished } from '../projections/published-states.js';
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
 import {
   columnArrays,
+  insertSql,
   PARTICIPANTS,
   SIGN_REQUESTS,
   selectColumnsSql,
   type TableSpec,
   TEMPLATES,
-  upsertSql,
+  updateSql,
   viewOfRow,
 } from './projection-columns.js';
 import type { SchemaName } from './schema-name.js';
@@ -107,32 +108,62 @@ export const readAllRecords = async (
   return toState(templates, signRequests, participants);
 };
 
-const changed = <K, V>(before: ReadonlyMap<K, V>, after: ReadonlyMap<K, V>): V[] => {
-  const out: V[] = [];
-  for (const [key, record] of after) if (before.get(key) !== record) out.push(record);
-  return out;
+/** Records of `after` that are not the very objects `before` holds: new, or rewritten. */
+interface Changes<V> {
+  readonly created: V[];
+  readonly updated: V[];
+}
+
+const collect = <K, V>(
+  before: ReadonlyMap<K, V> | undefined,
+  after: ReadonlyMap<K, V>,
+  into: Changes<V>,
+): void => {
+  for (const [key, record] of after) {
+    const earlier = before?.get(key);
+    if (earlier === record) continue;
+    if (earlier === undefined) into.created.push(record);
+    else into.updated.push(record);
+  }
 };
 
-/** Upserts every record of `after` that is not the very object `before` holds. */
+const write = async <View>(
+  db: SqlQueryable,
+  schema: SchemaName,
+  spec: TableSpec<View>,
+  changes: Changes<View>,
+): Promise<void> => {
+  if (changes.created.length > 0) {
+    await db.query(insertSql(spec, schema), columnArrays(spec, changes.created));
+  }
+  if (changes.updated.length > 0) {
+    await db.query(updateSql(spec, schema), columnArrays(spec, changes.updated));
+  }
+};
+
+/**
+ * Writes every record of `after` that is not the very object `before` holds:
+ * `before` must hold every existing record the batch could touch (see
+ * {@link loadRecords}), so a record it lacks is new and is inserted.
+ */
 export const writeChanges = async (
   db: SqlQueryable,
   schema: SchemaName,
   before: ProjectionState,
   after: ProjectionState,
 ): Promise<number> => {
-  const templates = changed(before.templates, after.templates);
-  const signRequests = changed(before.signRequests, after.signRequests);
-  const participants: ParticipantView[] = [];
+  const templates: Changes<TemplateView> = { created: [], updated: [] };
+  const signRequests: Changes<SignRequestView> = { created: [], updated: [] };
+  const participants: Changes<ParticipantView> = { created: [], updated: [] };
+  collect(before.templates, after.templates, templates);
+  collect(before.signRequests, after.signRequests, signRequests);
   for (const [id, ofRequest] of after.participants) {
     const earlier = before.participants.get(id);
-    if (earlier === ofRequest) continue;
-    participants.push(...changed(earlier ?? new Map(), ofRequest));
+    if (earlier !== ofRequest) collect(earlier, ofRequest, participants);
   }
-  const upsert = async <View>(spec: TableSpec<View>, views: readonly View[]): Promise<void> => {
-    if (views.length > 0) await db.query(upsertSql(spec, schema), columnArrays(spec, views));
-  };
-  await upsert(TEMPLATES, templates);
-  await upsert(SIGN_REQUESTS, signRequests);
-  await upsert(PARTICIPANTS, participants);
-  return templates.length + signRequests.length + participants.length;
+  await write(db, schema, TEMPLATES, templates);
+  await write(db, schema, SIGN_REQUESTS, signRequests);
+  await write(db, schema, PARTICIPANTS, participants);
+  const count = (c: Changes<unknown>): number => c.created.length + c.updated.length;
+  return count(templates) + count(signRequests) + count(participants);
 };
