@@ -76,6 +76,8 @@ const toLogError = (error: PostgresError): LogError =>
  * const log = (await openPostgresEventLog(pool))._unsafeUnwrap();
  * const stored = await log.append({ type: 'template-deleted' }, { deliveryId: 'd-1' });
  * console.log(stored.isOk()); // true
+ * await log.close();
+ * await pool.end();
  * ```
  */
 export const openPostgresEventLog = async (
