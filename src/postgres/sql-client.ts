@@ -12,6 +12,7 @@ export interface SqlResult<Row> {
 
 /** Anything that runs a parameterized query: a pool or one of its clients. */
 export interface SqlQueryable {
+  /** Runs `text` with `$1`… bound to `values`; rejects on any database error. */
   query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<SqlResult<Row>>;
 }
 
@@ -23,5 +24,6 @@ export interface SqlPoolClient extends SqlQueryable {
 
 /** A `pg.Pool` (or anything with its `query` and `connect`). */
 export interface SqlPool extends SqlQueryable {
+  /** Checks out a client, for statements that must share a connection (a transaction). */
   connect(): Promise<SqlPoolClient>;
 }

@@ -1,13 +1,16 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProjector } from '../../src/engine/projector.js';
+import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { readProjections } from '../../src/postgres/read-projections.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 import {
   bare,
+  CLI,
   envelope,
   ROOT,
   removeTempDirs,
@@ -85,6 +88,83 @@ describe('signfold pg', () => {
     const again = await runCli(['pg', 'import', log, '--database', url, '--schema', 'esign']);
     expect(again.stdout).toContain('imported 2 of 3 records');
     expect(again.stdout).toContain('duplicates skipped (delivery id already stored): 1');
+  });
+
+  it('work without --drain follows appends (woken by NOTIFY) until SIGTERM, then exits 0', async () => {
+    const url = await server.createDatabase('cli_follow');
+    await runCli(['pg', 'migrate', '--database', url]);
+    const db = new pg.Pool({ connectionString: url, max: 2 });
+    // A poll this slow cannot be what projects the event within the wait below.
+    const child = spawn(process.execPath, [
+      CLI,
+      'pg',
+      'work',
+      '--database',
+      url,
+      '--poll-interval',
+      '600000',
+    ]);
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    const exited = new Promise<number | null>((done) => child.on('close', done));
+    const checkpoint = async (): Promise<number | undefined> => {
+      const { rows } = await db.query<{ position: string }>(
+        'SELECT position FROM signfold.checkpoints',
+      );
+      return rows[0] === undefined ? undefined : Number(rows[0].position);
+    };
+    const waitFor = async (ok: (at: number | undefined) => boolean): Promise<void> => {
+      for (let tries = 0; tries < 200 && !ok(await checkpoint()); tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(ok(await checkpoint())).toBe(true);
+    };
+    try {
+      await waitFor((at) => at === 0); // drained once: now it is waiting
+      const log = (await openPostgresEventLog(db))._unsafeUnwrap();
+      const sent = await log.append(requestEvent('sign-request-sent', 10, true));
+      await log.close();
+      const position = sent._unsafeUnwrap().position;
+      await waitFor((at) => at === position);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stdout).toBe(
+        `projected up to position ${position}: 1 applied, 0 no-ops, 0 conflicts, 0 invalid\n`,
+      );
+    } finally {
+      child.kill('SIGKILL');
+      await db.end();
+    }
+  });
+
+  it('work without --drain ends with exit 2 and one line when its connection is lost', async () => {
+    const url = await server.createDatabase('cli_follow_lost');
+    await runCli(['pg', 'migrate', '--database', url]);
+    const db = new pg.Pool({ connectionString: url, max: 1 });
+    const child = spawn(process.execPath, [CLI, 'pg', 'work', '--database', url]);
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((done) => child.on('close', done));
+    try {
+      for (let tries = 0; tries < 200; tries += 1) {
+        const { rows } = await db.query('SELECT 1 FROM signfold.checkpoints');
+        if (rows.length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await db.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
+      expect(await exited).toBe(2);
+      expect(stderr).toMatch(/^signfold: listening for appends failed: .*\n$/);
+    } finally {
+      child.kill('SIGKILL');
+      await db.end();
+    }
   });
 
   it('refuses bad usage and unreachable or unmigrated databases with one line, exit 2', async () => {
