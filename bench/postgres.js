@@ -1,7 +1,8 @@
 // PostgreSQL benchmarks (npm run bench:postgres): `signfold pg import` and
 // `signfold pg work --drain` on a generated 1M-event envelope log, whole processes, against a
 // throwaway server with default durability (fsync on, synchronous_commit on); then the webhook
-// recipe under an open-loop load of 500 requests/s. Medians of --rounds runs.
+// recipe under an open-loop load of 500 requests/s (after --warmup seconds at the same rate, not
+// counted). Medians of --rounds runs. --only batch|live runs one half.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -17,6 +18,8 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '3' },
     rate: { type: 'string', default: '500' },
     seconds: { type: 'string', default: '10' },
+    only: { type: 'string' },
+    warmup: { type: 'string', default: '2' },
   },
 });
 const EVENTS = Number(opts.events);
@@ -43,9 +46,8 @@ const timed = (args) => {
   return [performance.now() - start, stdout];
 };
 
-const dir = mkdtempSync(join(tmpdir(), 'signfold-bench-pg-'));
-const server = await startPostgres();
-try {
+/** `pg import` and `pg work --drain` on a generated envelope log, compared with `replay`. */
+const batchBench = async (server, dir) => {
   const logPath = join(dir, 'events.ndjson');
   const events = function* () {
     let n = 0;
@@ -56,7 +58,6 @@ try {
   };
   const { lines, bytes } = writeNdjson(logPath, events(), { envelope: true });
   console.log(`log: ${fmt(lines)} envelope lines, ${fmt(bytes / 1e6)} MB`);
-
   const imports = [];
   const works = [];
   const replays = [];
@@ -85,23 +86,10 @@ try {
     `pg work --drain:  ${fmt(median(works))} ms median, ${fmt(workRate)} events/s (target ≥ 50,000)`,
   );
   console.log(`replay (memory):  ${fmt(median(replays))} ms median, for comparison`);
+};
 
-  // Live: the webhook recipe, open loop (requests leave on schedule whatever the answers).
-  const url = await server.createDatabase('bench_live');
-  timed(['pg', 'migrate', '--database', url]);
-  const child = spawn(process.execPath, [join(ROOT, 'examples/webhook-server-pg.js')], {
-    env: { ...process.env, DATABASE_URL: url, PORT: '0' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const port = await new Promise((resolve, reject) => {
-    child.stderr.on('data', (chunk) => {
-      const found = /127\.0\.0\.1:(\d+)/.exec(String(chunk));
-      if (found) resolve(Number(found[1]));
-    });
-    child.once('exit', () => reject(new Error('webhook server exited')));
-  });
-  const agent = new Agent({ keepAlive: true, maxSockets: 128 });
-  const body = JSON.stringify([...generateEvents({ seed: 3, signRequests: 2 })][0]);
+/** Sends `count` deliveries on an open-loop schedule of RATE per second; resolves with their answers. */
+const openLoop = async (port, agent, body, first, count) => {
   const send = (id) =>
     new Promise((resolve) => {
       const start = performance.now();
@@ -122,23 +110,60 @@ try {
       req.on('error', () => resolve({ ms: performance.now() - start, status: 0 }));
       req.end(body);
     });
-  const total = RATE * SECONDS;
   const started = performance.now();
   const pending = [];
-  for (let i = 0; i < total; i += 1) {
+  for (let i = 0; i < count; i += 1) {
     const due = started + (i * 1000) / RATE;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    pending.push(send(i));
+    pending.push(send(first + i));
   }
-  const results = await Promise.all(pending);
-  child.kill('SIGTERM');
+  return Promise.all(pending);
+};
+
+const latency = (label, results) => {
   const ok = results.filter((r) => r.status === 200).map((r) => r.ms);
   console.log(
-    `webhook (PostgreSQL, fsync on): ${fmt(total)} requests at ${RATE}/s: ${ok.length} ok, ` +
-      `p50 ${percentile(ok, 50).toFixed(1)} ms, p99 ${percentile(ok, 99).toFixed(1)} ms, max ${Math.max(...ok).toFixed(1)} ms (target p99 < 20 ms)`,
+    `${label}: ${fmt(results.length)} requests at ${RATE}/s: ${ok.length} ok, ` +
+      `p50 ${percentile(ok, 50).toFixed(1)} ms, p99 ${percentile(ok, 99).toFixed(1)} ms, max ${Math.max(...ok).toFixed(1)} ms`,
   );
-  agent.destroy();
+};
+
+/** The webhook recipe on PostgreSQL under an open-loop load: append-to-200 latency. */
+const liveBench = async (server) => {
+  const url = await server.createDatabase('bench_live');
+  timed(['pg', 'migrate', '--database', url]);
+  const child = spawn(process.execPath, [join(ROOT, 'examples/webhook-server-pg.js')], {
+    env: { ...process.env, DATABASE_URL: url, PORT: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  try {
+    const port = await new Promise((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        const found = /127\.0\.0\.1:(\d+)/.exec(String(chunk));
+        if (found) resolve(Number(found[1]));
+      });
+      child.once('exit', () => reject(new Error('webhook server exited')));
+    });
+    const agent = new Agent({ keepAlive: true, maxSockets: 128 });
+    const body = JSON.stringify([...generateEvents({ seed: 3, signRequests: 2 })][0]);
+    const warm = RATE * Number(opts.warmup);
+    latency('webhook warm-up (not counted)', await openLoop(port, agent, body, 0, warm));
+    latency(
+      'webhook (PostgreSQL, fsync on, target p99 < 20 ms)',
+      await openLoop(port, agent, body, warm, RATE * SECONDS),
+    );
+    agent.destroy();
+  } finally {
+    child.kill('SIGTERM');
+  }
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'signfold-bench-pg-'));
+const server = await startPostgres();
+try {
+  if (opts.only !== 'live') await batchBench(server, dir);
+  if (opts.only !== 'batch') await liveBench(server);
 } finally {
   server.stop();
   rmSync(dir, { recursive: true, force: true });

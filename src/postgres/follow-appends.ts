@@ -7,7 +7,7 @@ import { err, type Result } from 'neverthrow';
 import { APPEND_CHANNEL } from './migrations.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import type { ProjectionWorker, WorkerProgress } from './projection-worker.js';
-import type { SqlPool, SqlPoolClient } from './sql-client.js';
+import { checkOut, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
 /** Options of {@link followAppends}. */
 export interface FollowOptions {
@@ -46,7 +46,7 @@ export const followAppends = async (
   const pollMs = options.pollIntervalMs ?? 5000;
   let listener: ListeningClient;
   try {
-    listener = (await pool.connect()) as ListeningClient;
+    listener = (await checkOut(pool)) as ListeningClient;
   } catch (cause) {
     return err(databaseError(cause, 'connecting to PostgreSQL'));
   }

@@ -1,20 +1,23 @@
 /**
  * Bulk import of log records (e.g. a file log read with `readFileEventLog`)
- * through `COPY`, in one transaction: all of it is stored or none. Lines
+ * through `COPY` straight into the events table, in one transaction that
+ * holds the append lock from its start: all of it is stored or none. Lines
  * with a delivery id already stored are skipped, so importing the same log
  * twice stores those once; lines without one have no identity and are
  * stored again (see docs/postgres.md).
  */
-import type { Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { err, ok, type Result } from 'neverthrow';
 import type { LogRecord } from '../engine/event-log.js';
 import { EventLogReadError } from '../engine/log-errors.js';
-import { routingOf, sqlText } from './event-routing.js';
+import { sqlText } from './event-routing.js';
+import { IMPORT_COLUMNS, importRow } from './import-rows.js';
 import { checkSchema, type SchemaOptions } from './migrate.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
+import { appendLockSql } from './migrations.js';
+import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import type { SqlPool, SqlPoolClient } from './sql-client.js';
+import { checkOut, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
 /** Options of {@link importRecords}. */
 export interface ImportOptions extends SchemaOptions {
@@ -36,32 +39,6 @@ export interface ImportOutcome {
   readonly tornTail: boolean;
 }
 
-const csvText = (value: string): string => `"${sqlText(value).replaceAll('"', '""')}"`;
-const csvOptional = (value: string | undefined): string =>
-  value === undefined ? '' : csvText(value);
-const csvNumber = (value: number | null): string => (value === null ? '' : String(value));
-
-/** One CSV line of the staging table (an unquoted empty field is NULL). */
-const csvLine = (n: number, record: LogRecord): string => {
-  if (record.kind === 'bad-line') {
-    return `${n},,,${csvText(record.raw)},${csvText(record.reason)},,,,\n`;
-  }
-  // A bare line is stored as written; an envelope's event is stored as JSON.stringify writes it.
-  const body = record.receivedAt === undefined ? record.raw : JSON.stringify(record.event);
-  const routing = routingOf(record.event);
-  return [
-    n,
-    csvOptional(record.deliveryId),
-    csvOptional(record.receivedAt),
-    csvText(body),
-    '',
-    routing.eventType === null ? '' : csvText(routing.eventType),
-    csvNumber(routing.companyId),
-    csvNumber(routing.templateId),
-    `${csvNumber(routing.signRequestId)}\n`,
-  ].join(',');
-};
-
 type CopyFrom = (sql: string) => Writable;
 
 const loadCopyFrom = async (): Promise<Result<CopyFrom, PostgresError>> => {
@@ -76,13 +53,31 @@ const loadCopyFrom = async (): Promise<Result<CopyFrom, PostgresError>> => {
   }
 };
 
-async function* csvChunks(
+const UNIQUE_VIOLATION = '23505';
+
+/** Rows per duplicate check and `COPY` statement. */
+const BATCH_ROWS = 20_000;
+
+interface Row {
+  /** The delivery id as stored (see `sqlText`), if any. */
+  readonly id: string | undefined;
+  readonly csv: string;
+}
+
+interface Counts {
+  read: number;
+  badLines: number;
+  tornTail: boolean;
+}
+
+/** The records as batches of CSV rows, at least {@link BATCH_ROWS} each but the last. */
+async function* rowBatches(
   records: AsyncIterable<readonly LogRecord[]>,
-  counts: { read: number; entries: number; badLines: number; tornTail: boolean },
+  counts: Counts,
   onProgress: ((records: number) => void) | undefined,
-): AsyncGenerator<string> {
+): AsyncGenerator<Row[]> {
+  let rows: Row[] = [];
   for await (const batch of records) {
-    let chunk = '';
     for (const record of batch) {
       if (record.kind === 'bad-line' && record.tornTail === true) {
         counts.tornTail = true;
@@ -90,42 +85,111 @@ async function* csvChunks(
       }
       counts.read += 1;
       if (record.kind === 'bad-line') counts.badLines += 1;
-      else counts.entries += 1;
-      chunk += csvLine(counts.read, record);
+      const id = record.kind === 'entry' ? record.deliveryId : undefined;
+      rows.push({ id: id === undefined ? undefined : sqlText(id), csv: importRow(record) });
     }
-    if (chunk !== '') yield chunk;
     onProgress?.(counts.read);
+    if (rows.length >= BATCH_ROWS) {
+      yield rows;
+      rows = [];
+    }
   }
+  if (rows.length > 0) yield rows;
 }
 
-const copyAndInsert = async (
+/** Delivery ids of `rows` that the store holds (this transaction's own rows included). */
+const storedIds = async (
+  client: SqlPoolClient,
+  schema: SchemaName,
+  rows: readonly Row[],
+): Promise<Set<string>> => {
+  const ids = rows.flatMap((row) => (row.id === undefined ? [] : [row.id]));
+  if (ids.length === 0) return new Set();
+  const found = await client.query<{ delivery_id: string }>(
+    `SELECT delivery_id FROM ${schema}.events WHERE delivery_id = ANY($1::text[])`,
+    [ids],
+  );
+  return new Set(found.rows.map((row) => row.delivery_id));
+};
+
+const copyRows = async (
+  client: SqlPoolClient,
+  schema: SchemaName,
+  copyFrom: CopyFrom,
+  rows: readonly Row[],
+  stored: ReadonlySet<string>,
+): Promise<number> => {
+  const taken = new Set<string>();
+  let csv = '';
+  let copied = 0;
+  for (const row of rows) {
+    if (row.id !== undefined) {
+      if (stored.has(row.id) || taken.has(row.id)) continue;
+      taken.add(row.id);
+    }
+    csv += row.csv;
+    copied += 1;
+  }
+  if (copied === 0) return 0;
+  const copy = (client as unknown as { query(stream: Writable): Writable }).query(
+    copyFrom(`COPY ${schema}.events (${IMPORT_COLUMNS}) FROM STDIN (FORMAT csv)`),
+  );
+  await pipeline(Readable.from([csv]), copy);
+  return copied;
+};
+
+/**
+ * Copies a batch optimistically; when a delivery id is already stored (a
+ * re-import, a line repeated further down the file), undoes the attempt and
+ * copies what the store lacks. A fresh import thus never pays for the check.
+ */
+const copyBatch = async (
+  client: SqlPoolClient,
+  schema: SchemaName,
+  copyFrom: CopyFrom,
+  rows: readonly Row[],
+): Promise<number> => {
+  await client.query('SAVEPOINT signfold_import_batch');
+  try {
+    const copied = await copyRows(client, schema, copyFrom, rows, new Set());
+    await client.query('RELEASE SAVEPOINT signfold_import_batch');
+    return copied;
+  } catch (cause) {
+    if (sqlState(cause) !== UNIQUE_VIOLATION) throw cause;
+  }
+  await client.query('ROLLBACK TO SAVEPOINT signfold_import_batch');
+  return copyRows(client, schema, copyFrom, rows, await storedIds(client, schema, rows));
+};
+
+const copyAll = async (
   client: SqlPoolClient,
   schema: SchemaName,
   copyFrom: CopyFrom,
   records: AsyncIterable<readonly LogRecord[]>,
   options: ImportOptions,
 ): Promise<ImportOutcome> => {
-  const counts = { read: 0, entries: 0, badLines: 0, tornTail: false };
+  const counts: Counts = { read: 0, badLines: 0, tornTail: false };
+  let imported = 0;
   await client.query('BEGIN');
-  await client.query(
-    `CREATE TEMPORARY TABLE signfold_import (
-       n bigint, delivery_id text, received_at timestamptz, body text, bad_line text,
-       event_type text, company_id bigint, template_id bigint, sign_request_id bigint
-     ) ON COMMIT DROP`,
-  );
-  const copy = (client as unknown as { query(stream: Writable): Writable }).query(
-    copyFrom('COPY signfold_import FROM STDIN (FORMAT csv)'),
-  );
-  await pipeline(csvChunks(records, counts, options.onProgress), copy);
-  const inserted = await client.query(
-    `INSERT INTO ${schema}.events
-       (delivery_id, received_at, body, bad_line, event_type, company_id, template_id, sign_request_id)
-     SELECT delivery_id, received_at, body, bad_line, event_type, company_id, template_id, sign_request_id
-       FROM signfold_import ORDER BY n
-     ON CONFLICT (delivery_id) DO NOTHING`,
-  );
+  // Held to commit: no other writer stores a delivery id between a check below and its COPY.
+  await client.query(`SELECT ${appendLockSql(schema)}`);
+  const batches = rowBatches(records, counts, options.onProgress);
+  // The next batch is read and encoded while the database stores this one.
+  let next = batches.next();
+  try {
+    for (;;) {
+      const batch = await next;
+      if (batch.done === true) break;
+      next = batches.next();
+      // Its failure surfaces at the next await; until then it is not unhandled.
+      next.catch(() => undefined);
+      imported += await copyBatch(client, schema, copyFrom, batch.value);
+    }
+  } finally {
+    // On a failure, the read in flight must neither go unhandled nor keep the source open.
+    void next.then(() => batches.return(undefined)).catch(() => undefined);
+  }
   await client.query('COMMIT');
-  const imported = inserted.rowCount ?? 0;
   return {
     read: counts.read,
     imported,
@@ -153,12 +217,12 @@ export const importRecords = async (
   if (checked.isErr()) return err(checked.error);
   let client: SqlPoolClient;
   try {
-    client = await pool.connect();
+    client = await checkOut(pool);
   } catch (cause) {
     return err(databaseError(cause, 'connecting to PostgreSQL'));
   }
   try {
-    const outcome = await copyAndInsert(client, schema, copyFrom.value, records, options);
+    const outcome = await copyAll(client, schema, copyFrom.value, records, options);
     client.release();
     return ok(outcome);
   } catch (cause) {

@@ -2,7 +2,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import type { SqlPool, SqlQueryable } from './sql-client.js';
+import { checkOut, type SqlPool, type SqlQueryable } from './sql-client.js';
 
 /** Options of {@link migrate} and of everything that opens a schema. */
 export interface SchemaOptions {
@@ -53,7 +53,7 @@ export const migrate = async (
   const schema = named.value;
   let client: Awaited<ReturnType<SqlPool['connect']>>;
   try {
-    client = await pool.connect();
+    client = await checkOut(pool);
   } catch (cause) {
     return err(databaseError(cause, 'connecting to PostgreSQL'));
   }

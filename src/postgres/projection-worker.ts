@@ -16,7 +16,7 @@ import { databaseError, type PostgresError } from './postgres-error.js';
 import { loadRecords, type RecordKeys, writeChanges } from './projection-tables.js';
 import { writeQuarantine } from './quarantine-table.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import type { SqlPool, SqlQueryable } from './sql-client.js';
+import { checkOut, type SqlPool, type SqlQueryable } from './sql-client.js';
 
 /** Options of {@link createProjectionWorker}. */
 export interface ProjectionWorkerOptions extends SchemaOptions {
@@ -151,7 +151,7 @@ export const createProjectionWorker = async (
   const runBatch = async (): Promise<Result<WorkerProgress, PostgresError>> => {
     let client: Awaited<ReturnType<SqlPool['connect']>>;
     try {
-      client = await pool.connect();
+      client = await checkOut(pool);
     } catch (cause) {
       return err(databaseError(cause, 'connecting to PostgreSQL'));
     }

@@ -6,7 +6,7 @@ import { databaseError, type PostgresError } from './postgres-error.js';
 import { readAllRecords } from './projection-tables.js';
 import { PROJECTION_NAME } from './projection-worker.js';
 import { schemaName } from './schema-name.js';
-import type { SqlPool } from './sql-client.js';
+import { checkOut, type SqlPool } from './sql-client.js';
 
 /** What the projection tables hold, read back whole. */
 export interface StoredProjections {
@@ -43,7 +43,7 @@ export const readProjections = async (
   if (checked.isErr()) return err(checked.error);
   let db: Awaited<ReturnType<SqlPool['connect']>>;
   try {
-    db = await pool.connect();
+    db = await checkOut(pool);
   } catch (cause) {
     return err(databaseError(cause, 'connecting to PostgreSQL'));
   }

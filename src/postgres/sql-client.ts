@@ -27,3 +27,21 @@ export interface SqlPool extends SqlQueryable {
   /** Checks out a client, for statements that must share a connection (a transaction). */
   connect(): Promise<SqlPoolClient>;
 }
+
+type ErrorEvents = { on?(event: 'error', listener: (error: Error) => void): unknown };
+const guarded = new WeakSet<object>();
+
+/**
+ * Checks out a client that cannot crash the process: `pg` emits a
+ * connection lost between two queries as an `'error'` event, fatal without
+ * a listener; with this one the next query reports it instead.
+ */
+export const checkOut = async (pool: SqlPool): Promise<SqlPoolClient> => {
+  const client = await pool.connect();
+  const events = client as SqlPoolClient & ErrorEvents;
+  if (!guarded.has(client) && typeof events.on === 'function') {
+    guarded.add(client);
+    events.on('error', () => undefined);
+  }
+  return client;
+};
