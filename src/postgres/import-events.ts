@@ -55,13 +55,15 @@ const loadCopyFrom = async (): Promise<Result<CopyFrom, PostgresError>> => {
 
 const UNIQUE_VIOLATION = '23505';
 
-/** Rows per duplicate check and `COPY` statement. */
-const BATCH_ROWS = 20_000;
+/** Rows per duplicate check and `COPY` statement: small enough to die young in the heap. */
+const BATCH_ROWS = 5_000;
+/** Characters per write to the `COPY` stream. */
+const CHUNK_CHARS = 1 << 16;
 
-interface Row {
-  /** The delivery id as stored (see `sqlText`), if any. */
-  readonly id: string | undefined;
-  readonly csv: string;
+/** Rows to copy, and the delivery id of each (as stored, see `sqlText`). */
+interface RowBatch {
+  readonly ids: (string | undefined)[];
+  readonly rows: string[];
 }
 
 interface Counts {
@@ -70,15 +72,15 @@ interface Counts {
   tornTail: boolean;
 }
 
-/** The records as batches of CSV rows, at least {@link BATCH_ROWS} each but the last. */
+/** The records as batches of rows, at least {@link BATCH_ROWS} each but the last. */
 async function* rowBatches(
   records: AsyncIterable<readonly LogRecord[]>,
   counts: Counts,
   onProgress: ((records: number) => void) | undefined,
-): AsyncGenerator<Row[]> {
-  let rows: Row[] = [];
-  for await (const batch of records) {
-    for (const record of batch) {
+): AsyncGenerator<RowBatch> {
+  let batch: RowBatch = { ids: [], rows: [] };
+  for await (const read of records) {
+    for (const record of read) {
       if (record.kind === 'bad-line' && record.tornTail === true) {
         counts.tornTail = true;
         continue;
@@ -86,24 +88,25 @@ async function* rowBatches(
       counts.read += 1;
       if (record.kind === 'bad-line') counts.badLines += 1;
       const id = record.kind === 'entry' ? record.deliveryId : undefined;
-      rows.push({ id: id === undefined ? undefined : sqlText(id), csv: importRow(record) });
+      batch.ids.push(id === undefined ? undefined : sqlText(id));
+      batch.rows.push(importRow(record));
+      if (batch.rows.length >= BATCH_ROWS) {
+        yield batch;
+        batch = { ids: [], rows: [] };
+      }
     }
     onProgress?.(counts.read);
-    if (rows.length >= BATCH_ROWS) {
-      yield rows;
-      rows = [];
-    }
   }
-  if (rows.length > 0) yield rows;
+  if (batch.rows.length > 0) yield batch;
 }
 
-/** Delivery ids of `rows` that the store holds (this transaction's own rows included). */
+/** Delivery ids of `batch` that the store holds (this transaction's own rows included). */
 const storedIds = async (
   client: SqlPoolClient,
   schema: SchemaName,
-  rows: readonly Row[],
+  batch: RowBatch,
 ): Promise<Set<string>> => {
-  const ids = rows.flatMap((row) => (row.id === undefined ? [] : [row.id]));
+  const ids = batch.ids.filter((id) => id !== undefined);
   if (ids.length === 0) return new Set();
   const found = await client.query<{ delivery_id: string }>(
     `SELECT delivery_id FROM ${schema}.events WHERE delivery_id = ANY($1::text[])`,
@@ -112,29 +115,37 @@ const storedIds = async (
   return new Set(found.rows.map((row) => row.delivery_id));
 };
 
+/** Copies the rows whose delivery id is neither in `stored` nor earlier in the batch. */
 const copyRows = async (
   client: SqlPoolClient,
   schema: SchemaName,
   copyFrom: CopyFrom,
-  rows: readonly Row[],
+  batch: RowBatch,
   stored: ReadonlySet<string>,
 ): Promise<number> => {
   const taken = new Set<string>();
-  let csv = '';
+  const chunks: string[] = [];
+  let chunk = '';
   let copied = 0;
-  for (const row of rows) {
-    if (row.id !== undefined) {
-      if (stored.has(row.id) || taken.has(row.id)) continue;
-      taken.add(row.id);
+  for (let i = 0; i < batch.rows.length; i += 1) {
+    const id = batch.ids[i];
+    if (id !== undefined) {
+      if (stored.has(id) || taken.has(id)) continue;
+      taken.add(id);
     }
-    csv += row.csv;
+    chunk += batch.rows[i];
     copied += 1;
+    if (chunk.length >= CHUNK_CHARS) {
+      chunks.push(chunk);
+      chunk = '';
+    }
   }
+  if (chunk !== '') chunks.push(chunk);
   if (copied === 0) return 0;
   const copy = (client as unknown as { query(stream: Writable): Writable }).query(
-    copyFrom(`COPY ${schema}.events (${IMPORT_COLUMNS}) FROM STDIN (FORMAT csv)`),
+    copyFrom(`COPY ${schema}.events (${IMPORT_COLUMNS}) FROM STDIN`),
   );
-  await pipeline(Readable.from([csv]), copy);
+  await pipeline(Readable.from(chunks), copy);
   return copied;
 };
 
@@ -147,18 +158,18 @@ const copyBatch = async (
   client: SqlPoolClient,
   schema: SchemaName,
   copyFrom: CopyFrom,
-  rows: readonly Row[],
+  batch: RowBatch,
 ): Promise<number> => {
   await client.query('SAVEPOINT signfold_import_batch');
   try {
-    const copied = await copyRows(client, schema, copyFrom, rows, new Set());
+    const copied = await copyRows(client, schema, copyFrom, batch, new Set());
     await client.query('RELEASE SAVEPOINT signfold_import_batch');
     return copied;
   } catch (cause) {
     if (sqlState(cause) !== UNIQUE_VIOLATION) throw cause;
   }
   await client.query('ROLLBACK TO SAVEPOINT signfold_import_batch');
-  return copyRows(client, schema, copyFrom, rows, await storedIds(client, schema, rows));
+  return copyRows(client, schema, copyFrom, batch, await storedIds(client, schema, batch));
 };
 
 const copyAll = async (

@@ -124,6 +124,33 @@ describe('importRecords', () => {
     expect(rows[1]).toEqual({ body: '{"broken', bad_line: 'invalid JSON: cut' });
   });
 
+  it('stores bodies with tabs, backslashes, quotes and carriage returns exactly', async () => {
+    const schema = await freshSchema();
+    const raw = '{"type":\t"template-deleted", "templateName": "a\\"b\\\\c\\n\\t"}';
+    const event = JSON.parse(raw) as unknown;
+    const bad = 'not json \\ with\ttab and \r return';
+    const records: LogRecord[] = [
+      {
+        kind: 'entry',
+        position: 1,
+        line: 1,
+        receivedAt: undefined,
+        deliveryId: 'tab\tand\\',
+        event,
+        raw,
+      },
+      { kind: 'bad-line', position: 2, line: 2, raw: bad, reason: 'invalid JSON: \\ and \t' },
+    ];
+    (await importRecords(pool, inBatches(records), { schema }))._unsafeUnwrap();
+    const { rows } = await pool.query(
+      `SELECT delivery_id, body, bad_line FROM ${schema}.events ORDER BY position`,
+    );
+    expect(rows).toEqual([
+      { delivery_id: 'tab\tand\\', body: raw, bad_line: null },
+      { delivery_id: null, body: bad, bad_line: 'invalid JSON: \\ and \t' },
+    ]);
+  });
+
   it('is all or nothing: a source that fails half-way stores nothing', async () => {
     const schema = await freshSchema();
     async function* failing() {
