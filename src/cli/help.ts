@@ -10,6 +10,7 @@ Commands:
   check LOG       lint a log: list bad lines and conflicts, exit 1 if any
   inspect LOG     show one sign request, its participants and its timeline
   validate FILE   validate a sign-request representation (JSON)
+  report LOG      write a self-contained HTML report of a log (--out FILE)
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
@@ -69,4 +70,19 @@ Options:
   -h, --help   show this help
 
 Exit codes: 0 valid, 1 invalid (including not JSON), 2 usage or unreadable file.`,
+  report: `Usage: signfold report LOG --out FILE [--stuck-after DURATION]
+
+Write a self-contained HTML page about LOG (read-only): overview, per-template
+funnel and rates, timings and activity from receivedAt, stuck requests,
+quarantine, companies. The page works offline and is the same for the same log.
+
+Options:
+  -o, --out FILE            where to write the page (required; replaced atomically,
+                            never the log itself)
+  --stuck-after DURATION    a request sent longer ago than this (before the latest
+                            receivedAt in the log) without a final event is stuck;
+                            e.g. 7d (default), 36h, 90m, 45s, 2w
+  -h, --help                show this help
+
+Exit codes: 0 written, 2 usage or input error.`,
 };
