@@ -42,8 +42,14 @@ export const durationHistogram = (
   completed: readonly number[],
   declined: readonly number[],
 ): DurationBin[] => {
-  const counts = BINS.map(() => ({ completed: 0, declined: 0 }));
-  for (const ms of completed) counts[binIndex(ms)]!.completed += 1;
-  for (const ms of declined) counts[binIndex(ms)]!.declined += 1;
-  return BINS.map((bin, index) => ({ label: bin.label, ...counts[index]! }));
+  const completedPerBin = BINS.map(() => 0);
+  const declinedPerBin = BINS.map(() => 0);
+  for (const ms of completed)
+    completedPerBin[binIndex(ms)] = (completedPerBin[binIndex(ms)] ?? 0) + 1;
+  for (const ms of declined) declinedPerBin[binIndex(ms)] = (declinedPerBin[binIndex(ms)] ?? 0) + 1;
+  return BINS.map((bin, index) => ({
+    label: bin.label,
+    completed: completedPerBin[index] ?? 0,
+    declined: declinedPerBin[index] ?? 0,
+  }));
 };

@@ -29,6 +29,8 @@ export interface TableSpec {
   readonly columns: readonly string[];
   readonly rows: readonly Row[];
   readonly sortable?: boolean;
+  /** Only as wide as its content (small tables). */
+  readonly compact?: boolean;
   /** A last row summing up the others, kept out of sorting. */
   readonly footer?: Row;
 }
@@ -55,15 +57,22 @@ const renderRow = (row: Row, firstTag: 'td' | 'th' = 'td'): string => {
 
 /** The table as HTML, with a caption and a header row. */
 export const renderTable = (spec: TableSpec): string => {
+  const first = spec.rows[0]?.cells ?? [];
   const head = spec.columns
-    .map((label) =>
-      spec.sortable === true
-        ? `<th scope="col"><button type="button" class="sort">${escapeHtml(label)}</button></th>`
-        : `<th scope="col">${escapeHtml(label)}</th>`,
-    )
+    .map((label, index) => {
+      const numeric = typeof first[index]?.value === 'number' ? ' class="n"' : '';
+      const content =
+        spec.sortable === true
+          ? `<button type="button" class="sort">${escapeHtml(label)}</button>`
+          : escapeHtml(label);
+      return `<th scope="col"${numeric}>${content}</th>`;
+    })
     .join('');
   const body = spec.rows.map((row) => renderRow(row, 'th')).join('\n');
   const foot = spec.footer === undefined ? '' : `<tfoot>${renderRow(spec.footer, 'th')}</tfoot>`;
-  const sortable = spec.sortable === true ? ' class="sortable"' : '';
+  const classes = [spec.sortable === true ? 'sortable' : '', spec.compact === true ? 'compact' : '']
+    .filter((c) => c !== '')
+    .join(' ');
+  const sortable = classes === '' ? '' : ` class="${classes}"`;
   return `<div class="table-wrap"><table id="${spec.id}"${sortable}><caption>${escapeHtml(spec.caption)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody>${foot}</table></div>`;
 };

@@ -35,18 +35,21 @@ export const countsTable = (
       caption: `${caption}: templates`,
       columns: ['', ...Object.keys(t)],
       rows: [row('templates', 'templates', t)],
+      compact: true,
     }),
     renderTable({
       id: `${id}-sign-requests`,
       caption: `${caption}: sign requests (a deleted request counts under deleted only)`,
       columns: ['', ...Object.keys(r)],
       rows: [row('sign requests', 'signRequests', r)],
+      compact: true,
     }),
     renderTable({
       id: `${id}-participants`,
       caption: `${caption}: participants`,
       columns: ['', ...Object.keys(p)],
       rows: [row('participants', 'participants', p)],
+      compact: true,
     }),
   ].join('\n');
 };
@@ -64,6 +67,7 @@ export const renderOverview = (overview: OverviewModel): string => {
           id: 'problems-by-kind',
           caption: 'Quarantined records by kind',
           columns: ['category', 'kind', 'records'],
+          compact: true,
           rows: overview.problemsByKind.map((k) => ({
             cells: [{ text: k.category }, { text: k.kind }, num(k.count, formatCount(k.count))],
           })),

@@ -43,6 +43,7 @@ export const renderTimings = (timings: TimingsModel | undefined): string => {
     id: 'durations-table',
     caption: 'Requests by time from sent to completed or declined',
     columns: ['time', 'completed', 'declined'],
+    compact: true,
     rows: timings.distribution.map((bin) => ({
       cells: [
         { text: bin.label },

@@ -92,9 +92,9 @@ export interface TimingsModel {
   readonly distribution: readonly DurationBin[];
 }
 
-/** Events received in one period (a day, or a month or year for long logs). */
+/** Events received in one period: an hour, a day, a month or a year, by the span of the log. */
 export interface ActivityRow {
-  /** `YYYY-MM-DD` (or `YYYY-MM`, `YYYY`), UTC. */
+  /** `YYYY-MM-DD HHh`, `YYYY-MM-DD`, `YYYY-MM` or `YYYY`, UTC. */
   readonly period: string;
   /** Counts in the order of {@link ActivityModel.types}. */
   readonly byType: readonly number[];
@@ -104,7 +104,7 @@ export interface ActivityRow {
 
 /** Activity over time, from `receivedAt`. */
 export interface ActivityModel {
-  readonly unit: 'day' | 'month' | 'year';
+  readonly unit: 'hour' | 'day' | 'month' | 'year';
   /** The event types that occur, in the spec's order. */
   readonly types: readonly EventType[];
   /** Every period from the first to the last, empty ones included. */

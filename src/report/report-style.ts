@@ -20,7 +20,7 @@ nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.75rem 0}a{color:var(--ac
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:.5rem;margin:.5rem 0}
 .card{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:.5rem .75rem}.card b{display:block;font-size:1.3rem}
 .table-wrap{overflow-x:auto;margin:.5rem 0 1rem}
-table{border-collapse:collapse;width:100%;font-size:14px}caption{text-align:left;color:var(--muted);padding:.25rem 0}
+table{border-collapse:collapse;width:100%;font-size:14px}table.compact{width:auto;min-width:50%}caption{text-align:left;color:var(--muted);padding:.25rem 0}
 th,td{padding:.25rem .5rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 thead th{background:var(--panel);position:sticky;top:0}tfoot th,tfoot td{font-weight:600}
 button.sort{all:unset;cursor:pointer;font-weight:600}button.sort::after{content:" ↕";color:var(--muted)}
