@@ -75,7 +75,7 @@ export const renderOverview = (overview: OverviewModel): string => {
   return `<section id="overview"><h2>Overview</h2>
 <div class="cards">${card('events processed', overview.processed, 'processed')}${card('applied', overview.applied, 'stats.applied')}${card('no-ops', overview.noOps, 'stats.noOps')}${card('conflicts', overview.conflicts, 'stats.conflicts')}${card('invalid', overview.invalid, 'stats.invalid')}</div>
 ${tail}
-${problems}
 ${countsTable('counts', 'By status', overview.counts, 'counts.')}
+${problems}
 </section>`;
 };

@@ -46,12 +46,14 @@ export const renderTemplates = (rows: readonly TemplateRow[]): string => {
   if (rows.length === 0) {
     return '<section id="templates"><h2>Templates</h2><p class="muted">No templates or sign requests.</p></section>';
   }
+  // Templates of different companies may share a name: the chart's labels then say whose.
+  const severalCompanies = new Set(rows.map((t) => t.companyId)).size > 1;
   const chart = barChart({
     id: 'chart-funnel',
-    title: 'Participants per template: where they stand',
+    title: 'Participants per template (company in parentheses when several): where they stand',
     series: SERIES,
     bars: rows.map((t) => ({
-      label: t.name,
+      label: severalCompanies && t.companyId !== null ? `${t.name} (${t.companyId})` : t.name,
       values: [
         t.participants.signed,
         t.participants.declined,
