@@ -235,6 +235,14 @@ Decode cost: ${((median(decodeMs) / lines.length) * 1e6).toFixed(0)} ns/event vs
 `;
 log(`\n${report}`);
 if (opts.write && !opts['no-write'] && !opts.quick) {
-  writeFileSync(join(here, 'RESULTS.md'), report);
+  // Keep the section bench/report.js writes at the end of the file.
+  const previous = existsSync(join(here, 'RESULTS.md'))
+    ? readFileSync(join(here, 'RESULTS.md'), 'utf8')
+    : '';
+  const kept = previous.indexOf('<!-- bench/report.js -->');
+  writeFileSync(
+    join(here, 'RESULTS.md'),
+    kept === -1 ? report : `${report.trimEnd()}\n\n${previous.slice(kept)}`,
+  );
   log('wrote bench/RESULTS.md');
 }
