@@ -1,14 +1,16 @@
 /**
- * `signfold report LOG --out FILE`: replays the log (audit trails on: the
- * report reads `receivedAt` and outcomes from them) and writes the HTML page
+ * `signfold report LOG --out FILE`: replays the log (with a `ReportRecorder`
+ * gathering `receivedAt`, types and outcomes) and writes the HTML page
  * that `src/report/` builds and renders. This command only reads the log and
  * writes the file; everything on the page comes from the pure model and
  * renderer.
  */
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { createProjector } from '../engine/projector.js';
+import { initialState } from '../projections/projection-state.js';
 import { buildReportModel } from '../report/build-report-model.js';
 import { renderReport } from '../report/render-report.js';
+import { ReportRecorder } from '../report/report-recorder.js';
 import { expectPositionals, type OptionTable, parseCommandArgs, stringFlag } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
@@ -75,7 +77,12 @@ export const reportCommand = async (args: readonly string[], io: CliIO): Promise
       `--out ${options.out} is the same file as the log ${options.log}; refusing to overwrite the log`,
     );
   }
-  const projector = createProjector({ audit: true, policy: 'skip' });
+  // The recorder stands in for the audit trail: it aggregates instead of keeping every event.
+  const recorder = new ReportRecorder();
+  const projector = createProjector(
+    { audit: true, policy: 'skip' },
+    { state: initialState(), checkpoint: 0, audit: recorder },
+  );
   const run = await replayLogFile(projector, options.log, io);
   const model = buildReportModel({
     log: options.log,
@@ -83,7 +90,7 @@ export const reportCommand = async (args: readonly string[], io: CliIO): Promise
     stats: projector.stats(),
     processed: run.processed,
     quarantine: projector.quarantine(),
-    audit: projector.auditTrail()?.toData() ?? { signRequests: [], templates: [] },
+    observations: recorder.observations(),
     incompleteTail: projector.incompleteTail(),
     stuckAfterMs: options.stuckAfterMs,
   });

@@ -1,32 +1,18 @@
 /**
- * Events received over time (by type, and conflicts), from the `receivedAt`
- * of each decoded event in the audit trail. Bad lines and invalid events are
+ * Events received over time (by type, and conflicts), from the per-hour
+ * counts of the `ReportRecorder`. Bad lines and invalid events are
  * left out (the overview and the quarantine count them). The period adapts to
  * the span of the log so the chart stays readable: hours for up to 3 days,
  * days for up to 2 years, months for up to 20 years, years beyond.
  */
-import type { AuditEntry, AuditTrailData } from '../engine/audit-trail.js';
-import { EVENT_TYPES, type EventType } from '../events/event-members.js';
+import { EVENT_TYPES } from '../events/event-members.js';
 import type { ActivityModel, ActivityRow } from './report-model.js';
-import { receivedTime } from './request-times.js';
+import { CONFLICT_SLOT as CONFLICTS, type ReportRecorder } from './report-recorder.js';
 
 const HOUR_MS = 3_600_000;
 const MAX_HOURS = 72;
 const MAX_DAYS_IN_HOURS = 731 * 24;
 const MAX_MONTHS_IN_HOURS = 7305 * 24;
-const TYPE_INDEX = new Map<EventType, number>(EVENT_TYPES.map((type, index) => [type, index]));
-/** Slot of the conflict counter, after one slot per event type. */
-const CONFLICTS = EVENT_TYPES.length;
-
-/** Activity and the latest `receivedAt` of a log. */
-export interface ActivityScan {
-  readonly activity: ActivityModel | undefined;
-  /** The latest `receivedAt` (epoch ms), `undefined` when no event has one. */
-  readonly latest: number | undefined;
-}
-
-const isConflict = (entry: AuditEntry): boolean =>
-  entry.outcome !== 'applied' && entry.outcome !== 'no-op';
 
 /** The period an hour falls in: `2025-10-12 09h`, `2025-10-12`, `2025-10` or `2025` (UTC). */
 const periodOf = (hour: number, unit: ActivityModel['unit']): string => {
@@ -91,45 +77,20 @@ const toRows = (
   return { unit, rows };
 };
 
-/** Scans every audit entry once. */
-export const scanActivity = (audit: AuditTrailData): ActivityScan => {
-  const perHour = new Map<number, Int32Array>();
-  let latest: number | undefined;
-  const seenTypes = new Set<number>();
-  const count = (entries: readonly AuditEntry[]): void => {
-    for (const entry of entries) {
-      const ms = receivedTime(entry.receivedAt);
-      if (ms === undefined) continue;
-      if (latest === undefined || ms > latest) latest = ms;
-      const hour = Math.floor(ms / HOUR_MS);
-      let counts = perHour.get(hour);
-      if (counts === undefined) {
-        counts = new Int32Array(CONFLICTS + 1);
-        perHour.set(hour, counts);
-      }
-      const type = TYPE_INDEX.get(entry.type) ?? 0;
-      seenTypes.add(type);
-      counts[type] = (counts[type] ?? 0) + 1;
-      if (isConflict(entry)) counts[CONFLICTS] = (counts[CONFLICTS] ?? 0) + 1;
-    }
-  };
-  for (const [, entries] of audit.templates) count(entries);
-  for (const [, entries] of audit.signRequests) count(entries);
-  if (perHour.size === 0) return { activity: undefined, latest };
+/** The activity of a log from its per-hour counts; `undefined` when no event had a time. */
+export const buildActivity = (
+  perHour: ReadonlyMap<number, Int32Array>,
+): ActivityModel | undefined => {
+  if (perHour.size === 0) return undefined;
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
-  for (const hour of perHour.keys()) {
+  const seen = new Set<number>();
+  for (const [hour, counts] of perHour) {
     if (hour < first) first = hour;
     if (hour > last) last = hour;
+    for (let slot = 0; slot < CONFLICTS; slot += 1) if ((counts[slot] ?? 0) > 0) seen.add(slot);
   }
-  const types = [...seenTypes].sort((a, b) => a - b);
+  const types = [...seen].sort((a, b) => a - b);
   const { unit, rows } = toRows(perHour, first, last, types);
-  return {
-    activity: {
-      unit,
-      types: types.map((index) => EVENT_TYPES[index] ?? 'template-activated'),
-      rows,
-    },
-    latest,
-  };
+  return { unit, types: types.map((index) => EVENT_TYPES[index] ?? 'template-activated'), rows };
 };

@@ -1,17 +1,17 @@
 /**
  * Builds the {@link ReportModel} of a replayed log: pure, from the projector's
- * final state, counters, quarantine and audit trail. Every status and outcome
- * comes from the core (projections, queries, the audit trail's outcomes).
+ * final state, counters and quarantine, and what a `ReportRecorder`
+ * gathered. Every status and outcome comes from the core (projections,
+ * queries, the outcomes the engine recorded).
  */
-import type { AuditTrailData } from '../engine/audit-trail.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
 import type { QuarantineEntry } from '../engine/quarantine.js';
 import { countProjections, countProjectionsByCompany } from '../projections/projection-counts.js';
 import type { ProjectionState } from '../projections/projection-state.js';
-import { scanActivity } from './activity.js';
+import { buildActivity } from './activity.js';
 import { problemsByKind, quarantineModel } from './quarantine-rows.js';
 import type { CompanyRow, ReportModel } from './report-model.js';
-import { requestTimesOf } from './request-times.js';
+import type { LogObservations } from './report-recorder.js';
 import { buildStuck } from './stuck-requests.js';
 import { templateRows } from './template-rows.js';
 import { buildTimings } from './timings.js';
@@ -25,7 +25,8 @@ export interface ReportInput {
   /** Records processed, whatever became of them. */
   readonly processed: number;
   readonly quarantine: readonly QuarantineEntry[];
-  readonly audit: AuditTrailData;
+  /** What a `ReportRecorder` gathered during the replay. */
+  readonly observations: LogObservations;
   readonly incompleteTail?: { readonly position: number; readonly line: number } | undefined;
   /** A request `sent` longer than this (ms) before the latest `receivedAt` is stuck. */
   readonly stuckAfterMs: number;
@@ -34,8 +35,7 @@ export interface ReportInput {
 /** Builds the report model of one log. Same input, same model. */
 export const buildReportModel = (input: ReportInput): ReportModel => {
   const { state, stats } = input;
-  const times = requestTimesOf(input.audit);
-  const { activity, latest } = scanActivity(input.audit);
+  const { requests: times, latest, perHour } = input.observations;
   const templates = templateRows(state);
   const stuck = buildStuck(state, times, latest, input.stuckAfterMs, input.log);
   const companies: CompanyRow[] = [...countProjectionsByCompany(state)]
@@ -63,7 +63,7 @@ export const buildReportModel = (input: ReportInput): ReportModel => {
     },
     templates,
     timings: buildTimings(state, times, templates),
-    activity,
+    activity: buildActivity(perHour),
     stuck,
     quarantine: quarantineModel(input.quarantine),
     companies,
