@@ -7,7 +7,7 @@
  */
 import { EVENT_TYPES } from '../events/event-members.js';
 import type { ActivityModel, ActivityRow } from './report-model.js';
-import { CONFLICT_SLOT as CONFLICTS, type ReportRecorder } from './report-recorder.js';
+import { CONFLICT_SLOT as CONFLICTS } from './report-recorder.js';
 
 const HOUR_MS = 3_600_000;
 const MAX_HOURS = 72;
