@@ -42,9 +42,12 @@ const page = join(here, 'out', `report-${EVENTS}.html`);
 
 const timed = (args) => {
   const started = performance.now();
-  const child = spawnSync(process.execPath, [cli, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnSync(process.execPath, [cli, ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const ms = performance.now() - started;
-  if (child.status !== 0) throw new Error(`${args.join(' ')}: exit ${child.status}: ${child.stderr}`);
+  if (child.status !== 0)
+    throw new Error(`${args.join(' ')}: exit ${child.status}: ${child.stderr}`);
   return ms;
 };
 
@@ -57,7 +60,9 @@ for (let round = 0; round < ROUNDS; round += 1) {
     if (which === 'replay') replay.push(timed(['replay', file]));
     else report.push(timed(['report', file, '--out', page]));
   }
-  log(`round ${round + 1}: replay ${replay.at(-1).toFixed(0)} ms, report ${report.at(-1).toFixed(0)} ms`);
+  log(
+    `round ${round + 1}: replay ${replay.at(-1).toFixed(0)} ms, report ${report.at(-1).toFixed(0)} ms`,
+  );
 }
 const ratio = median(report) / median(replay);
 const pageBytes = statSync(page).size;
@@ -65,7 +70,13 @@ const pageBytes = statSync(page).size;
 // --- opening the page in chromium -------------------------------------------
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+  ],
 });
 const opens = [];
 for (let round = 0; round < ROUNDS; round += 1) {
@@ -81,7 +92,7 @@ const openMs = median(opens);
 const section = `<!-- bench/report.js -->
 ## \`signfold report\` (bench/report.js)
 
-Whole processes (\`node dist/cli/main.js …\`: start-up, read, fold, and for the report the audit trail,
+Whole processes (\`node dist/cli/main.js …\`: start-up, read, fold, and for the report the recorder,
 model, rendering and writing), ${fmt(EVENTS)} events, ${ROUNDS} rounds alternating, medians.
 
 | measure | median | target | met |
