@@ -16,7 +16,7 @@ export const DELIVERY_HEADER = 'x-delivery-id';
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /** Why a body was refused before anything was stored, with the status to answer. */
-class Rejected extends Error {
+export class Rejected extends Error {
   /** @param {number} status @param {string} message */
   constructor(status, message) {
     super(message);
@@ -30,7 +30,7 @@ class Rejected extends Error {
  * @param {number} limit
  * @returns {Promise<Buffer>}
  */
-const readBody = (request, limit) =>
+export const readBody = (request, limit) =>
   new Promise((resolve, reject) => {
     const tooLarge = () => new Rejected(413, `body larger than ${limit} bytes`);
     if (Number(request.headers['content-length']) > limit) {
@@ -60,7 +60,7 @@ const readBody = (request, limit) =>
  * @param {Buffer} body
  * @returns {{ event: unknown, text: string }}
  */
-const parseBody = (body) => {
+export const parseBody = (body) => {
   let text;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(body);
@@ -102,7 +102,7 @@ const inPositionOrder = (projector, next) => {
  * @param {number} status
  * @param {object} body
  */
-const reply = (response, status, body) => {
+export const reply = (response, status, body) => {
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(`${JSON.stringify(body)}\n`);
 };

@@ -13,6 +13,8 @@ export type {
   LogRecord,
   ReadOptions,
 } from './engine/event-log.js';
+export { EventLogReadError } from './engine/log-errors.js';
+export { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES } from './engine/log-limits.js';
 export type { Projector } from './engine/projector.js';
 export { createProjector } from './engine/projector.js';
 export type {
@@ -160,8 +162,6 @@ export { openFileEventLog } from './store/file-event-log.js';
 export type { FileHandleIO, FileIO, OpenMode } from './store/file-io.js';
 export type { FileReadOptions } from './store/file-record-stream.js';
 export { readFileEventLog } from './store/file-record-stream.js';
-export { EventLogReadError } from './store/log-error.js';
-export { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES } from './store/log-limits.js';
 export type { MemoryEventLog, MemoryEventLogOptions } from './store/memory-event-log.js';
 export { createMemoryEventLog } from './store/memory-event-log.js';
 export type { SnapshotFileError } from './store/snapshot-file.js';

@@ -11,6 +11,7 @@ Commands:
   inspect LOG     show one sign request, its participants and its timeline
   validate FILE   validate a sign-request representation (JSON)
   report LOG      write a self-contained HTML report of a log (--out FILE)
+  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work (see signfold pg --help)
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
@@ -21,6 +22,24 @@ LOG is never modified.`;
 
 /** Help of each command, by name. */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  pg: `Usage: signfold pg migrate --database URL [--schema NAME]
+       signfold pg import LOG --database URL [--schema NAME]
+       signfold pg work --database URL [--schema NAME] [--drain] [--batch-size N] [--poll-interval MS]
+
+The PostgreSQL store and projection tables (needs the package pg; import also
+needs pg-copy-streams). URL is a postgres:// connection URL; NAME the schema
+(default signfold).
+
+  migrate   create or upgrade the schema (idempotent; refuses a newer schema)
+  import    append a file log's records with COPY, in one transaction; lines
+            whose delivery id is already stored are skipped
+  work      project the stored events into the tables, batch by batch; with
+            --drain exit once everything stored is projected, else follow new
+            appends until SIGINT or SIGTERM
+            --batch-size N       events per transaction (default 5000)
+            --poll-interval MS   longest wait without a notification (default 5000)
+
+Exit codes: 0 done, 2 usage, input or database error.`,
   replay: `Usage: signfold replay LOG [options]
 
 Replay LOG (read-only) and print what it folds into: events processed, counts

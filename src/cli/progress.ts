@@ -17,16 +17,18 @@ export class ReplayProgress {
   readonly #out: TextOutput;
   readonly #now: () => number;
   readonly #label: string;
+  readonly #verb: string;
   readonly #enabled: boolean;
   readonly #start: number;
   #lastDraw: number;
   #drawn = false;
 
-  /** `label` names the work, e.g. the log path. */
-  constructor(out: TextOutput, now: () => number, label: string) {
+  /** `label` names the work, e.g. the log path; `verb` what is done to it. */
+  constructor(out: TextOutput, now: () => number, label: string, verb = 'replaying') {
     this.#out = out;
     this.#now = now;
     this.#label = label;
+    this.#verb = verb;
     this.#enabled = out.isTTY === true;
     this.#start = now();
     // The first draw waits one interval too: short replays print nothing at all.
@@ -41,7 +43,7 @@ export class ReplayProgress {
     this.#lastDraw = now;
     const rate = Math.round((processed * 1000) / Math.max(1, now - this.#start));
     this.#out.write(
-      `${REWRITE}replaying ${this.#label}: position ${position}, ${processed} events, ${rate} events/s`,
+      `${REWRITE}${this.#verb} ${this.#label}: position ${position}, ${processed} events, ${rate} events/s`,
     );
     this.#drawn = true;
   }

@@ -4,9 +4,9 @@
  * errors (exit 2) instead of exceptions.
  */
 import type { Result } from 'neverthrow';
+import { EventLogReadError } from '../engine/log-errors.js';
 import type { Projector } from '../engine/projector.js';
 import type { Halted, ProjectorStats } from '../engine/projector-types.js';
-import { EventLogReadError } from '../store/log-error.js';
 import { CliError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { openReadOnlyLog } from './log-source.js';

@@ -30,6 +30,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   inspect: inspectCommand,
   validate: validateCommand,
   report: reportCommand,
+  // Loaded on use: only `pg` needs the optional peer dependency `pg`.
+  pg: async (args, io) => (await import('./pg-command.js')).pgCommand(args, io),
 };
 
 const commandNamed = (name: string): Command | undefined =>

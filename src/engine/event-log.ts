@@ -54,6 +54,11 @@ export type LogError =
   /** The log was closed before the operation started. */
   | { readonly kind: 'closed'; readonly message: string }
   /**
+   * The database refused or could not be reached (PostgreSQL log); `code` is
+   * the SQLSTATE when the server sent one. Nothing was stored.
+   */
+  | { readonly kind: 'database'; readonly code: string | undefined; readonly message: string }
+  /**
    * Another writer holds the log's lock (`<log>.lock`), in this process or
    * another; `holder` is who, when the lock file is readable. Nothing was written.
    */

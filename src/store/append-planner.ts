@@ -3,8 +3,10 @@
  * appends without touching the log's state: the state is only updated once
  * the group is stored, so a failed write leaves positions and ids unchanged.
  */
-import type { AppendOutcome, BatchEventLog, EventLog } from '../engine/event-log.js';
-import { type EncodedItem, envelopeLine } from './envelope.js';
+
+import type { EncodedItem } from '../engine/append-encoding.js';
+import type { AppendOutcome } from '../engine/event-log.js';
+import { envelopeLine } from './envelope.js';
 
 /** The parts of a log's state that appends change. */
 export interface AppendState {
@@ -58,11 +60,3 @@ export class AppendPlanner {
     for (const [id, position] of this.#newIds) this.#state.deliveryIds.set(id, position);
   }
 }
-
-/** `append` as a batch of one: the single-event append of both the memory and the file log. */
-export const appendOne =
-  (appendBatch: BatchEventLog['appendBatch']): EventLog['append'] =>
-  async (event, options) => {
-    const result = await appendBatch([{ ...options, event }]);
-    return result.map((outcomes) => outcomes[0] as AppendOutcome);
-  };

@@ -5,6 +5,8 @@
  */
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
+import { encodeItems } from '../engine/append-encoding.js';
+import { appendOne } from '../engine/append-one.js';
 import type {
   AppendItem,
   AppendOutcome,
@@ -13,8 +15,10 @@ import type {
   LogRecord,
   ReadOptions,
 } from '../engine/event-log.js';
-import { AppendPlanner, type AppendState, appendOne } from './append-planner.js';
-import { encodeItems } from './envelope.js';
+import { GroupCommitQueue } from '../engine/group-commit.js';
+import { closedError, EventLogReadError } from '../engine/log-errors.js';
+import { writeLimits } from '../engine/log-limits.js';
+import { AppendPlanner, type AppendState } from './append-planner.js';
 import { type FileHandleIO, type FileIO, nodeFileIO, writeFully } from './file-io.js';
 import {
   guardReads,
@@ -23,15 +27,7 @@ import {
   streamSettings,
   type TornFragment,
 } from './file-record-stream.js';
-import { GroupCommitQueue } from './group-commit.js';
-import {
-  closedError,
-  EventLogReadError,
-  ioError,
-  lockedError,
-  lockLostError,
-} from './log-error.js';
-import { writeLimits } from './log-limits.js';
+import { ioError, lockedError, lockLostError } from './log-error.js';
 import { setAsideTornTail, type TornTail } from './torn-tail.js';
 import {
   acquireWriterLock,

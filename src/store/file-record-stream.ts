@@ -5,13 +5,14 @@
  * the file size. Used by the read-only reader and by the file log itself.
  */
 import type { LogRecord, ReadOptions } from '../engine/event-log.js';
+import { EventLogReadError } from '../engine/log-errors.js';
+import { byteLimit, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES } from '../engine/log-limits.js';
+import { firstPosition } from '../engine/read-position.js';
 import type { FileHandleIO, FileIO } from './file-io.js';
 import { nodeFileIO } from './file-io.js';
 import { LineClassifier, TORN_TAIL_REASON } from './line-classifier.js';
 import { LineSplitter, type SplitTail } from './line-splitter.js';
-import { EventLogReadError, ioError } from './log-error.js';
-import { byteLimit, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES } from './log-limits.js';
-import { firstPosition } from './read-position.js';
+import { ioError } from './log-error.js';
 
 /** An unterminated last line that is not JSON: what a write cut short by a crash leaves. */
 export type TornFragment = Extract<SplitTail, { readonly kind: 'fragment' }>;

@@ -6,6 +6,8 @@
  * events nor observe values JSON cannot represent.
  */
 import { err, ok, type Result } from 'neverthrow';
+import { encodeItems } from '../engine/append-encoding.js';
+import { appendOne } from '../engine/append-one.js';
 import type {
   AppendItem,
   AppendOutcome,
@@ -14,11 +16,10 @@ import type {
   LogRecord,
   ReadOptions,
 } from '../engine/event-log.js';
-import { AppendPlanner, type AppendState, appendOne, type PlannedEntry } from './append-planner.js';
-import { encodeItems } from './envelope.js';
-import { closedError, EventLogReadError } from './log-error.js';
-import { MEMORY_BATCH_SIZE, writeLimits } from './log-limits.js';
-import { firstPosition } from './read-position.js';
+import { closedError, EventLogReadError } from '../engine/log-errors.js';
+import { MEMORY_BATCH_SIZE, writeLimits } from '../engine/log-limits.js';
+import { firstPosition } from '../engine/read-position.js';
+import { AppendPlanner, type AppendState, type PlannedEntry } from './append-planner.js';
 
 /** Options for {@link createMemoryEventLog}. */
 export interface MemoryEventLogOptions {

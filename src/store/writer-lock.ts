@@ -13,8 +13,8 @@ import { readFileSync, statSync, unlinkSync } from 'node:fs';
 import { type FileHandle, link, open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { LockHolder } from '../engine/event-log.js';
+import { byteLimit } from '../engine/log-limits.js';
 import { errnoCode } from './log-error.js';
-import { byteLimit } from './log-limits.js';
 import { processExists } from './process-liveness.js';
 
 /** Timing of the writer lock's heartbeat (the `lock` option of `openFileEventLog`). */

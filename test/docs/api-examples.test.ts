@@ -1,19 +1,29 @@
 /**
  * The `@example` blocks of the doc comments (shown in the API reference) run:
  * each is extracted from its source file and run with node in a scratch
- * directory against the built package, and its output is checked.
+ * directory against the built package, and its output is checked. Examples
+ * that import `pg` get a throwaway PostgreSQL server in `DATABASE_URL`.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const scratch: string[] = [];
-afterAll(() => Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true }))));
+let server: PostgresServer | undefined;
+afterAll(async () => {
+  server?.stop();
+  await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+/** A fresh database for an example that needs one (the server starts once). */
+const databaseFor = async (name: string): Promise<string> => {
+  server ??= await startPostgres();
+  return server.createDatabase(`example_${name.toLowerCase()}`);
+};
 
 interface Example {
   readonly where: string;
@@ -54,6 +64,7 @@ const EXPECTED_OUTPUT: Readonly<Record<string, string>> = {
   reconcileSignRequest: "[ 'status: projection says sent, service says completed' ]\n",
   loadSignRequest: '1\n',
   buildEvent: 'participant-signed Ada Lovelace\n',
+  openPostgresEventLog: 'true\n',
 };
 
 const runnable = (code: string): string =>
@@ -61,6 +72,10 @@ const runnable = (code: string): string =>
     .replaceAll(
       "from 'signfold/testing'",
       `from '${pathToFileURL(join(ROOT, 'dist/testing/index.js')).href}'`,
+    )
+    .replaceAll(
+      "from 'signfold/postgres'",
+      `from '${pathToFileURL(join(ROOT, 'dist/postgres/index.js')).href}'`,
     )
     .replaceAll("from 'signfold'", `from '${pathToFileURL(join(ROOT, 'dist/index.js')).href}'`);
 
@@ -73,11 +88,16 @@ describe('@example blocks', () => {
   it.each(examples.map((example) => [example.name, example] as const))(
     '%s runs and prints what it says',
     async (name, example) => {
-      const dir = await mkdtemp(join(tmpdir(), 'signfold-example-'));
+      // Inside the project so that `pg` resolves from its node_modules.
+      await mkdir(join(ROOT, 'node_modules/.cache'), { recursive: true });
+      const dir = await mkdtemp(join(ROOT, 'node_modules/.cache/signfold-example-'));
       scratch.push(dir);
       const file = join(dir, 'example.mjs');
       await writeFile(file, runnable(example.code));
-      const run = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8' });
+      const env = example.code.includes("from 'pg'")
+        ? { ...process.env, DATABASE_URL: await databaseFor(name) }
+        : process.env;
+      const run = spawnSync(process.execPath, [file], { cwd: dir, env, encoding: 'utf8' });
       expect(run.stderr, `${example.where}: ${name}`).toBe('');
       expect(run.status).toBe(0);
       expect(run.stdout).toEqual(EXPECTED_OUTPUT[name] ?? expect.any(String));

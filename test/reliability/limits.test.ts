@@ -11,12 +11,12 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bench/generate-stream.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../src/engine/log-limits.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { DEFAULT_MAX_EVENT_LENGTH, decodeEventJson } from '../../src/events/decode-event.js';
 import { encodeEvent } from '../../src/events/encode-event.js';
 import { openFileEventLog } from '../../src/store/file-event-log.js';
 import { type FileReadOptions, readFileEventLog } from '../../src/store/file-record-stream.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../src/store/log-limits.js';
 import { ev } from '../support/events.js';
 import {
   count,

@@ -1,9 +1,9 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { EventLogReadError } from '../../src/engine/log-errors.js';
 import { type FileIO, nodeFileIO } from '../../src/store/file-io.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
-import type { EventLogReadError } from '../../src/store/log-error.js';
 import { entriesOf, openLog, readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
 
 afterAll(removeTempDirs);

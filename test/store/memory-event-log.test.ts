@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventLogReadError } from '../../src/store/log-error.js';
+import { EventLogReadError } from '../../src/engine/log-errors.js';
 import { createMemoryEventLog } from '../../src/store/memory-event-log.js';
 import { entriesOf, readAll } from './fixtures/log-helpers.js';
 

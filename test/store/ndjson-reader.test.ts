@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EventLogReadError } from '../../src/engine/log-errors.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
-import { EventLogReadError } from '../../src/store/log-error.js';
 import { fileWith, readAll, removeTempDirs, summary, tempDir } from './fixtures/log-helpers.js';
 
 afterAll(removeTempDirs);

@@ -1,0 +1,13 @@
+/** A running throwaway server (see throwaway-postgres.js). */
+export interface PostgresServer {
+  /** `postgres://signfold@127.0.0.1:PORT/postgres` */
+  readonly url: string;
+  readonly port: number;
+  /** Creates a fresh database (name: lower-case letters, digits, _) and returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** Stops the server and deletes its directory; idempotent. */
+  stop(): void;
+}
+
+/** Starts a server on 127.0.0.1 and a free port; `settings` are extra `-c name=value` flags. */
+export function startPostgres(options?: { settings?: readonly string[] }): Promise<PostgresServer>;

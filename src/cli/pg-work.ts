@@ -1,0 +1,67 @@
+/** `signfold pg work`: run a projection worker, until caught up (`--drain`) or until stopped. */
+
+import { followAppends } from '../postgres/follow-appends.js';
+import { createProjectionWorker, type SqlPool, type WorkerProgress } from '../postgres/index.js';
+import { EXIT, type ExitCode } from './cli-error.js';
+import type { CliIO } from './cli-io.js';
+import { type PgTarget, postgresFailure } from './pg-command.js';
+import { ReplayProgress } from './progress.js';
+
+/** The options of `pg work`. */
+export interface WorkOptions {
+  readonly drain: boolean;
+  readonly batchSize: number | undefined;
+  readonly pollMs: number | undefined;
+}
+
+const summary = (progress: WorkerProgress): string =>
+  `projected up to position ${progress.checkpoint}: ${progress.applied} applied, ${progress.noOps} no-ops, ` +
+  `${progress.conflicts} conflicts, ${progress.invalid} invalid`;
+
+/** Runs the worker; in follow mode SIGINT and SIGTERM stop it after the batch in progress. */
+export const pgWork = async (
+  pool: SqlPool,
+  target: PgTarget,
+  options: WorkOptions,
+  io: CliIO,
+): Promise<ExitCode> => {
+  const schema = target.schema === undefined ? {} : { schema: target.schema };
+  const created = await createProjectionWorker(pool, {
+    ...schema,
+    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+  });
+  if (created.isErr()) throw postgresFailure(created.error);
+  const worker = created.value;
+  const progress = new ReplayProgress(io.stderr, io.now, target.schema ?? 'signfold', 'projecting');
+  let processed = 0;
+  const onBatch = (batch: WorkerProgress): void => {
+    processed += batch.processed;
+    progress.tick(batch.checkpoint, processed);
+  };
+  if (options.drain) {
+    const drained = await worker.drain(onBatch);
+    progress.finish();
+    if (drained.isErr()) throw postgresFailure(drained.error);
+    io.stdout.write(`${summary(drained.value)}\n`);
+    return EXIT.ok;
+  }
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const followed = await followAppends(pool, worker, {
+      signal: stop.signal,
+      ...schema,
+      ...(options.pollMs === undefined ? {} : { pollIntervalMs: options.pollMs }),
+      onBatch,
+    });
+    progress.finish();
+    if (followed.isErr()) throw postgresFailure(followed.error);
+    io.stdout.write(`${summary(followed.value)}\n`);
+    return EXIT.ok;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+};

@@ -1,0 +1,111 @@
+/**
+ * Rows of the events table as log records, and appended items as the
+ * arrays one `INSERT … SELECT FROM unnest(…)` stores.
+ */
+import type { EncodedItem } from '../engine/append-encoding.js';
+import type { LogRecord } from '../engine/event-log.js';
+import { routingOf } from './event-routing.js';
+import type { SchemaName } from './schema-name.js';
+
+/** One row as {@link selectEventsSql} returns it. */
+export interface EventRow {
+  readonly position: string;
+  readonly delivery_id: string | null;
+  /** Milliseconds since the epoch, as text (`bigint`). */
+  readonly received_ms: string | null;
+  readonly body: string;
+  readonly bad_line: string | null;
+}
+
+/** Reads `limit` events from position `$1` on, in position order. */
+export const selectEventsSql = (schema: SchemaName): string =>
+  `SELECT position, delivery_id, body, bad_line,
+          (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
+     FROM ${schema}.events WHERE position >= $1 ORDER BY position LIMIT $2`;
+
+/** The log record of a row; a body that is not JSON (an imported bad line) is a `bad-line` record. */
+export const recordOfRow = (row: EventRow): LogRecord => {
+  const position = Number(row.position);
+  if (row.bad_line === null) {
+    try {
+      return {
+        kind: 'entry',
+        position,
+        line: position,
+        // Formatted as the file log formats it (Date#toISOString).
+        receivedAt:
+          row.received_ms === null ? undefined : new Date(Number(row.received_ms)).toISOString(),
+        deliveryId: row.delivery_id ?? undefined,
+        event: JSON.parse(row.body) as unknown,
+        raw: row.body,
+      };
+    } catch (cause) {
+      // Only a row written around signfold can get here: report it, never throw.
+      const reason = `invalid JSON: ${cause instanceof Error ? cause.message : String(cause)}`;
+      return { kind: 'bad-line', position, line: position, raw: row.body, reason };
+    }
+  }
+  return { kind: 'bad-line', position, line: position, raw: row.body, reason: row.bad_line };
+};
+
+/** Inserts the unnest()ed arrays in array order, skipping delivery ids already stored. */
+export const insertEventsSql = (schema: SchemaName): string =>
+  `INSERT INTO ${schema}.events
+     (delivery_id, received_at, body, bad_line, event_type, company_id, template_id, sign_request_id)
+   SELECT delivery_id, received_at, body, bad_line, event_type, company_id, template_id, sign_request_id
+     FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[],
+                 $6::bigint[], $7::bigint[], $8::bigint[])
+          WITH ORDINALITY AS item(delivery_id, received_at, body, bad_line, event_type,
+                                  company_id, template_id, sign_request_id, n)
+    ORDER BY n
+   ON CONFLICT (delivery_id) DO NOTHING
+   RETURNING position, delivery_id`;
+
+/** Column arrays for {@link insertEventsSql}. */
+export type EventColumns = [
+  (string | null)[],
+  (string | null)[],
+  string[],
+  (string | null)[],
+  (string | null)[],
+  (number | null)[],
+  (number | null)[],
+  (number | null)[],
+];
+
+/** An item to store: an appended event, or (when importing a file log) a line that is not one. */
+export interface StoredItem {
+  readonly deliveryId: string | undefined;
+  readonly receivedAt: string | undefined;
+  readonly body: string;
+  /** Why the line is not an event; `undefined` for events. */
+  readonly badLine: string | undefined;
+  /** The parsed event, for the routing columns. */
+  readonly event: unknown;
+}
+
+/** The stored form of an encoded (validated) append. */
+export const storedItemOf = (item: EncodedItem, event: unknown): StoredItem => ({
+  deliveryId: item.deliveryId,
+  receivedAt: item.receivedAt,
+  body: item.eventJson,
+  badLine: undefined,
+  event,
+});
+
+/** The column arrays of items, in item order. */
+export const eventColumns = (items: readonly StoredItem[]): EventColumns => {
+  const columns: EventColumns = [[], [], [], [], [], [], [], []];
+  for (const item of items) {
+    const routing = routingOf(item.event);
+    columns[0].push(item.deliveryId ?? null);
+    columns[1].push(item.receivedAt ?? null);
+    columns[2].push(item.body);
+    columns[3].push(item.badLine ?? null);
+    columns[4].push(routing.eventType);
+    columns[5].push(routing.companyId);
+    columns[6].push(routing.templateId);
+    columns[7].push(routing.signRequestId);
+  }
+  return columns;
+};

@@ -1,0 +1,87 @@
+/**
+ * Live projection: drain, then sleep until an append is announced
+ * (`LISTEN`; the events table `NOTIFY`s on every insert) or a slow poll
+ * interval passes, as a fallback for a missed notification; until stopped.
+ */
+import { err, type Result } from 'neverthrow';
+import { APPEND_CHANNEL } from './migrations.js';
+import { databaseError, type PostgresError } from './postgres-error.js';
+import type { ProjectionWorker, WorkerProgress } from './projection-worker.js';
+import { checkOut, type SqlPool, type SqlPoolClient } from './sql-client.js';
+
+/** Options of {@link followAppends}. */
+export interface FollowOptions {
+  /** Stops following once aborted (after the batch in progress commits). */
+  readonly signal: AbortSignal;
+  /** The schema whose notifications wake the worker (default `signfold`). */
+  readonly schema?: string;
+  /** Longest sleep without a notification, in ms (default 5,000). */
+  readonly pollIntervalMs?: number;
+  /** Called after each batch that projected something. */
+  readonly onBatch?: (progress: WorkerProgress) => void;
+}
+
+interface Notification {
+  readonly channel: string;
+  readonly payload?: string;
+}
+
+type ListeningClient = SqlPoolClient & {
+  on(event: 'notification', listener: (message: Notification) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+};
+
+/**
+ * Runs `worker` until `signal` aborts: every event appended meanwhile is
+ * projected, usually within milliseconds of its commit. Resolves with the
+ * last progress; a database error ends it with that error (restart it, e.g.
+ * under a supervisor: the checkpoint makes that safe).
+ */
+export const followAppends = async (
+  pool: SqlPool,
+  worker: ProjectionWorker,
+  options: FollowOptions,
+): Promise<Result<WorkerProgress, PostgresError>> => {
+  const schema = options.schema ?? 'signfold';
+  const pollMs = options.pollIntervalMs ?? 5000;
+  let listener: ListeningClient;
+  try {
+    listener = (await checkOut(pool)) as ListeningClient;
+  } catch (cause) {
+    return err(databaseError(cause, 'connecting to PostgreSQL'));
+  }
+  let wake: (() => void) | undefined;
+  let broken: Error | undefined;
+  listener.on('notification', (message) => {
+    if (message.channel === APPEND_CHANNEL && message.payload === schema) wake?.();
+  });
+  listener.on('error', (error) => {
+    broken = error;
+    wake?.();
+  });
+  const onAbort = (): void => wake?.();
+  options.signal.addEventListener('abort', onAbort);
+  try {
+    await listener.query(`LISTEN ${APPEND_CHANNEL}`);
+    for (;;) {
+      const drained = await worker.drain(options.onBatch);
+      if (drained.isErr() || options.signal.aborted) return drained;
+      if (broken !== undefined) return err(databaseError(broken, 'listening for appends'));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        if (options.signal.aborted) wake();
+      });
+      wake = undefined;
+    }
+  } catch (cause) {
+    return err(databaseError(cause, 'listening for appends'));
+  } finally {
+    options.signal.removeEventListener('abort', onAbort);
+    await listener.query(`UNLISTEN ${APPEND_CHANNEL}`).catch(() => undefined);
+    listener.release(broken ?? false);
+  }
+};

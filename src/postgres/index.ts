@@ -1,0 +1,25 @@
+/**
+ * `signfold/postgres`: the PostgreSQL adapter. A durable, multi-writer event
+ * store and projection tables that applications query with SQL, built on
+ * the same core (decoders, reducers, projector) as the file log. Needs the
+ * optional peer dependency `pg` (and `pg-copy-streams` for imports).
+ */
+export type { StoredItem } from './event-rows.js';
+export type { ImportOptions, ImportOutcome } from './import-events.js';
+export { importRecords } from './import-events.js';
+export type { MigrateOutcome, SchemaOptions } from './migrate.js';
+export { checkSchemaVersion, migrate } from './migrate.js';
+export { SCHEMA_VERSION } from './migrations.js';
+export type { PostgresError } from './postgres-error.js';
+export type { PostgresEventLog, PostgresEventLogOptions } from './postgres-event-log.js';
+export { openPostgresEventLog } from './postgres-event-log.js';
+export type {
+  ProjectionWorker,
+  ProjectionWorkerOptions,
+  WorkerProgress,
+} from './projection-worker.js';
+export { createProjectionWorker } from './projection-worker.js';
+export type { StoredProjections, StoredQuarantineEntry } from './read-projections.js';
+export { readProjections } from './read-projections.js';
+export { DEFAULT_SCHEMA } from './schema-name.js';
+export type { SqlPool, SqlPoolClient, SqlQueryable, SqlResult } from './sql-client.js';

@@ -1,0 +1,140 @@
+import { err, ok, type Result } from 'neverthrow';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { databaseError, type PostgresError } from './postgres-error.js';
+import { type SchemaName, schemaName } from './schema-name.js';
+import { checkOut, type SqlPool, type SqlQueryable } from './sql-client.js';
+
+/** Options of {@link migrate} and of everything that opens a schema. */
+export interface SchemaOptions {
+  /** The PostgreSQL schema holding signfold's tables (default `signfold`); a plain lower-case identifier. */
+  readonly schema?: string;
+}
+
+/** What {@link migrate} did. */
+export interface MigrateOutcome {
+  readonly schema: string;
+  /** The version found (0: no schema yet). */
+  readonly from: number;
+  /** The version now, {@link SCHEMA_VERSION}. */
+  readonly to: number;
+}
+
+const tooNew = (schema: SchemaName, found: number): PostgresError => ({
+  kind: 'schema-too-new',
+  schema,
+  found,
+  supported: SCHEMA_VERSION,
+  message: `schema ${schema} is at version ${found}, newer than this signfold supports (${SCHEMA_VERSION}): upgrade signfold`,
+});
+
+/** Reads the recorded version; 0 when the schema or its version table does not exist. */
+const versionOf = async (db: SqlQueryable, schema: SchemaName): Promise<number> => {
+  const table = await db.query<{ exists: boolean }>(
+    'SELECT to_regclass($1) IS NOT NULL AS exists',
+    [`${schema}.schema_version`],
+  );
+  if (table.rows[0]?.exists !== true) return 0;
+  const found = await db.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`);
+  return found.rows[0]?.version ?? 0;
+};
+
+/**
+ * Creates or upgrades the schema to {@link SCHEMA_VERSION}, in one
+ * transaction: idempotent (a current schema is left alone), safe when
+ * several processes migrate at once (they take turns on an advisory lock),
+ * and refusing (`schema-too-new`) a schema a newer signfold migrated.
+ */
+export const migrate = async (
+  pool: SqlPool,
+  options: SchemaOptions = {},
+): Promise<Result<MigrateOutcome, PostgresError>> => {
+  const named = schemaName(options.schema);
+  if (named.isErr()) return err(named.error);
+  const schema = named.value;
+  let client: Awaited<ReturnType<SqlPool['connect']>>;
+  try {
+    client = await checkOut(pool);
+  } catch (cause) {
+    return err(databaseError(cause, 'connecting to PostgreSQL'));
+  }
+  try {
+    await client.query('BEGIN');
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('signfold.migrate'), hashtext($1))", [
+      schema,
+    ]);
+    const from = await versionOf(client, schema);
+    if (from > SCHEMA_VERSION) {
+      await client.query('ROLLBACK');
+      return err(tooNew(schema, from));
+    }
+    if (from === 0) {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await client.query(
+        `CREATE TABLE ${schema}.schema_version (
+           singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+           version integer NOT NULL,
+           migrated_at timestamptz NOT NULL DEFAULT now())`,
+      );
+    }
+    for (let version = from + 1; version <= SCHEMA_VERSION; version += 1) {
+      await client.query(MIGRATIONS[version - 1]?.(schema) ?? '');
+    }
+    await client.query(
+      `INSERT INTO ${schema}.schema_version (version) VALUES ($1)
+       ON CONFLICT (singleton) DO UPDATE SET version = EXCLUDED.version, migrated_at = now()`,
+      [SCHEMA_VERSION],
+    );
+    await client.query('COMMIT');
+    return ok({ schema, from, to: SCHEMA_VERSION });
+  } catch (cause) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    return err(databaseError(cause, `migrating schema ${schema}`));
+  } finally {
+    client.release();
+  }
+};
+
+/**
+ * Checks that the schema exists at exactly {@link SCHEMA_VERSION}, as every
+ * reader and writer does before its first statement.
+ */
+export const checkSchema = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+): Promise<Result<void, PostgresError>> => {
+  let found: number;
+  try {
+    found = await versionOf(db, schema);
+  } catch (cause) {
+    return err(databaseError(cause, `reading the version of schema ${schema}`));
+  }
+  if (found === SCHEMA_VERSION) return ok(undefined);
+  if (found === 0) {
+    return err({
+      kind: 'schema-missing',
+      schema,
+      message: `no signfold schema ${schema} in this database: run \`signfold pg migrate\` (or migrate()) first`,
+    });
+  }
+  if (found > SCHEMA_VERSION) return err(tooNew(schema, found));
+  return err({
+    kind: 'schema-too-old',
+    schema,
+    found,
+    supported: SCHEMA_VERSION,
+    message: `schema ${schema} is at version ${found}, older than this signfold (${SCHEMA_VERSION}): run \`signfold pg migrate\``,
+  });
+};
+
+/**
+ * Checks, without changing anything, that the schema is at the version this
+ * code reads and writes (`schema-missing`, `schema-too-old`, `schema-too-new`).
+ */
+export const checkSchemaVersion = async (
+  db: SqlQueryable,
+  options: SchemaOptions = {},
+): Promise<Result<void, PostgresError>> => {
+  const named = schemaName(options.schema);
+  if (named.isErr()) return err(named.error);
+  return checkSchema(db, named.value);
+};

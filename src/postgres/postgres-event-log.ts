@@ -1,0 +1,159 @@
+/**
+ * The event log port on PostgreSQL: many writers (processes, machines) may
+ * append at once; delivery ids stay unique; readers see positions in order
+ * without gaps that fill in later (see `migrations.ts`: appends take a lock
+ * held to commit, so positions become visible in increasing order).
+ */
+import { err, ok, type Result } from 'neverthrow';
+import { encodeItems } from '../engine/append-encoding.js';
+import { appendOne } from '../engine/append-one.js';
+import type {
+  AppendItem,
+  AppendOutcome,
+  BatchEventLog,
+  LogError,
+  LogRecord,
+  ReadOptions,
+} from '../engine/event-log.js';
+import { GroupCommitQueue } from '../engine/group-commit.js';
+import { closedError, EventLogReadError } from '../engine/log-errors.js';
+import { byteLimit, writeLimits } from '../engine/log-limits.js';
+import { firstPosition } from '../engine/read-position.js';
+import { sqlText } from './event-routing.js';
+import {
+  type EventRow,
+  recordOfRow,
+  type StoredItem,
+  selectEventsSql,
+  storedItemOf,
+} from './event-rows.js';
+import { checkSchema, type SchemaOptions } from './migrate.js';
+import { databaseError, type PostgresError } from './postgres-error.js';
+import { type SchemaName, schemaName } from './schema-name.js';
+import type { SqlPool } from './sql-client.js';
+import { storeItems } from './store-items.js';
+
+/** Options of {@link openPostgresEventLog}. */
+export interface PostgresEventLogOptions extends SchemaOptions {
+  /** Largest accepted serialized event in bytes (default 256 KiB, as the file log). */
+  readonly maxEventBytes?: number;
+  /** Rows per query when reading (default 5,000). */
+  readonly readBatchSize?: number;
+  /** Clock for the default `receivedAt`; injectable for deterministic tests. */
+  readonly now?: () => Date;
+}
+
+/** The PostgreSQL log: an event log with batch appends, shared by any number of writers. */
+export interface PostgresEventLog extends BatchEventLog {
+  /** The schema it reads and writes. */
+  readonly schema: string;
+}
+
+interface Job {
+  readonly items: readonly StoredItem[];
+  readonly settle: (result: Result<readonly AppendOutcome[], LogError>) => void;
+}
+
+// Delivery ids are compared by the database; one it cannot store would fail the whole group.
+const storable = (id: string): boolean => sqlText(id) === id;
+
+const toLogError = (error: PostgresError): LogError =>
+  error.kind === 'database' ? error : { kind: 'database', code: undefined, message: error.message };
+
+/**
+ * Opens the log of a migrated schema (`schema-missing`, `schema-too-old` or
+ * `schema-too-new` otherwise). The pool stays the caller's: `close()` waits
+ * for queued appends but does not end it. Throws `RangeError` on a
+ * nonsensical size option, as the other logs do.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { migrate, openPostgresEventLog } from 'signfold/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * (await migrate(pool))._unsafeUnwrap();
+ * const log = (await openPostgresEventLog(pool))._unsafeUnwrap();
+ * const stored = await log.append({ type: 'template-deleted' }, { deliveryId: 'd-1' });
+ * console.log(stored.isOk()); // true
+ * await log.close();
+ * await pool.end();
+ * ```
+ */
+export const openPostgresEventLog = async (
+  pool: SqlPool,
+  options: PostgresEventLogOptions = {},
+): Promise<Result<PostgresEventLog, PostgresError>> => {
+  const named = schemaName(options.schema);
+  if (named.isErr()) return err(named.error);
+  const schema = named.value;
+  const limits = writeLimits({ maxEventBytes: options.maxEventBytes });
+  const readBatchSize = byteLimit(options.readBatchSize, 5000, 'readBatchSize');
+  const now = options.now ?? (() => new Date());
+  const checked = await checkSchema(pool, schema);
+  if (checked.isErr()) return err(checked.error);
+  let closed = false;
+
+  // Appends that queue while one is in flight share its statement (one commit, one fsync).
+  const queue = new GroupCommitQueue<Job>(async (jobs) => {
+    const stored = await storeItems(
+      pool,
+      schema,
+      jobs.flatMap((job) => job.items),
+    );
+    let offset = 0;
+    for (const job of jobs) {
+      const mine = stored.map((outcomes) => outcomes.slice(offset, offset + job.items.length));
+      offset += job.items.length;
+      job.settle(mine.mapErr(toLogError));
+    }
+  });
+
+  const appendBatch = async (
+    items: readonly AppendItem[],
+  ): Promise<Result<readonly AppendOutcome[], LogError>> => {
+    if (closed) return err(closedError('append'));
+    for (const item of items) {
+      if (typeof item.deliveryId === 'string' && !storable(item.deliveryId)) {
+        const message = 'deliveryId must not contain NUL or unpaired surrogates (PostgreSQL text)';
+        return err({ kind: 'not-serializable', message });
+      }
+    }
+    const encoded = encodeItems(items, limits, now);
+    if (encoded.isErr()) return err(encoded.error);
+    if (items.length === 0) return ok([]);
+    const stored = encoded.value.map((item, i) => storedItemOf(item, items[i]?.event));
+    return new Promise((settle) => queue.push({ items: stored, settle }));
+  };
+
+  async function* read(readOptions?: ReadOptions): AsyncGenerator<readonly LogRecord[]> {
+    if (closed) throw new EventLogReadError(closedError('read'));
+    let from = firstPosition(readOptions?.fromPosition);
+    for (;;) {
+      let rows: EventRow[];
+      try {
+        rows = (await pool.query<EventRow>(selectEventsSql(schema), [from, readBatchSize])).rows;
+      } catch (cause) {
+        throw new EventLogReadError(toLogError(databaseError(cause, `reading ${schema}.events`)));
+      }
+      if (rows.length === 0) return;
+      const records = rows.map(recordOfRow);
+      yield records;
+      if (rows.length < readBatchSize) return;
+      from = (records.at(-1)?.position ?? from) + 1;
+    }
+  }
+
+  return ok({
+    schema,
+    append: appendOne(appendBatch),
+    appendBatch,
+    read,
+    close: async () => {
+      closed = true;
+      await queue.idle();
+    },
+  });
+};
+
+export type { SchemaName };

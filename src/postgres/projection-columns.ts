@@ -1,0 +1,149 @@
+/**
+ * How each projection record maps to its table: one list of columns per
+ * table drives the SELECT, the upsert and both conversions, so a view and
+ * its row cannot drift apart. Optional view members are NULL when absent.
+ */
+import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+import { sqlText } from './event-routing.js';
+
+type SqlType = 'bigint' | 'integer' | 'text' | 'boolean' | 'json';
+
+interface Column<View> {
+  readonly name: string;
+  readonly member: keyof View & string;
+  readonly type: SqlType;
+  /** Absent from the view when NULL (otherwise NULL means `null`). */
+  readonly optional: boolean;
+}
+
+/** A projection table: its name, key columns and every column. */
+export interface TableSpec<View> {
+  readonly table: string;
+  readonly key: readonly string[];
+  readonly columns: readonly Column<View>[];
+}
+
+const col = <View>(
+  name: string,
+  member: keyof View & string,
+  type: SqlType,
+  optional = false,
+): Column<View> => ({ name, member, type, optional });
+
+/** The templates table. */
+export const TEMPLATES: TableSpec<TemplateView> = {
+  table: 'templates',
+  key: ['id'],
+  columns: [
+    col('id', 'id', 'bigint'),
+    col('company_id', 'companyId', 'bigint'),
+    col('name', 'name', 'text'),
+    col('owner_id', 'ownerId', 'bigint'),
+    col('owner_name', 'ownerName', 'text'),
+    col('status', 'status', 'text'),
+  ],
+};
+
+/** The sign_requests table. */
+export const SIGN_REQUESTS: TableSpec<SignRequestView> = {
+  table: 'sign_requests',
+  key: ['id'],
+  columns: [
+    col('id', 'id', 'bigint'),
+    col('company_id', 'companyId', 'bigint'),
+    col('name', 'name', 'text'),
+    col('status', 'status', 'text'),
+    col('deleted', 'deleted', 'boolean'),
+    col('owner_id', 'ownerId', 'bigint', true),
+    col('owner_name', 'ownerName', 'text', true),
+    col('sender_id', 'senderId', 'bigint', true),
+    col('sender_name', 'senderName', 'text', true),
+    col('template_id', 'templateId', 'bigint', true),
+    col('template_name', 'templateName', 'text', true),
+    col('form_type', 'formType', 'text', true),
+    col('saved_time', 'savedTime', 'text', true),
+    col('fields', 'fields', 'json', true),
+  ],
+};
+
+/** The participants table. */
+export const PARTICIPANTS: TableSpec<ParticipantView> = {
+  table: 'participants',
+  key: ['sign_request_id', 'id'],
+  columns: [
+    col('sign_request_id', 'signRequestId', 'bigint'),
+    col('id', 'id', 'bigint'),
+    col('company_id', 'companyId', 'bigint'),
+    col('name', 'name', 'text'),
+    col('status', 'status', 'text'),
+    col('view_count', 'viewCount', 'integer'),
+    col('download_count', 'downloadCount', 'integer'),
+    col('role_id', 'roleId', 'bigint', true),
+    col('role_name', 'roleName', 'text', true),
+    col('sequence', 'sequence', 'integer', true),
+    col('email', 'email', 'text', true),
+  ],
+};
+
+const ARRAY_TYPE: Readonly<Record<SqlType, string>> = {
+  bigint: 'bigint[]',
+  integer: 'integer[]',
+  text: 'text[]',
+  boolean: 'boolean[]',
+  json: 'text[]',
+};
+
+/** `SELECT` of every column (bigints come back as strings: ids may exceed 2³¹). */
+export const selectColumnsSql = <View>(spec: TableSpec<View>, schema: string): string =>
+  `SELECT ${spec.columns.map((c) => c.name).join(', ')} FROM ${schema}.${spec.table}`;
+
+const unnestOf = <View>(spec: TableSpec<View>): string =>
+  `unnest(${spec.columns.map((c, i) => `$${i + 1}::${ARRAY_TYPE[c.type]}`).join(', ')})`;
+
+/** Inserts new rows given as one array per column (`$1` … `$n`). */
+export const insertSql = <View>(spec: TableSpec<View>, schema: string): string =>
+  `INSERT INTO ${schema}.${spec.table} (${spec.columns.map((c) => c.name).join(', ')})
+    SELECT * FROM ${unnestOf(spec)}`;
+
+/**
+ * Rewrites existing rows given as one array per column. Cheaper than an
+ * upsert: the worker knows which records it loaded and which it created.
+ */
+export const updateSql = <View>(spec: TableSpec<View>, schema: string): string => {
+  const names = spec.columns.map((c) => c.name);
+  const sets = names.filter((n) => !spec.key.includes(n)).map((n) => `${n} = u.${n}`);
+  const match = spec.key.map((k) => `t.${k} = u.${k}`).join(' AND ');
+  return `UPDATE ${schema}.${spec.table} AS t SET ${sets.join(', ')}
+    FROM ${unnestOf(spec)} AS u(${names.join(', ')}) WHERE ${match}`;
+};
+
+const toSql = (type: SqlType, value: unknown): unknown => {
+  if (value === undefined || value === null) return null;
+  if (type === 'text') return sqlText(value as string);
+  if (type === 'json') return sqlText(JSON.stringify(value));
+  return value;
+};
+
+/** The column arrays of `views`, for {@link insertSql} and {@link updateSql}. */
+export const columnArrays = <View>(spec: TableSpec<View>, views: readonly View[]): unknown[][] =>
+  spec.columns.map((c) => views.map((view) => toSql(c.type, view[c.member])));
+
+const fromSql = (type: SqlType, value: unknown): unknown => {
+  if (type === 'bigint') return Number(value);
+  if (type === 'json') return JSON.parse(value as string) as unknown;
+  return value;
+};
+
+/** The view of a row (`bigint` strings become numbers; NULL optionals are left out). */
+export const viewOfRow = <View>(spec: TableSpec<View>, row: Record<string, unknown>): View => {
+  const view: Record<string, unknown> = {};
+  for (const c of spec.columns) {
+    const value = row[c.name];
+    if (value === null || value === undefined) {
+      if (!c.optional) view[c.member] = null;
+      continue;
+    }
+    view[c.member] = fromSql(c.type, value);
+  }
+  return view as View;
+};

@@ -1,0 +1,169 @@
+/**
+ * Reading records from the projection tables into a {@link ProjectionState}
+ * and writing back the records a batch changed.
+ */
+import { freeze } from 'immer';
+import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
+import type { ProjectionState } from '../projections/projection-state.js';
+import { markPublished } from '../projections/published-states.js';
+import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+import {
+  columnArrays,
+  insertSql,
+  PARTICIPANTS,
+  SIGN_REQUESTS,
+  selectColumnsSql,
+  type TableSpec,
+  TEMPLATES,
+  updateSql,
+  viewOfRow,
+} from './projection-columns.js';
+import type { SchemaName } from './schema-name.js';
+import type { SqlQueryable } from './sql-client.js';
+
+/** The records a batch of events may read. */
+export interface RecordKeys {
+  readonly templates: ReadonlySet<number>;
+  readonly signRequests: ReadonlySet<number>;
+  /** Sign requests whose participants are needed. */
+  readonly participantsOf: ReadonlySet<number>;
+}
+
+const select = async <View>(
+  db: SqlQueryable,
+  spec: TableSpec<View>,
+  schema: SchemaName,
+  where: string,
+  values: unknown[],
+): Promise<View[]> => {
+  const sql = `${selectColumnsSql(spec, schema)} ${where}`;
+  const { rows } = await db.query<Record<string, unknown>>(sql, values);
+  return rows.map((row) => viewOfRow(spec, row));
+};
+
+const toState = (
+  templates: readonly TemplateView[],
+  signRequests: readonly SignRequestView[],
+  participants: readonly ParticipantView[],
+): ProjectionState => {
+  const byRequest = new Map<SignRequestId, Map<ParticipantId, ParticipantView>>();
+  for (const p of participants) {
+    let ofRequest = byRequest.get(p.signRequestId);
+    if (ofRequest === undefined) {
+      ofRequest = new Map();
+      byRequest.set(p.signRequestId, ofRequest);
+    }
+    ofRequest.set(p.id, p);
+  }
+  // Deeply frozen and marked, so a working copy shares these records and
+  // copies only what it changes: changed records are then the new objects.
+  return markPublished(
+    freeze(
+      {
+        templates: new Map(templates.map((t) => [t.id, t] as [TemplateId, TemplateView])),
+        signRequests: new Map(
+          signRequests.map((r) => [r.id, r] as [SignRequestId, SignRequestView]),
+        ),
+        participants: byRequest,
+      },
+      true,
+    ),
+  );
+};
+
+/** Loads the records named by `keys` (those that exist) as a published state. */
+export const loadRecords = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  keys: RecordKeys,
+): Promise<ProjectionState> => {
+  // One after the other: `db` may be a single client inside a transaction.
+  const templates = await select(db, TEMPLATES, schema, 'WHERE id = ANY($1::bigint[])', [
+    [...keys.templates],
+  ]);
+  const signRequests = await select(db, SIGN_REQUESTS, schema, 'WHERE id = ANY($1::bigint[])', [
+    [...keys.signRequests],
+  ]);
+  const participants = await select(
+    db,
+    PARTICIPANTS,
+    schema,
+    'WHERE sign_request_id = ANY($1::bigint[])',
+    [[...keys.participantsOf]],
+  );
+  return toState(templates, signRequests, participants);
+};
+
+/**
+ * Every record of the tables as a {@link ProjectionState} (each collection in
+ * id order), e.g. to compare the tables with an in-memory fold.
+ */
+export const readAllRecords = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+): Promise<ProjectionState> => {
+  const templates = await select(db, TEMPLATES, schema, 'ORDER BY id', []);
+  const signRequests = await select(db, SIGN_REQUESTS, schema, 'ORDER BY id', []);
+  const participants = await select(db, PARTICIPANTS, schema, 'ORDER BY sign_request_id, id', []);
+  return toState(templates, signRequests, participants);
+};
+
+/** Records of `after` that are not the very objects `before` holds: new, or rewritten. */
+interface Changes<V> {
+  readonly created: V[];
+  readonly updated: V[];
+}
+
+const collect = <K, V>(
+  before: ReadonlyMap<K, V> | undefined,
+  after: ReadonlyMap<K, V>,
+  into: Changes<V>,
+): void => {
+  for (const [key, record] of after) {
+    const earlier = before?.get(key);
+    if (earlier === record) continue;
+    if (earlier === undefined) into.created.push(record);
+    else into.updated.push(record);
+  }
+};
+
+const write = async <View>(
+  db: SqlQueryable,
+  schema: SchemaName,
+  spec: TableSpec<View>,
+  changes: Changes<View>,
+): Promise<void> => {
+  if (changes.created.length > 0) {
+    await db.query(insertSql(spec, schema), columnArrays(spec, changes.created));
+  }
+  if (changes.updated.length > 0) {
+    await db.query(updateSql(spec, schema), columnArrays(spec, changes.updated));
+  }
+};
+
+/**
+ * Writes every record of `after` that is not the very object `before` holds:
+ * `before` must hold every existing record the batch could touch (see
+ * {@link loadRecords}), so a record it lacks is new and is inserted.
+ */
+export const writeChanges = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  before: ProjectionState,
+  after: ProjectionState,
+): Promise<number> => {
+  const templates: Changes<TemplateView> = { created: [], updated: [] };
+  const signRequests: Changes<SignRequestView> = { created: [], updated: [] };
+  const participants: Changes<ParticipantView> = { created: [], updated: [] };
+  collect(before.templates, after.templates, templates);
+  collect(before.signRequests, after.signRequests, signRequests);
+  for (const [id, ofRequest] of after.participants) {
+    const earlier = before.participants.get(id);
+    if (earlier !== ofRequest) collect(earlier, ofRequest, participants);
+  }
+  await write(db, schema, TEMPLATES, templates);
+  await write(db, schema, SIGN_REQUESTS, signRequests);
+  await write(db, schema, PARTICIPANTS, participants);
+  const count = (c: Changes<unknown>): number => c.created.length + c.updated.length;
+  return count(templates) + count(signRequests) + count(participants);
+};

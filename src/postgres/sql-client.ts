@@ -1,0 +1,47 @@
+/**
+ * The slice of node-postgres (`pg`) the adapter uses, as structural types:
+ * a `pg.Pool` fits them, and the adapter's own type declarations need no
+ * `@types/pg`. `pg` itself is an optional peer dependency of signfold.
+ */
+
+/** What a query resolves to (a subset of `pg.QueryResult`). */
+export interface SqlResult<Row> {
+  readonly rows: Row[];
+  readonly rowCount: number | null;
+}
+
+/** Anything that runs a parameterized query: a pool or one of its clients. */
+export interface SqlQueryable {
+  /** Runs `text` with `$1`… bound to `values`; rejects on any database error. */
+  query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<SqlResult<Row>>;
+}
+
+/** A client checked out of a pool, for a transaction. */
+export interface SqlPoolClient extends SqlQueryable {
+  /** Returns the client to its pool; pass an error to destroy a broken connection instead. */
+  release(destroy?: Error | boolean): void;
+}
+
+/** A `pg.Pool` (or anything with its `query` and `connect`). */
+export interface SqlPool extends SqlQueryable {
+  /** Checks out a client, for statements that must share a connection (a transaction). */
+  connect(): Promise<SqlPoolClient>;
+}
+
+type ErrorEvents = { on?(event: 'error', listener: (error: Error) => void): unknown };
+const guarded = new WeakSet<object>();
+
+/**
+ * Checks out a client that cannot crash the process: `pg` emits a
+ * connection lost between two queries as an `'error'` event, fatal without
+ * a listener; with this one the next query reports it instead.
+ */
+export const checkOut = async (pool: SqlPool): Promise<SqlPoolClient> => {
+  const client = await pool.connect();
+  const events = client as SqlPoolClient & ErrorEvents;
+  if (!guarded.has(client) && typeof events.on === 'function') {
+    guarded.add(client);
+    events.on('error', () => undefined);
+  }
+  return client;
+};

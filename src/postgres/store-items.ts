@@ -1,0 +1,68 @@
+/**
+ * Stores items in one statement and reports, per item, where it is: its
+ * new position, or the position of the event its delivery id already names
+ * (stored before, or earlier in the same items).
+ */
+import { err, ok, type Result } from 'neverthrow';
+import type { AppendOutcome } from '../engine/event-log.js';
+import { eventColumns, insertEventsSql, type StoredItem } from './event-rows.js';
+import { databaseError, type PostgresError } from './postgres-error.js';
+import type { SchemaName } from './schema-name.js';
+import type { SqlQueryable } from './sql-client.js';
+
+interface InsertedRow {
+  readonly position: string;
+  readonly delivery_id: string | null;
+}
+
+/** Inserts `items` in order (duplicates skipped) and returns one outcome per item. */
+export const storeItems = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  items: readonly StoredItem[],
+): Promise<Result<AppendOutcome[], PostgresError>> => {
+  let inserted: InsertedRow[];
+  let earlier = new Map<string, number>();
+  try {
+    inserted = (await db.query<InsertedRow>(insertEventsSql(schema), eventColumns(items))).rows;
+    const insertedIds = new Set(inserted.map((row) => row.delivery_id));
+    const missing = items.flatMap((item) =>
+      item.deliveryId !== undefined && !insertedIds.has(item.deliveryId) ? [item.deliveryId] : [],
+    );
+    if (missing.length > 0) {
+      const found = await db.query<{ position: string; delivery_id: string }>(
+        `SELECT position, delivery_id FROM ${schema}.events WHERE delivery_id = ANY($1::text[])`,
+        [missing],
+      );
+      earlier = new Map(found.rows.map((row) => [row.delivery_id, Number(row.position)]));
+    }
+  } catch (cause) {
+    return err(databaseError(cause, `appending to ${schema}.events`));
+  }
+  // Identity values follow the ORDER BY of the insert: item order.
+  inserted.sort((a, b) => Number(a.position) - Number(b.position));
+  const outcomes: AppendOutcome[] = [];
+  const positionOf = new Map<string, number>();
+  let next = 0;
+  for (const item of items) {
+    const id = item.deliveryId;
+    const known = id === undefined ? undefined : (positionOf.get(id) ?? earlier.get(id));
+    if (known !== undefined) {
+      outcomes.push({ kind: 'duplicate', position: known });
+      continue;
+    }
+    const row = inserted[next];
+    next += 1;
+    if (row === undefined || (row.delivery_id ?? undefined) !== id) {
+      return err({
+        kind: 'database',
+        code: undefined,
+        message: `appending to ${schema}.events: the rows returned do not match the items sent`,
+      });
+    }
+    const position = Number(row.position);
+    if (id !== undefined) positionOf.set(id, position);
+    outcomes.push({ kind: 'appended', position, receivedAt: item.receivedAt ?? '' });
+  }
+  return ok(outcomes);
+};

@@ -1,0 +1,119 @@
+/**
+ * The folders show the data flow, and the imports must follow it: the pure
+ * core imports no I/O, the engine only the core, adapters never each other,
+ * and nothing a user of the core loads reaches the optional `pg`.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '../src');
+
+interface Import {
+  readonly from: string;
+  /** Its target file relative to src/ (for relative imports), else the package or `node:` name. */
+  readonly target: string;
+  /** `type` imports are erased; `dynamic` ones load only when reached. */
+  readonly kind: 'static' | 'type' | 'dynamic';
+}
+
+const files = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? files(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+
+const targetOf = (file: string, from: string): string =>
+  from.startsWith('.')
+    ? relative(SRC, resolve(dirname(file), from)).replace(/\.js$/, '.ts')
+    : from.replace(/^(@[^/]+\/[^/]+|[^/]+).*$/, '$1');
+
+/** The imports of a source file (doc comments, whose examples import `signfold`, are skipped). */
+const importsOf = (file: string): Import[] => {
+  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+  const found: Import[] = [];
+  for (const match of text.matchAll(/^(?:import|export)(\s+type)?\s[^;]*?from\s+'([^']+)'/gm)) {
+    const from = match[2] ?? '';
+    found.push({ from, target: targetOf(file, from), kind: match[1] ? 'type' : 'static' });
+  }
+  for (const match of text.matchAll(/(?<!typeof )\bimport\('([^']+)'\)/g)) {
+    const from = match[1] ?? '';
+    found.push({ from, target: targetOf(file, from), kind: 'dynamic' });
+  }
+  return found;
+};
+
+const SOURCES = new Map(files(SRC).map((file) => [relative(SRC, file), importsOf(file)]));
+
+/** The layer of a file under src/. */
+const layerOf = (path: string): string => {
+  const [top = ''] = path.split('/');
+  if (['events', 'sign-request', 'projections', 'ids.ts', 'decode-error.ts'].includes(top)) {
+    return 'core';
+  }
+  return top.endsWith('.ts') ? 'root' : top;
+};
+
+/** What each layer may import: other layers, and packages (`node:` for any built-in). */
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  core: ['core', 'immer', 'ts-pattern', 'neverthrow'],
+  engine: ['core', 'engine', 'immer', 'ts-pattern', 'neverthrow'],
+  store: ['core', 'engine', 'store', 'neverthrow', 'node:'],
+  postgres: ['core', 'engine', 'postgres', 'neverthrow', 'immer', 'pg', 'pg-copy-streams', 'node:'],
+  report: ['core', 'engine', 'report', 'neverthrow', 'immer', 'ts-pattern', 'node:'],
+};
+
+const allowed = (layer: string, target: string): boolean => {
+  const rules = ALLOWED[layer];
+  if (rules === undefined) return true;
+  if (target.startsWith('node:')) return rules.includes('node:');
+  return rules.includes(target.endsWith('.ts') ? layerOf(target) : target);
+};
+
+/** Every file a module loads when imported, following static (not type, not dynamic) imports. */
+const loadedBy = (entry: string): Set<string> => {
+  const seen = new Set<string>();
+  const visit = (target: string): void => {
+    if (seen.has(target)) return;
+    seen.add(target);
+    for (const found of SOURCES.get(target) ?? []) {
+      if (found.kind === 'static') visit(found.target);
+    }
+  };
+  visit(entry);
+  return seen;
+};
+
+describe('architecture', () => {
+  it('reads the imports it checks', () => {
+    expect(SOURCES.get('postgres/import-events.ts')).toContainEqual({
+      from: 'pg-copy-streams',
+      target: 'pg-copy-streams',
+      kind: 'dynamic',
+    });
+    expect(SOURCES.get('projections/reduce.ts')?.map((found) => found.target)).toContain('immer');
+  });
+
+  it.each([...SOURCES.keys()].filter((path) => ALLOWED[layerOf(path)] !== undefined))(
+    '%s imports only what its layer may',
+    (path) => {
+      const layer = layerOf(path);
+      const wrong = (SOURCES.get(path) ?? []).filter((found) => !allowed(layer, found.target));
+      expect(wrong, `${layer} must not import these`).toEqual([]);
+    },
+  );
+
+  it('the main entry point and the CLI load neither pg nor the PostgreSQL adapter', () => {
+    for (const entry of ['index.ts', 'testing/index.ts', 'cli/main.ts']) {
+      const loaded = [...loadedBy(entry)];
+      expect(
+        loaded.filter((target) => target.startsWith('pg') || target.startsWith('postgres/')),
+        entry,
+      ).toEqual([]);
+      expect(loaded.length, entry).toBeGreaterThan(3);
+    }
+  });
+});

@@ -1,0 +1,149 @@
+import { join } from 'node:path';
+import fc from 'fast-check';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProjector } from '../../src/engine/projector.js';
+import { importRecords } from '../../src/postgres/import-events.js';
+import { migrate } from '../../src/postgres/migrate.js';
+import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
+import { readProjections } from '../../src/postgres/read-projections.js';
+import { readFileEventLog } from '../../src/store/file-record-stream.js';
+import { events } from '../../src/testing/index.js';
+import { rawStreamArb, recordsLog, recordsOf } from '../support/engine-arbitraries.js';
+import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { sortedRecords } from '../support/projection-records.js';
+
+const EXAMPLE = join(import.meta.dirname, '../../examples/events.ndjson');
+
+let server: PostgresServer;
+let pool: pg.Pool;
+let schemas = 0;
+
+beforeAll(async () => {
+  server = await startPostgres();
+  pool = new pg.Pool({ connectionString: server.url, max: 6 });
+});
+
+afterAll(async () => {
+  await pool?.end();
+  server?.stop();
+});
+
+const freshSchema = async (): Promise<string> => {
+  schemas += 1;
+  const schema = `w${schemas}`;
+  (await migrate(pool, { schema }))._unsafeUnwrap();
+  return schema;
+};
+
+/** The projector's view of the same log, read back from PostgreSQL. */
+const foldOfStore = async (schema: string) => {
+  const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+  const projector = createProjector({ audit: false });
+  (await projector.replay(log))._unsafeUnwrap();
+  return projector;
+};
+
+const expectTablesEqualFold = async (schema: string) => {
+  const expected = await foldOfStore(schema);
+  const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+  expect(sortedRecords(stored.state)).toEqual(sortedRecords(expected.state()));
+  expect(stored.checkpoint).toBe(expected.checkpoint);
+  expect(stored.quarantine).toEqual(
+    expected.quarantine().map((q) => ({
+      position: q.position,
+      reason: q.reason.kind,
+      message: q.reason.message,
+      raw: q.raw,
+    })),
+  );
+};
+
+describe('the projection worker', () => {
+  it('projects the example log exactly as the in-memory fold of the file', async () => {
+    const schema = await freshSchema();
+    const imported = await importRecords(pool, readFileEventLog(EXAMPLE), { schema });
+    expect(imported._unsafeUnwrap().imported).toBeGreaterThan(1000);
+    const worker = (await createProjectionWorker(pool, { schema, batchSize: 700 }))._unsafeUnwrap();
+    const drained = (await worker.drain())._unsafeUnwrap();
+    const file = createProjector({ audit: false });
+    (await file.replay({ read: (o) => readFileEventLog(EXAMPLE, o) }))._unsafeUnwrap();
+    const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+    expect(sortedRecords(stored.state)).toEqual(sortedRecords(file.state()));
+    expect(stored.quarantine.map((q) => q.message)).toEqual(
+      file.quarantine().map((q) => q.reason.message),
+    );
+    expect(drained).toMatchObject({ ...file.stats(), processed: imported._unsafeUnwrap().read });
+    await expectTablesEqualFold(schema);
+  });
+
+  it('equals the fold on generated streams with conflicts, invalid values and bad lines', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        rawStreamArb({ badLines: true, maxLength: 60 }),
+        fc.integer({ min: 1, max: 9 }),
+        async (items, batchSize) => {
+          const schema = await freshSchema();
+          const records = recordsOf(items);
+          (await importRecords(pool, recordsLog(records, 5).read(), { schema }))._unsafeUnwrap();
+          const worker = (
+            await createProjectionWorker(pool, { schema, batchSize })
+          )._unsafeUnwrap();
+          (await worker.drain())._unsafeUnwrap();
+          const memory = createProjector({ audit: false });
+          (await memory.replay(recordsLog(records)))._unsafeUnwrap();
+          const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+          expect(sortedRecords(stored.state)).toEqual(sortedRecords(memory.state()));
+          expect(stored.quarantine.map((q) => [q.position, q.reason, q.message])).toEqual(
+            memory.quarantine().map((q) => [q.position, q.reason.kind, q.reason.message]),
+          );
+          expect(stored.checkpoint).toBe(memory.checkpoint);
+        },
+      ),
+      { numRuns: 25, seed: 20261123 },
+    );
+  });
+
+  it('picks up appends made after a drain, and a drain with nothing new changes nothing', async () => {
+    const schema = await freshSchema();
+    const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+    const worker = (await createProjectionWorker(pool, { schema }))._unsafeUnwrap();
+    await log.append(events.signRequestSent());
+    expect((await worker.drain())._unsafeUnwrap()).toMatchObject({ checkpoint: 1, applied: 1 });
+    await log.append(events.participantViewed());
+    await log.append(events.participantViewed());
+    expect((await worker.drain())._unsafeUnwrap()).toMatchObject({
+      checkpoint: 3,
+      applied: 3,
+      processed: 2,
+    });
+    expect((await worker.drain())._unsafeUnwrap()).toMatchObject({ checkpoint: 3, processed: 0 });
+    const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+    expect(sortedRecords(stored.state).participants).toEqual([
+      expect.objectContaining({ status: 'viewed', viewCount: 2 }),
+    ]);
+  });
+
+  it('stores names PostgreSQL text cannot hold with U+FFFD instead of failing', async () => {
+    const schema = await freshSchema();
+    const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+    await log.append(events.templateActivated({ templateName: 'a\u0000b\ud800c' }));
+    const worker = (await createProjectionWorker(pool, { schema }))._unsafeUnwrap();
+    expect((await worker.drain())._unsafeUnwrap().applied).toBe(1);
+    const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+    expect(sortedRecords(stored.state).templates[0]?.name).toBe('a\ufffdb\ufffdc');
+  });
+
+  it('two workers at once project every event once', async () => {
+    const schema = await freshSchema();
+    const records = recordsOf(
+      fc.sample(rawStreamArb({ badLines: true, maxLength: 200 }), { numRuns: 1, seed: 7 })[0] ?? [],
+    );
+    (await importRecords(pool, recordsLog(records, 50).read(), { schema }))._unsafeUnwrap();
+    const a = (await createProjectionWorker(pool, { schema, batchSize: 3 }))._unsafeUnwrap();
+    const b = (await createProjectionWorker(pool, { schema, batchSize: 4 }))._unsafeUnwrap();
+    await Promise.all([a.drain(), b.drain()]);
+    await expectTablesEqualFold(schema);
+  });
+});
