@@ -69,6 +69,7 @@ Options:
 
 Exit codes: 0 clean, 1 problems found, 2 usage or input error.`,
   inspect: `Usage: signfold inspect LOG --sign-request ID [--until N]
+       signfold inspect --database URL [--schema NAME] --sign-request ID [--until N]
 
 Show a sign request (status, names, company, template, sender, deleted), its
 participants (status, role, views, downloads) and the timeline of every event
@@ -77,6 +78,9 @@ that touched it (position, received at, type, participant, outcome).
 Options:
   --sign-request ID   the sign request to show (required; any integer, e.g. -5)
   --until N           as of log position N
+  --database URL      read the events from PostgreSQL (signfold/postgres, needs
+                      the package pg) instead of LOG
+  --schema NAME       the schema of --database (default signfold)
   -h, --help          show this help
 
 Exit codes: 0 shown, 1 the log never mentions ID, 2 usage or input error.`,
@@ -90,6 +94,7 @@ Options:
 
 Exit codes: 0 valid, 1 invalid (including not JSON), 2 usage or unreadable file.`,
   report: `Usage: signfold report LOG --out FILE [--stuck-after DURATION]
+       signfold report --database URL [--schema NAME] --out FILE [--stuck-after DURATION]
 
 Write a self-contained HTML page about LOG (read-only): overview, per-template
 funnel and rates, timings and activity from receivedAt, stuck requests,
@@ -101,6 +106,9 @@ Options:
   --stuck-after DURATION    a request sent longer ago than this (before the latest
                             receivedAt in the log) without a final event is stuck;
                             e.g. 7d (default), 36h, 90m, 45s, 2w
+  --database URL            read the events from PostgreSQL (signfold/postgres,
+                            needs the package pg) instead of LOG
+  --schema NAME             the schema of --database (default signfold)
   -h, --help                show this help
 
 Exit codes: 0 written, 2 usage or input error.`,

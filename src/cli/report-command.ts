@@ -1,7 +1,7 @@
 /**
- * `signfold report LOG --out FILE`: replays the log (with a `ReportRecorder`
- * gathering `receivedAt`, types and outcomes) and writes the HTML page
- * that `src/report/` builds and renders. This command only reads the log and
+ * `signfold report LOG --out FILE` (or `--database URL` in place of `LOG`):
+ * replays the log (with a `ReportRecorder` gathering `receivedAt`, types and
+ * outcomes) and writes the HTML page that `src/report/` builds and renders. This command only reads the log and
  * writes the file; everything on the page comes from the pure model and
  * renderer.
  */
@@ -11,17 +11,25 @@ import { initialState } from '../projections/projection-state.js';
 import { buildReportModel } from '../report/build-report-model.js';
 import { renderReport } from '../report/render-report.js';
 import { ReportRecorder } from '../report/report-recorder.js';
-import { expectPositionals, type OptionTable, parseCommandArgs, stringFlag } from './args.js';
+import { type OptionTable, parseCommandArgs, stringFlag } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { durationFlag } from './duration-flag.js';
+import {
+  DATABASE_OPTIONS,
+  type EventSource,
+  eventSourceOf,
+  replaySource,
+  sourceArgs,
+  sourceLabel,
+} from './event-source.js';
 import { ensureReadableFile, isSameFile } from './log-source.js';
-import { replayLogFile } from './replay-log.js';
 
 /** The flags of `report`. */
 export const REPORT_OPTIONS: OptionTable = {
   out: { type: 'string', short: 'o' },
   'stuck-after': { type: 'string' },
+  ...DATABASE_OPTIONS,
 };
 
 /** The default `--stuck-after`: a week. */
@@ -29,7 +37,7 @@ export const DEFAULT_STUCK_AFTER = '7d';
 
 /** The parsed command line of `report`. */
 export interface ReportArgs {
-  readonly log: string;
+  readonly source: EventSource;
   readonly out: string;
   readonly stuckAfterMs: number;
 }
@@ -37,12 +45,12 @@ export interface ReportArgs {
 /** Parses the arguments after `report`; throws a usage error (exit 2) if wrong. */
 export const parseReportArgs = (args: readonly string[]): ReportArgs => {
   const parsed = parseCommandArgs(args, REPORT_OPTIONS);
-  const [log = ''] = expectPositionals(parsed.positionals, ['LOG']);
+  const source = eventSourceOf(parsed);
   const out = stringFlag(parsed, 'out');
   if (out === undefined || out === '')
     throw usageError('missing --out FILE (where to write the report)');
   return {
-    log,
+    source,
     out,
     stuckAfterMs: durationFlag(
       '--stuck-after',
@@ -71,21 +79,26 @@ const writeAtomically = async (path: string, text: string): Promise<void> => {
  */
 export const reportCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const options = parseReportArgs(args);
-  await ensureReadableFile(options.log);
-  if (await isSameFile(options.out, options.log)) {
-    throw usageError(
-      `--out ${options.out} is the same file as the log ${options.log}; refusing to overwrite the log`,
-    );
+  const { source } = options;
+  if (source.kind === 'file') {
+    await ensureReadableFile(source.path);
+    if (await isSameFile(options.out, source.path)) {
+      throw usageError(
+        `--out ${options.out} is the same file as the log ${source.path}; refusing to overwrite the log`,
+      );
+    }
   }
+  const label = sourceLabel(source);
   // The recorder stands in for the audit trail: it aggregates instead of keeping every event.
   const recorder = new ReportRecorder();
   const projector = createProjector(
     { audit: true, policy: 'skip' },
     { state: initialState(), checkpoint: 0, audit: recorder },
   );
-  const run = await replayLogFile(projector, options.log, io);
+  const run = await replaySource(projector, source, io, 'report');
   const model = buildReportModel({
-    log: options.log,
+    log: label,
+    inspectSource: sourceArgs(source),
     state: projector.state(),
     stats: projector.stats(),
     processed: run.processed,
@@ -98,7 +111,7 @@ export const reportCommand = async (args: readonly string[], io: CliIO): Promise
   await writeAtomically(options.out, html);
   const kib = Math.round(Buffer.byteLength(html) / 1024);
   io.stdout.write(
-    `${options.log}: report written to ${options.out} (${run.processed} records, ${kib} KiB)\n`,
+    `${label}: report written to ${options.out} (${run.processed} records, ${kib} KiB)\n`,
   );
   return EXIT.ok;
 };

@@ -18,8 +18,13 @@ import { buildTimings } from './timings.js';
 
 /** What a report is built from: the result of replaying a log with audit trails on. */
 export interface ReportInput {
-  /** The log as the user named it (shown, and used in `signfold inspect` command lines). */
+  /** The log as the user named it (shown on the page). */
   readonly log: string;
+  /**
+   * The words that name the log to `signfold inspect` in the stuck requests'
+   * command lines (`--database URL` for a database); default: `[log]`.
+   */
+  readonly inspectSource?: readonly string[];
   readonly state: ProjectionState;
   readonly stats: ProjectorStats;
   /** Records processed, whatever became of them. */
@@ -37,7 +42,13 @@ export const buildReportModel = (input: ReportInput): ReportModel => {
   const { state, stats } = input;
   const { requests: times, latest, perHour } = input.observations;
   const templates = templateRows(state);
-  const stuck = buildStuck(state, times, latest, input.stuckAfterMs, input.log);
+  const stuck = buildStuck(
+    state,
+    times,
+    latest,
+    input.stuckAfterMs,
+    input.inspectSource ?? [input.log],
+  );
   const companies: CompanyRow[] = [...countProjectionsByCompany(state)]
     .sort(([a], [b]) => a - b)
     .map(([companyId, counts]) => {

@@ -10,9 +10,9 @@ import { LISTED_ROWS, type StuckModel, type StuckRequest } from './report-model.
 import type { RequestTimes } from './request-times.js';
 import { shellQuote } from './shell-quote.js';
 
-/** The `signfold inspect` command line for one request of `log`. */
-export const inspectCommand = (log: string, id: number): string =>
-  `signfold inspect ${shellQuote(log)} --sign-request ${id}`;
+/** The `signfold inspect` command line for one request of the log named by the words `source`. */
+export const inspectCommand = (source: readonly string[], id: number): string =>
+  `signfold inspect ${source.map(shellQuote).join(' ')} --sign-request ${id}`;
 
 /** Stuck requests, oldest first (then by id), at most {@link LISTED_ROWS} listed. */
 export const buildStuck = (
@@ -20,7 +20,7 @@ export const buildStuck = (
   times: ReadonlyMap<number, RequestTimes>,
   latest: number | undefined,
   thresholdMs: number,
-  log: string,
+  source: readonly string[],
 ): StuckModel => {
   const asOf = latest === undefined ? undefined : new Date(latest).toISOString();
   if (latest === undefined)
@@ -56,7 +56,7 @@ export const buildStuck = (
       sentAt: new Date(sentAt).toISOString(),
       ageMs: latest - sentAt,
       awaiting: (awaiting.get(id) ?? []).map((p) => ({ id: p.id, name: p.name, status: p.status })),
-      inspectCommand: inspectCommand(log, id),
+      inspectCommand: inspectCommand(source, id),
     };
   });
   return { thresholdMs, asOf, total: stuck.length, byCompany, listed };

@@ -116,8 +116,8 @@ describe('signfold report', () => {
     ['a zero --stuck-after', ['report', 'x', '--out', 'r', '--stuck-after', '0d'], /got '0d'/],
     [
       'an unknown flag',
-      ['report', 'x', '--out', 'r', '--database', 'u'],
-      /unknown option '--database'/,
+      ['report', 'x', '--out', 'r', '--since', 'u'],
+      /unknown option '--since'/,
     ],
   ])('refuses %s (exit 2, one line)', async (_, args, message) => {
     await expectUsageError(args, message);
