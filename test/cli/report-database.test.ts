@@ -99,8 +99,8 @@ describe('signfold report --database', () => {
       expect(result.stdout).toBe('');
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     }
-    expect((await runCli(['report', '--database', empty, '--out', out])).stderr).toMatch(
-      /signfold pg migrate/,
+    expect((await runCli(['report', '--database', empty, '--out', out])).stderr).toBe(
+      'signfold: no signfold schema signfold in this database: run `signfold pg migrate` (or migrate()) first\n',
     );
     await expect(readFile(out)).rejects.toThrow();
   });
