@@ -11,7 +11,7 @@ export const renderCompanyFilter = (companies: readonly CompanyRow[]): string =>
         .map((c) => `<option value="${c.companyId}">company ${c.companyId}</option>`)
         .join(
           '',
-        )}</select></label> <span class="muted">(filters the rows of every table below)</span></div>`;
+        )}</select></label> <span class="muted">(shows only its rows in the tables of companies, templates, timings per template and stuck requests; the overview, charts, activity and quarantine cover the whole log)</span></div>`;
 
 /** The section (empty for a single company: the overview already says it all). */
 export const renderCompanies = (companies: readonly CompanyRow[]): string => {

@@ -17,6 +17,9 @@ const rowOf = (t: TemplateTimingRow): Row => ({
   company: t.companyId,
   cells: [
     { text: t.name, value: t.name },
+    // Templates of different companies may share a name: id and company tell them apart.
+    t.templateId === null ? { text: '–', value: -1 } : num(t.templateId, String(t.templateId)),
+    t.companyId === null ? { text: '–', value: -1 } : num(t.companyId, String(t.companyId)),
     ...summaryCells(t.completed),
     ...summaryCells(t.declined),
   ],
@@ -56,7 +59,17 @@ export const renderTimings = (timings: TimingsModel | undefined): string => {
     id: 'timings-table',
     caption:
       'Per template: time from the first sign-request-sent to the final event, by receivedAt (median and 90th percentile). Click a header to sort.',
-    columns: ['template', 'completed', 'median', 'p90', 'declined', 'median', 'p90'],
+    columns: [
+      'template',
+      'id',
+      'company',
+      'completed',
+      'median',
+      'p90',
+      'declined',
+      'median',
+      'p90',
+    ],
     rows: timings.perTemplate.map(rowOf),
     sortable: true,
     footer: rowOf(timings.all),
