@@ -5,6 +5,7 @@
 // bench/RESULTS.md. See bench/README.md.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -51,6 +52,8 @@ const timed = (args) => {
   return ms;
 };
 
+// Shared machines are noisy: the section says how busy this one was.
+const loadAtStart = loadavg()[0];
 const replay = [];
 const report = [];
 for (let round = 0; round < ROUNDS; round += 1) {
@@ -88,12 +91,15 @@ for (let round = 0; round < ROUNDS; round += 1) {
 }
 await browser.close();
 const openMs = median(opens);
+const loadAtEnd = loadavg()[0];
 
 const section = `<!-- bench/report.js -->
 ## \`signfold report\` (bench/report.js)
 
 Whole processes (\`node dist/cli/main.js …\`: start-up, read, fold, and for the report the recorder,
 model, rendering and writing), ${fmt(EVENTS)} events, ${ROUNDS} rounds alternating, medians.
+${availableParallelism()} cores, load average (1 min) ${loadAtStart.toFixed(1)} at the start and ${loadAtEnd.toFixed(1)} at the end:
+the ratio is the figure to compare across runs.
 
 | measure | median | target | met |
 |---|---:|---:|:---:|
