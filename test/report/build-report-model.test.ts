@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { renderReport } from '../../src/report/render-report.js';
 import { events } from '../../src/testing/index.js';
 import { DAY, type Delivery, HOUR, modelOf } from './report-fixtures.js';
 
@@ -156,5 +157,30 @@ describe('buildReportModel: activity and companies', () => {
     expect(model.overview.problemsByKind).toEqual([
       { category: 'conflict', kind: 'company-mismatch', count: 1 },
     ]);
+  });
+});
+
+describe('buildReportModel: long lists', () => {
+  it('lists the first 1,000 stuck requests and quarantined records, and says how many in all', async () => {
+    const many = 1005;
+    const log: Delivery[] = [];
+    for (let id = 1; id <= many; id += 1) {
+      log.push({ event: events.signRequestSent({ signRequestId: id, templateId: 100 }), at: id });
+      log.push({ event: { type: 'sign-request-expired', signRequestId: id }, at: id });
+    }
+    log.push({ event: events.templateActivated({ templateId: 100 }), at: 10 * DAY });
+    const model = await modelOf(log, { stuckAfterMs: 7 * DAY });
+    expect(model.stuck.total).toBe(many);
+    expect(model.stuck.listed.map((r) => r.id)).toEqual(
+      Array.from({ length: 1000 }, (_, i) => i + 1),
+    );
+    expect(model.quarantine.total).toBe(many);
+    expect(model.quarantine.listed.map((q) => q.position)).toEqual(
+      Array.from({ length: 1000 }, (_, i) => 2 * (i + 1)),
+    );
+    const html = renderReport(model);
+    expect(html.split('The first 1,000 of 1,005 are listed.')).toHaveLength(3);
+    expect(html).toContain('data-metric="stuck.total" data-value="1005"');
+    expect(html).toContain('data-metric="quarantine.total" data-value="1005"');
   });
 });
