@@ -114,11 +114,7 @@ describe('signfold report', () => {
       /--stuck-after must be a positive duration such as 7d, 36h, 90m, 45s or 2w \(got '7 days'\)/,
     ],
     ['a zero --stuck-after', ['report', 'x', '--out', 'r', '--stuck-after', '0d'], /got '0d'/],
-    [
-      'an unknown flag',
-      ['report', 'x', '--out', 'r', '--since', 'u'],
-      /unknown option '--since'/,
-    ],
+    ['an unknown flag', ['report', 'x', '--out', 'r', '--since', 'u'], /unknown option '--since'/],
   ])('refuses %s (exit 2, one line)', async (_, args, message) => {
     await expectUsageError(args, message);
   });
