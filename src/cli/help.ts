@@ -10,6 +10,7 @@ Commands:
   check LOG       lint a log: list bad lines and conflicts, exit 1 if any
   inspect LOG     show one sign request, its participants and its timeline
   validate FILE   validate a sign-request representation (JSON)
+  report LOG      write a self-contained HTML report of a log (--out FILE)
   pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work (see signfold pg --help)
 
 Options:
@@ -68,6 +69,7 @@ Options:
 
 Exit codes: 0 clean, 1 problems found, 2 usage or input error.`,
   inspect: `Usage: signfold inspect LOG --sign-request ID [--until N]
+       signfold inspect --database URL [--schema NAME] --sign-request ID [--until N]
 
 Show a sign request (status, names, company, template, sender, deleted), its
 participants (status, role, views, downloads) and the timeline of every event
@@ -76,6 +78,9 @@ that touched it (position, received at, type, participant, outcome).
 Options:
   --sign-request ID   the sign request to show (required; any integer, e.g. -5)
   --until N           as of log position N
+  --database URL      read the events from PostgreSQL (signfold/postgres, needs
+                      the package pg) instead of LOG
+  --schema NAME       the schema of --database (default signfold)
   -h, --help          show this help
 
 Exit codes: 0 shown, 1 the log never mentions ID, 2 usage or input error.`,
@@ -88,4 +93,23 @@ Options:
   -h, --help   show this help
 
 Exit codes: 0 valid, 1 invalid (including not JSON), 2 usage or unreadable file.`,
+  report: `Usage: signfold report LOG --out FILE [--stuck-after DURATION]
+       signfold report --database URL [--schema NAME] --out FILE [--stuck-after DURATION]
+
+Write a self-contained HTML page about LOG (read-only): overview, per-template
+funnel and rates, timings and activity from receivedAt, stuck requests,
+quarantine, companies. The page works offline and is the same for the same log.
+
+Options:
+  -o, --out FILE            where to write the page (required; replaced atomically,
+                            never the log itself)
+  --stuck-after DURATION    a request sent longer ago than this (before the latest
+                            receivedAt in the log) without a final event is stuck;
+                            e.g. 7d (default), 36h, 90m, 45s, 2w
+  --database URL            read the events from PostgreSQL (signfold/postgres,
+                            needs the package pg) instead of LOG
+  --schema NAME             the schema of --database (default signfold)
+  -h, --help                show this help
+
+Exit codes: 0 written, 2 usage or input error.`,
 };

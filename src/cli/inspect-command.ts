@@ -1,30 +1,25 @@
 /**
- * `signfold inspect LOG --sign-request ID`: one sign request as the log
- * explains it: its projection, its participants, and the timeline of every
- * event that touched it with what each did (applied, no-op, conflict kind).
+ * `signfold inspect LOG --sign-request ID` (or `--database URL` in place of
+ * `LOG`): one sign request as the log explains it: its projection, its
+ * participants, and the timeline of every event that touched it with what
+ * each did (applied, no-op, conflict kind).
  */
 import type { AuditEntry } from '../engine/audit-trail.js';
 import { createProjector, type Projector } from '../engine/projector.js';
 import { type SignRequestId, signRequestId } from '../ids.js';
 import { listParticipants } from '../projections/projection-state.js';
 import type { SignRequestView } from '../projections/records.js';
-import {
-  expectPositionals,
-  idFlag,
-  integerFlag,
-  type OptionTable,
-  parseCommandArgs,
-  stringFlag,
-} from './args.js';
+import { idFlag, integerFlag, type OptionTable, parseCommandArgs, stringFlag } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
-import { replayLogFile } from './replay-log.js';
+import { DATABASE_OPTIONS, eventSourceOf, replaySource, sourceLabel } from './event-source.js';
 import { formatTable } from './table.js';
 
 /** The flags of `inspect`. */
 export const INSPECT_OPTIONS: OptionTable = {
   'sign-request': { type: 'string' },
   until: { type: 'string' },
+  ...DATABASE_OPTIONS,
 };
 
 /** `5031 Ada Lovelace`, or `-` when unknown. */
@@ -93,7 +88,7 @@ const describeTimeline = (
  */
 export const inspectCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const parsed = parseCommandArgs(args, INSPECT_OPTIONS);
-  const [log = ''] = expectPositionals(parsed.positionals, ['LOG']);
+  const source = eventSourceOf(parsed);
   const rawId = stringFlag(parsed, 'sign-request');
   if (rawId === undefined) throw usageError('missing --sign-request ID');
   const id = signRequestId(idFlag('--sign-request', rawId));
@@ -101,12 +96,12 @@ export const inspectCommand = async (args: readonly string[], io: CliIO): Promis
   const until = rawUntil === undefined ? undefined : integerFlag('--until', rawUntil);
   // The audit trail is the point of inspect; skip so the timeline shows conflicts too.
   const projector = createProjector({ audit: true, policy: 'skip' });
-  await replayLogFile(projector, log, io, until);
+  await replaySource(projector, source, io, 'inspect', until);
   const view = projector.getSignRequest(id);
   const history = projector.signRequestHistory(id);
   if (view === undefined && history.length === 0) {
     const upTo = until === undefined ? '' : ` up to position ${until}`;
-    throw new CliError(`sign request ${id} does not appear in ${log}${upTo}`, {
+    throw new CliError(`sign request ${id} does not appear in ${sourceLabel(source)}${upTo}`, {
       exitCode: EXIT.findings,
     });
   }

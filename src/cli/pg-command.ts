@@ -3,7 +3,7 @@
  * line. Loaded only when a `pg` command runs, so the other commands never
  * load `pg` (an optional peer dependency).
  */
-import type { PostgresError, SqlPool } from '../postgres/index.js';
+import type { PostgresError } from '../postgres/index.js';
 import {
   booleanFlag,
   expectPositionals,
@@ -15,6 +15,7 @@ import {
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { pgImport } from './pg-import.js';
+import { openPool } from './pg-pool.js';
 import { pgWork } from './pg-work.js';
 
 /** The flags every `pg` subcommand takes. */
@@ -39,30 +40,6 @@ export interface PgTarget {
   readonly database: string;
   readonly schema: string | undefined;
 }
-
-const openPool = async (database: string): Promise<SqlPool & { end(): Promise<void> }> => {
-  let pg: typeof import('pg');
-  try {
-    pg = (await import('pg')).default as unknown as typeof import('pg');
-  } catch {
-    throw new CliError("signfold pg needs the package 'pg': npm install pg");
-  }
-  let url: URL;
-  try {
-    url = new URL(database);
-  } catch {
-    throw usageError(
-      `--database must be a URL such as postgres://user@host:5432/db (got '${database}')`,
-    );
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw usageError(`--database must be a postgres:// URL (got '${url.protocol}')`);
-  }
-  const pool = new pg.Pool({ connectionString: database, max: 4 });
-  // An idle client that loses its server must not crash the process: the next query reports it.
-  pool.on('error', () => undefined);
-  return pool as unknown as SqlPool & { end(): Promise<void> };
-};
 
 /** `signfold pg SUBCOMMAND …`. */
 export const pgCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {

@@ -4,6 +4,7 @@
  * errors (exit 2) instead of exceptions.
  */
 import type { Result } from 'neverthrow';
+import type { EventLog } from '../engine/event-log.js';
 import { EventLogReadError } from '../engine/log-errors.js';
 import type { Projector } from '../engine/projector.js';
 import type { Halted, ProjectorStats } from '../engine/projector-types.js';
@@ -26,17 +27,18 @@ export const processedCount = (stats: ProjectorStats): number =>
   stats.applied + stats.noOps + stats.conflicts + stats.invalid + stats.alreadyApplied;
 
 /**
- * Replays `logPath` into `projector` from its checkpoint, up to `until`
- * (inclusive) if given. Throws a {@link CliError} if the file cannot be read.
+ * Replays `log` into `projector` from its checkpoint, up to `until`
+ * (inclusive) if given, with progress named `label`, then closes `log`.
+ * Throws a {@link CliError} if the log cannot be read.
  */
-export const replayLogFile = async (
+export const replayOpenLog = async (
   projector: Projector,
-  logPath: string,
+  log: EventLog,
+  label: string,
   io: CliIO,
   until?: number,
 ): Promise<ReplayRun> => {
-  const log = await openReadOnlyLog(logPath);
-  const progress = new ReplayProgress(io.stderr, io.now, logPath);
+  const progress = new ReplayProgress(io.stderr, io.now, label);
   const started = io.now();
   try {
     const result = await projector.replay(log, {
@@ -49,7 +51,7 @@ export const replayLogFile = async (
       elapsedMs: io.now() - started,
     };
   } catch (cause) {
-    // The file vanished, turned out to be unreadable mid-way, or the disk failed.
+    // The file vanished, turned out to be unreadable mid-way, the disk or the database failed.
     if (cause instanceof EventLogReadError) throw new CliError(cause.message);
     throw cause;
   } finally {
@@ -57,3 +59,15 @@ export const replayLogFile = async (
     await log.close();
   }
 };
+
+/**
+ * Replays `logPath` into `projector` from its checkpoint, up to `until`
+ * (inclusive) if given. Throws a {@link CliError} if the file cannot be read.
+ */
+export const replayLogFile = async (
+  projector: Projector,
+  logPath: string,
+  io: CliIO,
+  until?: number,
+): Promise<ReplayRun> =>
+  replayOpenLog(projector, await openReadOnlyLog(logPath), logPath, io, until);

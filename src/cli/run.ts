@@ -17,6 +17,7 @@ import type { CliIO } from './cli-io.js';
 import { COMMAND_HELP, OVERVIEW } from './help.js';
 import { inspectCommand } from './inspect-command.js';
 import { replayCommand } from './replay-command.js';
+import { reportCommand } from './report-command.js';
 import { validateCommand } from './validate-command.js';
 import { packageVersion } from './version.js';
 
@@ -28,6 +29,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   check: checkCommand,
   inspect: inspectCommand,
   validate: validateCommand,
+  report: reportCommand,
   // Loaded on use: only `pg` needs the optional peer dependency `pg`.
   pg: async (args, io) => (await import('./pg-command.js')).pgCommand(args, io),
 };

@@ -1,0 +1,87 @@
+/**
+ * Where `report` and `inspect` read events: a log file (`LOG`) or a
+ * PostgreSQL event store (`--database URL [--schema NAME]`). The database
+ * path is loaded on use, so reading a file never loads `pg`.
+ */
+import type { Projector } from '../engine/projector.js';
+import { type OptionTable, type ParsedArgs, stringFlag } from './args.js';
+import { usageError } from './cli-error.js';
+import type { CliIO } from './cli-io.js';
+import { checkDatabaseUrl } from './pg-pool.js';
+import { type ReplayRun, replayLogFile } from './replay-log.js';
+
+/** A log file, or the event table of a PostgreSQL schema. */
+export type EventSource =
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'database'; readonly url: string; readonly schema: string | undefined };
+
+/** The flags that name a database source. */
+export const DATABASE_OPTIONS: OptionTable = {
+  database: { type: 'string' },
+  schema: { type: 'string' },
+};
+
+/**
+ * The source named by the command line: one `LOG` positional, or
+ * `--database URL` (with `--schema NAME`) and no positional. Throws a usage
+ * error otherwise.
+ */
+export const eventSourceOf = (parsed: ParsedArgs): EventSource => {
+  const database = stringFlag(parsed, 'database');
+  const schema = stringFlag(parsed, 'schema');
+  const [first, second] = parsed.positionals;
+  if (database === undefined) {
+    if (schema !== undefined) throw usageError('--schema needs --database URL');
+    if (first === undefined) throw usageError('missing LOG (or --database URL)');
+    if (second !== undefined) throw usageError(`unexpected argument '${second}'`);
+    return { kind: 'file', path: first };
+  }
+  if (first !== undefined) {
+    throw usageError(`give LOG or --database URL, not both (got '${first}' and --database)`);
+  }
+  checkDatabaseUrl(database);
+  return { kind: 'database', url: database, schema };
+};
+
+/** The URL without its password: what may be shown, printed and kept in a report. */
+const shownUrl = (database: string): string => {
+  const url = checkDatabaseUrl(database);
+  url.password = '';
+  return url.href;
+};
+
+/**
+ * The words that name `source` on a command line (`LOG`, or `--database URL
+ * [--schema NAME]`), the password left out: it is never shown or written.
+ */
+export const sourceArgs = (source: EventSource): string[] =>
+  source.kind === 'file'
+    ? [source.path]
+    : [
+        '--database',
+        shownUrl(source.url),
+        ...(source.schema === undefined ? [] : ['--schema', source.schema]),
+      ];
+
+/** How messages and the report name `source`: the path, or the URL (no password) and schema. */
+export const sourceLabel = (source: EventSource): string =>
+  source.kind === 'file'
+    ? source.path
+    : `${shownUrl(source.url)}${source.schema === undefined ? '' : ` (schema ${source.schema})`}`;
+
+/**
+ * Replays `source` into `projector` (up to `until` if given), with progress
+ * on a terminal. `command` names the command in the message shown when the
+ * database path needs `pg` and it is not installed.
+ */
+export const replaySource = async (
+  projector: Projector,
+  source: EventSource,
+  io: CliIO,
+  command: string,
+  until?: number,
+): Promise<ReplayRun> => {
+  if (source.kind === 'file') return replayLogFile(projector, source.path, io, until);
+  const { replayDatabase } = await import('./replay-database.js');
+  return replayDatabase(projector, source, sourceLabel(source), io, command, until);
+};

@@ -1,0 +1,38 @@
+/**
+ * Replays the events of a PostgreSQL event store (`--database URL`) into a
+ * projector, as `replay-log.ts` does for a file. Loaded only for that path.
+ */
+import type { Projector } from '../engine/projector.js';
+import { CliError } from './cli-error.js';
+import type { CliIO } from './cli-io.js';
+import type { EventSource } from './event-source.js';
+import { openPool } from './pg-pool.js';
+import { type ReplayRun, replayOpenLog } from './replay-log.js';
+
+/**
+ * Replays the event table of `source` (read-only: it appends nothing and
+ * takes no lock) and ends its pool. Any database failure (unreachable,
+ * schema missing, a query refused) is a {@link CliError} (exit 2).
+ */
+export const replayDatabase = async (
+  projector: Projector,
+  source: Extract<EventSource, { kind: 'database' }>,
+  label: string,
+  io: CliIO,
+  command: string,
+  until?: number,
+): Promise<ReplayRun> => {
+  const pool = await openPool(source.url, `signfold ${command} --database`);
+  try {
+    // After openPool: when pg is missing, that is the one line the user sees.
+    const { openPostgresEventLog } = await import('../postgres/index.js');
+    const opened = await openPostgresEventLog(
+      pool,
+      source.schema === undefined ? {} : { schema: source.schema },
+    );
+    if (opened.isErr()) throw new CliError(opened.error.message);
+    return await replayOpenLog(projector, opened.value, label, io, until);
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+};

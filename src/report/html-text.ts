@@ -1,0 +1,33 @@
+/**
+ * Text for the page: escaping (every string from the log is untrusted) and
+ * the formatting of counts, rates and durations, fixed so the bytes never
+ * depend on the machine's locale.
+ */
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** `text` safe in element content and in quoted attribute values. */
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+
+/** `12345` → `12,345`. */
+export const formatCount = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/** `0.9123` → `91.2 %`; `–` when there is no rate. */
+export const formatRate = (rate: number | undefined): string =>
+  rate === undefined ? '–' : `${(rate * 100).toFixed(1)} %`;
+
+/** A duration for people: `42 s`, `17 min`, `5.3 h`, `2.1 d`; `–` when unknown. */
+export const formatDuration = (ms: number | undefined): string => {
+  if (ms === undefined) return '–';
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 172_800_000) return `${(ms / 3_600_000).toFixed(1)} h`;
+  return `${(ms / 86_400_000).toFixed(1)} d`;
+};

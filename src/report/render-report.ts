@@ -1,0 +1,62 @@
+/**
+ * Renders a {@link ReportModel} as one self-contained HTML page: pure (a model
+ * in, a string out), deterministic (no time stamp, no randomness), offline
+ * (no external resource; a Content-Security-Policy forbids any request and
+ * any script but the page's own), every string from the log escaped.
+ */
+import { escapeHtml, formatCount } from './html-text.js';
+import { renderActivity } from './render-activity.js';
+import { renderCompanies, renderCompanyFilter } from './render-companies.js';
+import { renderQuarantine, renderStuck } from './render-lists.js';
+import { renderOverview } from './render-overview.js';
+import { renderTemplates } from './render-templates.js';
+import { renderTimings } from './render-timings.js';
+import type { ReportModel } from './report-model.js';
+import { REPORT_SCRIPT, REPORT_SCRIPT_HASH } from './report-script.js';
+import { REPORT_CSS, REPORT_STYLE_HASH } from './report-style.js';
+
+const NAV: readonly (readonly [string, string])[] = [
+  ['overview', 'Overview'],
+  ['companies', 'Companies'],
+  ['templates', 'Templates'],
+  ['timings', 'Timings'],
+  ['activity', 'Activity'],
+  ['stuck', 'Stuck requests'],
+  ['quarantine', 'Quarantine'],
+];
+
+/** The page of `model`. */
+export const renderReport = (model: ReportModel): string => {
+  const csp = `default-src 'none'; style-src ${REPORT_STYLE_HASH}; script-src ${REPORT_SCRIPT_HASH}; img-src data:; base-uri 'none'; form-action 'none'`;
+  const nav = NAV.filter(([id]) => id !== 'companies' || model.companies.length > 1)
+    .map(([id, label]) => `<a href="#${id}">${label}</a>`)
+    .join('');
+  const log = escapeHtml(model.log);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="signfold report">
+<title>signfold report: ${log}</title>
+<style>${REPORT_CSS}</style>
+</head>
+<body>
+<header><h1>signfold report</h1><p class="muted">Log <code>${log}</code>: ${formatCount(model.overview.processed)} records.</p></header>
+<nav aria-label="Sections">${nav}</nav>
+${renderCompanyFilter(model.companies)}
+<main>
+${renderOverview(model.overview)}
+${renderCompanies(model.companies)}
+${renderTemplates(model.templates)}
+${renderTimings(model.timings)}
+${renderActivity(model.activity)}
+${renderStuck(model.stuck)}
+${renderQuarantine(model.quarantine)}
+</main>
+<script>${REPORT_SCRIPT}</script>
+</body>
+</html>
+`;
+};

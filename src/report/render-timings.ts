@@ -1,0 +1,83 @@
+/** The timings section: how long requests take from sent to completed or declined. */
+import { columnChart } from './column-chart.js';
+import { num, type Row, renderTable } from './html-table.js';
+import { formatCount, formatDuration } from './html-text.js';
+import type { DurationSummary, TemplateTimingRow, TimingsModel } from './report-model.js';
+
+const durationCell = (ms: number | undefined) =>
+  ms === undefined ? { text: '–', value: -1 } : num(ms, formatDuration(ms));
+
+const summaryCells = (s: DurationSummary) => [
+  num(s.count, formatCount(s.count)),
+  durationCell(s.medianMs),
+  durationCell(s.p90Ms),
+];
+
+const rowOf = (t: TemplateTimingRow): Row => ({
+  company: t.companyId,
+  cells: [
+    { text: t.name, value: t.name },
+    // Templates of different companies may share a name: id and company tell them apart.
+    t.templateId === null ? { text: '–', value: -1 } : num(t.templateId, String(t.templateId)),
+    t.companyId === null ? { text: '–', value: -1 } : num(t.companyId, String(t.companyId)),
+    ...summaryCells(t.completed),
+    ...summaryCells(t.declined),
+  ],
+});
+
+/** The section, or a note saying why there is none. */
+export const renderTimings = (timings: TimingsModel | undefined): string => {
+  if (timings === undefined) {
+    return '<section id="timings"><h2>Timings</h2><p class="muted">No request has both a sent and a final time: timings need envelope lines, which carry <code>receivedAt</code>.</p></section>';
+  }
+  const chart = columnChart({
+    id: 'chart-durations',
+    title: 'Time from sent to completed or declined',
+    series: [
+      { name: 'completed', color: 2 },
+      { name: 'declined', color: 3 },
+    ],
+    bars: timings.distribution.map((bin) => ({
+      label: bin.label,
+      values: [bin.completed, bin.declined],
+    })),
+  });
+  const distribution = renderTable({
+    id: 'durations-table',
+    caption: 'Requests by time from sent to completed or declined',
+    columns: ['time', 'completed', 'declined'],
+    compact: true,
+    rows: timings.distribution.map((bin) => ({
+      cells: [
+        { text: bin.label },
+        num(bin.completed, formatCount(bin.completed)),
+        num(bin.declined, formatCount(bin.declined)),
+      ],
+    })),
+  });
+  const perTemplate = renderTable({
+    id: 'timings-table',
+    caption:
+      'Per template: time from the first sign-request-sent to the final event, by receivedAt (median and 90th percentile). Click a header to sort.',
+    columns: [
+      'template',
+      'id',
+      'company',
+      'completed',
+      'median',
+      'p90',
+      'declined',
+      'median',
+      'p90',
+    ],
+    rows: timings.perTemplate.map(rowOf),
+    sortable: true,
+    footer: rowOf(timings.all),
+  });
+  return `<section id="timings"><h2>Timings</h2>
+<p class="note">${formatCount(timings.measured)} finished requests with both times (from <code>receivedAt</code>).</p>
+${chart}
+${distribution}
+${perTemplate}
+</section>`;
+};

@@ -1,0 +1,108 @@
+/**
+ * What the report needs from each event as the projector applies it: when it
+ * was received, its type, and what it did. The projector hands exactly that to
+ * its audit trail, so the recorder is an audit trail that aggregates instead
+ * of keeping one entry per event: memory stays O(sign requests + hours), not
+ * O(events), and no status rule is judged again here (outcomes are the
+ * engine's). Start a projector with it: `createProjector({ audit: true },
+ * { state: initialState(), checkpoint: 0, audit: recorder })`.
+ */
+import { type AuditEntry, AuditTrail } from '../engine/audit-trail.js';
+import { EVENT_TYPES, type EventType } from '../events/event-members.js';
+import type { SignEvent } from '../events/sign-event.js';
+import { type RequestTimes, receivedTime } from './request-times.js';
+
+const HOUR_MS = 3_600_000;
+const TYPE_INDEX = new Map<EventType, number>(EVENT_TYPES.map((type, index) => [type, index]));
+/** Slot of the conflict counter in an hour's counters, after one slot per event type. */
+export const CONFLICT_SLOT = EVENT_TYPES.length;
+
+/** What a recorder has gathered. */
+export interface LogObservations {
+  /** Per hour since the epoch (UTC): events received by type (slots in `EVENT_TYPES` order), then conflicts. */
+  readonly perHour: ReadonlyMap<number, Int32Array>;
+  /** The latest `receivedAt` (epoch ms) of a decoded event, `undefined` when none has one. */
+  readonly latest: number | undefined;
+  /** Sent and final times of each sign request. */
+  readonly requests: ReadonlyMap<number, RequestTimes>;
+}
+
+type MutableTimes = { -readonly [K in keyof RequestTimes]: RequestTimes[K] } & {
+  firstApplied: number | undefined;
+  seenApplied: boolean;
+};
+
+/** An audit trail that only aggregates what the report shows (its histories stay empty). */
+export class ReportRecorder extends AuditTrail {
+  readonly #perHour = new Map<number, Int32Array>();
+  readonly #requests = new Map<number, MutableTimes>();
+  #latest: number | undefined;
+
+  /** Counts the event (by hour and type, conflicts apart) and updates its request's times. */
+  override record(
+    event: SignEvent,
+    _position: number,
+    receivedAt: string | undefined,
+    outcome: AuditEntry['outcome'],
+  ): void {
+    const ms = receivedTime(receivedAt);
+    if (ms !== undefined) {
+      if (this.#latest === undefined || ms > this.#latest) this.#latest = ms;
+      const hour = Math.floor(ms / HOUR_MS);
+      let counts = this.#perHour.get(hour);
+      if (counts === undefined) {
+        counts = new Int32Array(CONFLICT_SLOT + 1);
+        this.#perHour.set(hour, counts);
+      }
+      const slot = TYPE_INDEX.get(event.type) ?? 0;
+      counts[slot] = (counts[slot] ?? 0) + 1;
+      if (outcome !== 'applied' && outcome !== 'no-op') {
+        counts[CONFLICT_SLOT] = (counts[CONFLICT_SLOT] ?? 0) + 1;
+      }
+    }
+    if (outcome === 'applied' && 'signRequestId' in event) {
+      this.#applied(event.signRequestId, event.type, ms);
+    }
+  }
+
+  #applied(id: number, type: EventType, ms: number | undefined): void {
+    let times = this.#requests.get(id);
+    if (times === undefined) {
+      times = {
+        sentAt: undefined,
+        finishedAt: undefined,
+        outcome: undefined,
+        firstApplied: undefined,
+        seenApplied: false,
+      };
+      this.#requests.set(id, times);
+    }
+    if (!times.seenApplied) {
+      times.seenApplied = true;
+      times.firstApplied = ms;
+    }
+    if (type === 'sign-request-sent') {
+      if (times.sentAt === undefined) times.sentAt = ms;
+    } else if (
+      times.outcome === undefined &&
+      (type === 'sign-request-completed' || type === 'sign-request-declined')
+    ) {
+      // Only the first applied one moved the status: a later one applied only renames.
+      times.outcome = type === 'sign-request-completed' ? 'completed' : 'declined';
+      times.finishedAt = ms;
+    }
+  }
+
+  /** What has been gathered so far. */
+  observations(): LogObservations {
+    const requests = new Map<number, RequestTimes>();
+    for (const [id, t] of this.#requests) {
+      requests.set(id, {
+        sentAt: t.sentAt ?? t.firstApplied,
+        finishedAt: t.finishedAt,
+        outcome: t.outcome,
+      });
+    }
+    return { perHour: this.#perHour, latest: this.#latest, requests };
+  }
+}

@@ -1,0 +1,59 @@
+/** Time from `sign-request-sent` to completion or decline, per template and overall. */
+import type { ProjectionState } from '../projections/projection-state.js';
+import { durationHistogram, summarizeDurations } from './durations.js';
+import type { TemplateRow, TemplateTimingRow, TimingsModel } from './report-model.js';
+import type { RequestTimes } from './request-times.js';
+
+interface Collected {
+  readonly completed: number[];
+  readonly declined: number[];
+}
+
+const timingRow = (
+  key: Pick<TemplateTimingRow, 'templateId' | 'name' | 'companyId'>,
+  collected: Collected,
+): TemplateTimingRow => ({
+  ...key,
+  completed: summarizeDurations(collected.completed),
+  declined: summarizeDurations(collected.declined),
+});
+
+/**
+ * Timings of the finished, non-deleted requests that have both times, with
+ * rows in the order of the template table; `undefined` when none has.
+ */
+export const buildTimings = (
+  state: ProjectionState,
+  times: ReadonlyMap<number, RequestTimes>,
+  templates: readonly TemplateRow[],
+): TimingsModel | undefined => {
+  const all: Collected = { completed: [], declined: [] };
+  const perTemplate = new Map<number | null, Collected>();
+  for (const request of state.signRequests.values()) {
+    if (request.deleted) continue;
+    const t = times.get(request.id);
+    if (t?.sentAt === undefined || t.finishedAt === undefined || t.outcome === undefined) continue;
+    // A final event received before the sent one (delivered out of order) has no duration.
+    const ms = t.finishedAt - t.sentAt;
+    if (ms < 0) continue;
+    const key = request.templateId ?? null;
+    let collected = perTemplate.get(key);
+    if (collected === undefined) {
+      collected = { completed: [], declined: [] };
+      perTemplate.set(key, collected);
+    }
+    collected[t.outcome].push(ms);
+    all[t.outcome].push(ms);
+  }
+  const measured = all.completed.length + all.declined.length;
+  if (measured === 0) return undefined;
+  return {
+    measured,
+    all: timingRow({ templateId: null, name: 'all templates', companyId: null }, all),
+    perTemplate: templates.flatMap((row) => {
+      const collected = perTemplate.get(row.templateId);
+      return collected === undefined ? [] : [timingRow(row, collected)];
+    }),
+    distribution: durationHistogram(all.completed, all.declined),
+  };
+};
