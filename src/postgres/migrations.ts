@@ -122,10 +122,8 @@ CREATE TABLE ${s}.checkpoints (
 `;
 
 /** Migration N is at index N - 1. */
-export const MIGRATIONS: readonly ((schema: SchemaName, settings: MigrationSettings) => string)[] = [
-  version1,
-  version2,
-];
+export const MIGRATIONS: readonly ((schema: SchemaName, settings: MigrationSettings) => string)[] =
+  [version1, version2];
 
 /** The schema version this code reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

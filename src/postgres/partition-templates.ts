@@ -9,8 +9,8 @@ import {
   columnArrays,
   insertSql,
   selectColumnsSql,
-  TEMPLATES,
   type TableSpec,
+  TEMPLATES,
   updateSql,
   viewOfRow,
 } from './projection-columns.js';

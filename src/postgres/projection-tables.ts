@@ -7,6 +7,7 @@ import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
 import type { ProjectionState } from '../projections/projection-state.js';
 import { markPublished } from '../projections/published-states.js';
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+import type { TemplateRows } from './partition-templates.js';
 import {
   columnArrays,
   insertSql,
@@ -18,7 +19,6 @@ import {
   updateSql,
   viewOfRow,
 } from './projection-columns.js';
-import type { TemplateRows } from './partition-templates.js';
 import type { SchemaName } from './schema-name.js';
 import type { SqlQueryable } from './sql-client.js';
 

@@ -208,7 +208,10 @@ export const createProjectionWorker = async (
       .catch(() => undefined);
   };
 
-  const guarded = async <T>(doing: string, run: () => Promise<T>): Promise<Result<T, PostgresError>> => {
+  const guarded = async <T>(
+    doing: string,
+    run: () => Promise<T>,
+  ): Promise<Result<T, PostgresError>> => {
     try {
       return ok(await run());
     } catch (cause) {

@@ -37,9 +37,9 @@ describe('signfold pg', () => {
     const url = await server.createDatabase('cli_example');
     const migrated = await runCli(['pg', 'migrate', '--database', url]);
     expect(migrated).toMatchObject({ code: 0, stderr: '' });
-    expect(migrated.stdout).toBe('schema signfold migrated from version 0 to 1\n');
+    expect(migrated.stdout).toBe('schema signfold migrated from version 0 to 2 (16 partitions)\n');
     expect((await runCli(['pg', 'migrate', '--database', url])).stdout).toBe(
-      'schema signfold is at version 1: nothing to do\n',
+      'schema signfold is at version 2: nothing to do\n',
     );
     const imported = await runCli(['pg', 'import', EXAMPLE, '--database', url]);
     expect(imported.stderr).toBe('');
