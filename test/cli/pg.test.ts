@@ -107,4 +107,51 @@ describe('signfold pg', () => {
     expect(down.stderr).toMatch(/^signfold: connecting to PostgreSQL failed: .*ECONNREFUSED/);
     expect(down.stderr.split('\n')).toHaveLength(2);
   });
+
+  it('status shows each partition and the workers, as text and as JSON', async () => {
+    const url = await server.createDatabase('cli_status');
+    const migrated = await runCli(['pg', 'migrate', '--database', url, '--partitions', '3']);
+    expect(migrated.stdout).toBe('schema signfold migrated from version 0 to 2 (3 partitions)\n');
+    const log = await writeFixture('status.ndjson', [
+      bare(requestEvent('sign-request-sent', 10, true)),
+      bare(requestEvent('sign-request-completed', 11, false)),
+      '{"broken',
+    ]);
+    await runCli(['pg', 'import', log, '--database', url]);
+    const before = await runCli(['pg', 'status', '--database', url, '--json']);
+    expect(before.code).toBe(0);
+    const status = JSON.parse(before.stdout);
+    expect(status).toMatchObject({ schema: 'signfold', events: 3, lastPosition: 3, checkpoint: 0 });
+    expect(status.partitions).toHaveLength(3);
+    expect(status.partitions[0]).toMatchObject({ partition: 0, owner: null, checkpoint: 0 });
+    const lag = status.partitions.reduce(
+      (sum: number, p: { lagEvents: number }) => sum + p.lagEvents,
+      0,
+    );
+    expect(lag).toBe(3);
+    const worked = await runCli(['pg', 'work', '--database', url, '--drain', '--worker-id', 'w-1']);
+    expect(worked.code).toBe(0);
+    const text = await runCli(['pg', 'status', '--database', url]);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^schema signfold: 3 events \(last position 3, [\d.]+ MB\), 3 partitions, 0 workers alive$/,
+    );
+    expect(lines[1]).toBe(
+      'projected up to position 3: 1 applied, 0 no-ops, 0 conflicts, 2 invalid',
+    );
+    expect(lines[2]).toMatch(/^partition\s+owner\s+lease\s+checkpoint\s+lag\s+lag s\s+last error$/);
+    expect(lines.slice(3).map((line) => line.split(/\s+/).slice(0, 6))).toEqual([
+      ['0', '-', '-', '3', '0', '0.0'],
+      ['1', '-', '-', '3', '0', '0.0'],
+      ['2', '-', '-', '3', '0', '0.0'],
+    ]);
+    const fixed = await runCli(['pg', 'migrate', '--database', url, '--partitions', '4']);
+    expect(fixed.code).toBe(2);
+    expect(fixed.stderr).toContain('has 3 partitions, fixed when it was created');
+    const badLease = await runCli(['pg', 'work', '--database', url, '--lease', '50']);
+    expect(badLease.stderr).toContain('--lease must be at least 100 (ms)');
+    const badPartitions = await runCli(['pg', 'migrate', '--database', url, '--partitions', '0']);
+    expect(badPartitions.stderr).toContain('--partitions must be at least 1');
+  });
 });
