@@ -3,9 +3,12 @@
  * for any number of partitions and workers, the migration, the fair share,
  * fencing of a stale batch, and the status.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateEvents } from '../../bench/generate-stream.js';
 import { importRecords } from '../../src/postgres/import-events.js';
 import { migrate } from '../../src/postgres/migrate.js';
 import { MIGRATIONS } from '../../src/postgres/migrations.js';
@@ -201,5 +204,44 @@ describe('partitioned workers', () => {
     }
     expect(after.partitions[1]?.lastError).toBe('boom');
     expect(after.partitions[1]?.lastErrorAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it("the docs' recipe rebuilds one partition while the worker keeps the others", async () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/postgres-workers.md'), 'utf8');
+    const recipe = /## Rebuilding while the others keep running[\s\S]*?```sql\n([\s\S]*?)```/.exec(
+      doc,
+    )?.[1];
+    expect(recipe).toContain('partition = 3');
+    const url = await server.createDatabase('rebuild_one');
+    const db = new pg.Pool({ connectionString: url, max: 4 });
+    try {
+      (await migrate(db, { partitions: 4 }))._unsafeUnwrap();
+      const stream = [...generateEvents({ seed: 12, signRequests: 60, duplicateRate: 0.05 })];
+      const records = recordsOf(stream.map((value) => ({ kind: 'value' as const, value })));
+      (await importRecords(db, recordsLog(records, 50).read()))._unsafeUnwrap();
+      const leaseMs = 400;
+      const worker = (await createProjectionWorker(db, { leaseMs, batchSize: 20 }))._unsafeUnwrap();
+      (await worker.catchUp())._unsafeUnwrap();
+      await expectEqualsSequentialFold(db, 'signfold');
+      const rows = async () =>
+        (
+          await db.query<{ n: string }>(
+            'SELECT count(*) AS n FROM signfold.sign_requests WHERE signfold.partition_of_request(id) = 3',
+          )
+        ).rows[0]?.n;
+      expect(Number(await rows())).toBeGreaterThan(0);
+      await db.query(recipe ?? '');
+      expect(await rows()).toBe('0');
+      expect(worker.partitions()).toEqual([0, 1, 2, 3]);
+      // The worker finds partition 3 taken from it, and claims it again at a heartbeat.
+      for (let i = 0; i < 10 && (await rows()) === '0'; i += 1) {
+        await sleep(leaseMs / 4);
+        (await worker.catchUp())._unsafeUnwrap();
+      }
+      expect(worker.partitions()).toEqual([0, 1, 2, 3]);
+      await expectEqualsSequentialFold(db, 'signfold');
+    } finally {
+      await db.end();
+    }
   });
 });
