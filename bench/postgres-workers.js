@@ -3,7 +3,7 @@
 // processes at once, against a throwaway server with default durability. Reports events/s and
 // CPU time per event of the workers (their rusage, as reaped children) and of PostgreSQL (the
 // postmaster and all its processes, from /proc: live ones' utime+stime, exited ones via the
-// postmaster's cutime+cstime). Medians of --rounds runs; the load average before and after.
+// postmaster's cutime+cstime), and the WAL written per event. Medians of --rounds runs; the load average before and after.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -108,6 +108,7 @@ try {
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const workers of WORKERS) {
       await reset();
+      const walBefore = (await pool.query('SELECT pg_current_wal_lsn() AS lsn')).rows[0].lsn;
       const cpuBefore = childrenCpu();
       const pgBefore = serverCpu(postmaster);
       const start = performance.now();
@@ -122,6 +123,10 @@ try {
       const ms = performance.now() - start;
       const workerCpu = childrenCpu() - cpuBefore;
       const pgCpu = serverCpu(postmaster) - pgBefore;
+      const wal = Number(
+        (await pool.query('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS bytes', [walBefore]))
+          .rows[0].bytes,
+      );
       if (codes.some((code) => code !== 0)) throw new Error(`a worker exited ${codes}`);
       const sums = await pool.query('SELECT applied, position FROM signfold.checkpoints');
       if (
@@ -129,11 +134,11 @@ try {
         Number(sums.rows[0].position) !== lines
       )
         throw new Error(`workers and replay differ: ${JSON.stringify(sums.rows[0])}`);
-      results.get(workers).push({ ms, workerCpu, pgCpu });
+      results.get(workers).push({ ms, workerCpu, pgCpu, wal });
       console.log(
         `round ${round + 1}, ${workers} worker(s): ${fmt(ms)} ms, ${fmt((lines * 1000) / ms)} events/s, ` +
           `workers ${((workerCpu * 1000) / lines).toFixed(1)} µs CPU/event, ` +
-          `PostgreSQL ${((pgCpu * 1000) / lines).toFixed(1)} µs CPU/event`,
+          `PostgreSQL ${((pgCpu * 1000) / lines).toFixed(1)} µs CPU/event, ${fmt(wal / lines)} WAL bytes/event`,
       );
     }
   }

@@ -2,8 +2,9 @@
  * One batch of one partition: read its events (and every template event)
  * after its checkpoint, fold them with the core projector, and write the
  * changed rows, the quarantine and the new checkpoint in one transaction
- * that commits only if this worker still holds the partition with the same
- * epoch and the checkpoint is still the one the batch started from.
+ * that first locks the partition's row, checking that this worker still holds
+ * it with the same epoch and that the checkpoint is still the one the batch
+ * started from, and ends by updating that row under the same conditions.
  */
 import type { LogRecord } from '../engine/event-log.js';
 import { createProjector } from '../engine/projector.js';
@@ -144,6 +145,20 @@ export const projectPartitionBatch = async (
     await client.query(
       `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(context.leaseMs)}`,
     );
+    // Lock the claim before writing anything: a stale batch stops here, before
+    // it touches a row the new owner may be writing, and no claim can slip in
+    // until this transaction ends.
+    const held = await client.query(
+      `SELECT 1 FROM ${schema}.partitions
+        WHERE partition = $1 AND owner = $2 AND epoch = $3 AND position = $4
+          AND lease_until > clock_timestamp() FOR UPDATE`,
+      [partition, workerId, epoch, from],
+    );
+    if (held.rowCount !== 1) {
+      await client.query('ROLLBACK');
+      client.release();
+      return { kind: 'lost' };
+    }
     await writeChanges(client, schema, before, projector.state(), templateRows);
     await writeQuarantine(client, schema, quarantine);
     const fenced = await client.query(
