@@ -235,6 +235,11 @@ Decode cost: ${((median(decodeMs) / lines.length) * 1e6).toFixed(0)} ns/event vs
 `;
 log(`\n${report}`);
 if (opts.write && !opts['no-write'] && !opts.quick) {
-  writeFileSync(join(here, 'RESULTS.md'), report);
+  // Sections measured by other benchmarks (e.g. PostgreSQL) follow this marker: keep them.
+  const marker = '<!-- sections below are written by hand from other benchmarks -->';
+  const path = join(here, 'RESULTS.md');
+  const earlier = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const kept = earlier.includes(marker) ? earlier.slice(earlier.indexOf(marker)) : '';
+  writeFileSync(path, kept === '' ? report : `${report}\n${kept}`);
   log('wrote bench/RESULTS.md');
 }

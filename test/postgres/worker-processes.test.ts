@@ -166,6 +166,12 @@ describe('one of three followers SIGKILLed again and again', () => {
     expect(killed).toBeGreaterThanOrEqual(kills);
     if (imported < records.length) await importInto(schema, records.slice(imported));
     expect(Math.max(...takeovers)).toBeLessThan(bound + slack);
+    if (process.env.SIGNFOLD_REPORT === '1') {
+      const sorted = [...takeovers].sort((a, b) => a - b);
+      process.stderr.write(
+        `takeovers after ${killed} kills (ms): median ${Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0)}, max ${Math.round(sorted.at(-1) ?? 0)}\n`,
+      );
+    }
     // Let the survivors catch up, then stop them cleanly.
     const last = await pool.query<{ high: string }>(
       `SELECT max(position) AS high FROM ${schema}.events`,
