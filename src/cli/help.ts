@@ -11,7 +11,7 @@ Commands:
   inspect LOG     show one sign request, its participants and its timeline
   validate FILE   validate a sign-request representation (JSON)
   report LOG      write a self-contained HTML report of a log (--out FILE)
-  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work (see signfold pg --help)
+  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, status (see signfold pg --help)
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
@@ -22,15 +22,19 @@ LOG is never modified.`;
 
 /** Help of each command, by name. */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
-  pg: `Usage: signfold pg migrate --database URL [--schema NAME]
+  pg: `Usage: signfold pg migrate --database URL [--schema NAME] [--partitions N]
        signfold pg import LOG --database URL [--schema NAME]
        signfold pg work --database URL [--schema NAME] [--drain] [--batch-size N] [--poll-interval MS]
+                        [--lease MS] [--worker-id ID]
+       signfold pg status --database URL [--schema NAME] [--json]
 
 The PostgreSQL store and projection tables (needs the package pg; import also
 needs pg-copy-streams). URL is a postgres:// connection URL; NAME the schema
 (default signfold).
 
   migrate   create or upgrade the schema (idempotent; refuses a newer schema)
+            --partitions N       partitions of the projection, fixed at creation
+                                 (1 to 1024, default 16)
   import    append a file log's records with COPY, in one transaction; lines
             whose delivery id is already stored are skipped
   work      project the stored events into the tables, batch by batch; with
@@ -38,6 +42,11 @@ needs pg-copy-streams). URL is a postgres:// connection URL; NAME the schema
             appends until SIGINT or SIGTERM
             --batch-size N       events per transaction (default 5000)
             --poll-interval MS   longest wait without a notification (default 5000)
+            --lease MS           claim on a partition without renewal (default 10000)
+            --worker-id ID       name in the lease rows (default host:pid:random)
+            several workers share the partitions; one that stops loses them
+            to the others within a lease and a quarter
+  status    each partition's owner, checkpoint, lag and last error (--json)
 
 Exit codes: 0 done, 2 usage, input or database error.`,
   replay: `Usage: signfold replay LOG [options]

@@ -16,20 +16,38 @@ import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { pgImport } from './pg-import.js';
 import { openPool } from './pg-pool.js';
+import { pgStatus } from './pg-status.js';
 import { pgWork } from './pg-work.js';
 
 /** The flags every `pg` subcommand takes. */
 const COMMON: OptionTable = { database: { type: 'string' }, schema: { type: 'string' } };
 
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
-  migrate: COMMON,
+  migrate: { ...COMMON, partitions: { type: 'string' } },
   import: COMMON,
   work: {
     ...COMMON,
     drain: { type: 'boolean' },
     'batch-size': { type: 'string' },
     'poll-interval': { type: 'string' },
+    lease: { type: 'string' },
+    'worker-id': { type: 'string' },
   },
+  status: { ...COMMON, json: { type: 'boolean' } },
+};
+
+/** An optional integer flag of at least `least`. */
+const integerAtLeast = (
+  parsed: ReturnType<typeof parseCommandArgs>,
+  name: string,
+  least: number,
+  unit = '',
+): number | undefined => {
+  const raw = stringFlag(parsed, name);
+  if (raw === undefined) return undefined;
+  const value = integerFlag(`--${name}`, raw);
+  if (value < least) throw usageError(`--${name} must be at least ${least}${unit}`);
+  return value;
 };
 
 /** A failure of the database, as one line (exit 2). */
@@ -44,7 +62,7 @@ export interface PgTarget {
 /** `signfold pg SUBCOMMAND …`. */
 export const pgCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const [sub, ...rest] = args;
-  if (sub === undefined) throw usageError('missing subcommand: migrate, import or work');
+  if (sub === undefined) throw usageError('missing subcommand: migrate, import, work or status');
   const options = Object.hasOwn(SUBCOMMAND_OPTIONS, sub) ? SUBCOMMAND_OPTIONS[sub] : undefined;
   if (options === undefined) throw usageError(`unknown subcommand 'pg ${sub}'`);
   const parsed = parseCommandArgs(rest, options);
@@ -59,28 +77,34 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
   if (batchSize !== undefined && batchSize < 1) throw usageError('--batch-size must be at least 1');
   if (pollMs !== undefined && pollMs < 10)
     throw usageError('--poll-interval must be at least 10 (ms)');
+  const partitions = integerAtLeast(parsed, 'partitions', 1);
+  if (partitions !== undefined && partitions > 1024)
+    throw usageError('--partitions must be at most 1024');
+  const leaseMs = integerAtLeast(parsed, 'lease', 100, ' (ms)');
+  const workerId = stringFlag(parsed, 'worker-id');
   const pool = await openPool(database);
   try {
     const { migrate } = await import('../postgres/index.js');
     if (sub === 'migrate') {
-      const migrated = await migrate(
-        pool,
-        target.schema === undefined ? {} : { schema: target.schema },
-      );
+      const migrated = await migrate(pool, {
+        ...(target.schema === undefined ? {} : { schema: target.schema }),
+        ...(partitions === undefined ? {} : { partitions }),
+      });
       if (migrated.isErr()) throw postgresFailure(migrated.error);
       const { schema, from, to } = migrated.value;
       io.stdout.write(
         from === to
           ? `schema ${schema} is at version ${to}: nothing to do\n`
-          : `schema ${schema} migrated from version ${from} to ${to}\n`,
+          : `schema ${schema} migrated from version ${from} to ${to} (${migrated.value.partitions} partitions)\n`,
       );
       return EXIT.ok;
     }
     if (sub === 'import') return await pgImport(pool, target, positionals[0] ?? '', io);
+    if (sub === 'status') return await pgStatus(pool, target, booleanFlag(parsed, 'json'), io);
     return await pgWork(
       pool,
       target,
-      { drain: booleanFlag(parsed, 'drain'), batchSize, pollMs },
+      { drain: booleanFlag(parsed, 'drain'), batchSize, pollMs, leaseMs, workerId },
       io,
     );
   } finally {

@@ -12,6 +12,8 @@ export interface WorkOptions {
   readonly drain: boolean;
   readonly batchSize: number | undefined;
   readonly pollMs: number | undefined;
+  readonly leaseMs: number | undefined;
+  readonly workerId: string | undefined;
 }
 
 const summary = (progress: WorkerProgress): string =>
@@ -29,6 +31,12 @@ export const pgWork = async (
   const created = await createProjectionWorker(pool, {
     ...schema,
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
+    onLostClaim: (partition) =>
+      io.stderr.write(
+        `signfold: partition ${partition} is now another worker's: this worker's batch of it was not written\n`,
+      ),
   });
   if (created.isErr()) throw postgresFailure(created.error);
   const worker = created.value;

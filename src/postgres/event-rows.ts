@@ -109,3 +109,18 @@ export const eventColumns = (items: readonly StoredItem[]): EventColumns => {
   }
   return columns;
 };
+
+/**
+ * Reads a partition's events (`$1`) and the template events every partition
+ * reads, in position order, after `$2` up to `$3`, at most `$4`: two index
+ * range scans merged, never a scan of the other partitions' events.
+ */
+export const selectPartitionEventsSql = (schema: SchemaName): string => {
+  const part = (partition: string): string =>
+    `(SELECT position, delivery_id, body, bad_line, partition,
+             (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
+        FROM ${schema}.events
+       WHERE partition = ${partition} AND position > $2 AND position <= $3
+       ORDER BY position LIMIT $4)`;
+  return `SELECT * FROM (${part('$1')} UNION ALL ${part('-1')}) AS e ORDER BY position LIMIT $4`;
+};

@@ -1,5 +1,5 @@
 /**
- * Live projection: drain, then sleep until an append is announced
+ * Live projection: catch up, then sleep until an append is announced
  * (`LISTEN`; the events table `NOTIFY`s on every insert) or a slow poll
  * interval passes, as a fallback for a missed notification; until stopped.
  */
@@ -64,11 +64,13 @@ export const followAppends = async (
   try {
     await listener.query(`LISTEN ${APPEND_CHANNEL}`);
     for (;;) {
-      const drained = await worker.drain(options.onBatch);
-      if (drained.isErr() || options.signal.aborted) return drained;
+      const caughtUp = await worker.catchUp(options.onBatch);
+      if (caughtUp.isErr() || options.signal.aborted) return caughtUp;
       if (broken !== undefined) return err(databaseError(broken, 'listening for appends'));
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollMs);
+        // Wake at least once per heartbeat: the leases must be renewed, and
+        // partitions given back or left by a stopped worker taken over.
+        const timer = setTimeout(resolve, Math.min(pollMs, worker.heartbeatMs));
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -80,6 +82,7 @@ export const followAppends = async (
   } catch (cause) {
     return err(databaseError(cause, 'listening for appends'));
   } finally {
+    await worker.release();
     options.signal.removeEventListener('abort', onAbort);
     await listener.query(`UNLISTEN ${APPEND_CHANNEL}`).catch(() => undefined);
     listener.release(broken ?? false);

@@ -7,9 +7,15 @@
 export type { StoredItem } from './event-rows.js';
 export type { ImportOptions, ImportOutcome } from './import-events.js';
 export { importRecords } from './import-events.js';
-export type { MigrateOutcome, SchemaOptions } from './migrate.js';
-export { checkSchemaVersion, migrate } from './migrate.js';
+export type { MigrateOptions, MigrateOutcome, SchemaOptions } from './migrate.js';
+export { checkSchemaVersion, DEFAULT_PARTITIONS, migrate } from './migrate.js';
 export { SCHEMA_VERSION } from './migrations.js';
+export type {
+  PartitionStatus,
+  ProjectionStatus,
+  WorkerStatus,
+} from './partition-status.js';
+export { readProjectionStatus } from './partition-status.js';
 export type { PostgresError } from './postgres-error.js';
 export type { PostgresEventLog, PostgresEventLogOptions } from './postgres-event-log.js';
 export { openPostgresEventLog } from './postgres-event-log.js';

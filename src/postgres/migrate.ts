@@ -10,6 +10,19 @@ export interface SchemaOptions {
   readonly schema?: string;
 }
 
+/** Options of {@link migrate}. */
+export interface MigrateOptions extends SchemaOptions {
+  /**
+   * The number of partitions of the projection (1–1024, default
+   * {@link DEFAULT_PARTITIONS}): how many workers can share the work. Fixed
+   * once the schema reaches version 2; a different number is refused.
+   */
+  readonly partitions?: number;
+}
+
+/** The partitions of a schema migrated without `partitions`. */
+export const DEFAULT_PARTITIONS = 16;
+
 /** What {@link migrate} did. */
 export interface MigrateOutcome {
   readonly schema: string;
@@ -17,6 +30,8 @@ export interface MigrateOutcome {
   readonly from: number;
   /** The version now, {@link SCHEMA_VERSION}. */
   readonly to: number;
+  /** The number of partitions of the projection. */
+  readonly partitions: number;
 }
 
 const tooNew = (schema: SchemaName, found: number): PostgresError => ({
@@ -46,11 +61,18 @@ const versionOf = async (db: SqlQueryable, schema: SchemaName): Promise<number> 
  */
 export const migrate = async (
   pool: SqlPool,
-  options: SchemaOptions = {},
+  options: MigrateOptions = {},
 ): Promise<Result<MigrateOutcome, PostgresError>> => {
   const named = schemaName(options.schema);
   if (named.isErr()) return err(named.error);
   const schema = named.value;
+  const wanted = options.partitions;
+  if (wanted !== undefined && (!Number.isSafeInteger(wanted) || wanted < 1 || wanted > 1024)) {
+    return err({
+      kind: 'invalid-option',
+      message: `partitions must be an integer from 1 to 1024 (got ${wanted})`,
+    });
+  }
   let client: Awaited<ReturnType<SqlPool['connect']>>;
   try {
     client = await checkOut(pool);
@@ -76,8 +98,17 @@ export const migrate = async (
            migrated_at timestamptz NOT NULL DEFAULT now())`,
       );
     }
+    const settings = { partitions: wanted ?? DEFAULT_PARTITIONS };
     for (let version = from + 1; version <= SCHEMA_VERSION; version += 1) {
-      await client.query(MIGRATIONS[version - 1]?.(schema) ?? '');
+      await client.query(MIGRATIONS[version - 1]?.(schema, settings) ?? '');
+    }
+    const partitions = await partitionCount(client, schema);
+    if (wanted !== undefined && partitions !== wanted) {
+      await client.query('ROLLBACK');
+      return err({
+        kind: 'invalid-option',
+        message: `schema ${schema} has ${partitions} partitions, fixed when it was created: it cannot get ${wanted} (migrate a new schema and rebuild there)`,
+      });
     }
     await client.query(
       `INSERT INTO ${schema}.schema_version (version) VALUES ($1)
@@ -85,13 +116,21 @@ export const migrate = async (
       [SCHEMA_VERSION],
     );
     await client.query('COMMIT');
-    return ok({ schema, from, to: SCHEMA_VERSION });
+    return ok({ schema, from, to: SCHEMA_VERSION, partitions });
   } catch (cause) {
     await client.query('ROLLBACK').catch(() => undefined);
     return err(databaseError(cause, `migrating schema ${schema}`));
   } finally {
     client.release();
   }
+};
+
+/** The number of partitions of a schema at version 2 or later. */
+export const partitionCount = async (db: SqlQueryable, schema: SchemaName): Promise<number> => {
+  const found = await db.query<{ partitions: number }>(
+    `SELECT partitions FROM ${schema}.partition_count`,
+  );
+  return found.rows[0]?.partitions ?? 1;
 };
 
 /**

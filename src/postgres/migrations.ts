@@ -3,6 +3,7 @@
  * running migrations 1..N in order, each once. Add a migration to change
  * the schema; never edit one that has shipped.
  */
+import { type MigrationSettings, version2 } from './migration-partitions.js';
 import type { SchemaName } from './schema-name.js';
 
 /** The two keys of the transaction-level advisory lock that serializes appends to one schema's events. */
@@ -121,7 +122,8 @@ CREATE TABLE ${s}.checkpoints (
 `;
 
 /** Migration N is at index N - 1. */
-export const MIGRATIONS: readonly ((schema: SchemaName) => string)[] = [version1];
+export const MIGRATIONS: readonly ((schema: SchemaName, settings: MigrationSettings) => string)[] =
+  [version1, version2];
 
 /** The schema version this code reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

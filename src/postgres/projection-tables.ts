@@ -7,6 +7,7 @@ import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
 import type { ProjectionState } from '../projections/projection-state.js';
 import { markPublished } from '../projections/published-states.js';
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+import type { TemplateRows } from './partition-templates.js';
 import {
   columnArrays,
   insertSql,
@@ -71,16 +72,15 @@ const toState = (
   );
 };
 
-/** Loads the records named by `keys` (those that exist) as a published state. */
+/** Loads the records named by `keys` (those that exist; templates from `templateRows`) as a published state. */
 export const loadRecords = async (
   db: SqlQueryable,
   schema: SchemaName,
   keys: RecordKeys,
+  templateRows: TemplateRows,
 ): Promise<ProjectionState> => {
   // One after the other: `db` may be a single client inside a transaction.
-  const templates = await select(db, TEMPLATES, schema, 'WHERE id = ANY($1::bigint[])', [
-    [...keys.templates],
-  ]);
+  const templates = await templateRows.load(db, schema, [...keys.templates]);
   const signRequests = await select(db, SIGN_REQUESTS, schema, 'WHERE id = ANY($1::bigint[])', [
     [...keys.signRequests],
   ]);
@@ -151,6 +151,7 @@ export const writeChanges = async (
   schema: SchemaName,
   before: ProjectionState,
   after: ProjectionState,
+  templateRows: TemplateRows,
 ): Promise<number> => {
   const templates: Changes<TemplateView> = { created: [], updated: [] };
   const signRequests: Changes<SignRequestView> = { created: [], updated: [] };
@@ -161,7 +162,8 @@ export const writeChanges = async (
     const earlier = before.participants.get(id);
     if (earlier !== ofRequest) collect(earlier, ofRequest, participants);
   }
-  await write(db, schema, TEMPLATES, templates);
+  if (templates.created.length > 0) await templateRows.insert(db, schema, templates.created);
+  if (templates.updated.length > 0) await templateRows.update(db, schema, templates.updated);
   await write(db, schema, SIGN_REQUESTS, signRequests);
   await write(db, schema, PARTICIPANTS, participants);
   const count = (c: Changes<unknown>): number => c.created.length + c.updated.length;

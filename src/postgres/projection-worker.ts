@@ -1,22 +1,22 @@
 /**
- * The projection worker: reads the events after its checkpoint in batches,
- * folds each batch with the core projector (the same decoders, reducers and
- * status rules as everywhere), and writes the changed rows, the quarantined
- * records and the new checkpoint in one transaction. A crash between two
- * batches loses nothing and repeats nothing; two workers on one schema take
- * turns batch by batch (the checkpoint row is locked for the transaction).
+ * The projection worker. The events are split into partitions (fixed at
+ * migrate time); workers share them through lease rows in PostgreSQL, each
+ * taking a fair share, taking over the partitions of a worker that stopped
+ * renewing its leases, and projecting its partitions batch by batch (see
+ * partition-batch.ts: a batch's rows, quarantine and checkpoint commit in one
+ * transaction, fenced by the claim's epoch). One worker alone holds every
+ * partition and projects exactly what the sequential fold computes.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { err, ok, type Result } from 'neverthrow';
-import type { LogRecord } from '../engine/event-log.js';
-import { createProjector } from '../engine/projector.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
-import { type EventRow, recordOfRow, selectEventsSql } from './event-rows.js';
-import { checkSchema, type SchemaOptions } from './migrate.js';
+import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
+import { type BatchContext, projectPartitionBatch } from './partition-batch.js';
+import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
-import { loadRecords, type RecordKeys, writeChanges } from './projection-tables.js';
-import { writeQuarantine } from './quarantine-table.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import { checkOut, type SqlPool, type SqlQueryable } from './sql-client.js';
+import type { SqlPool } from './sql-client.js';
 
 /** Options of {@link createProjectionWorker}. */
 export interface ProjectionWorkerOptions extends SchemaOptions {
@@ -24,114 +24,99 @@ export interface ProjectionWorkerOptions extends SchemaOptions {
   readonly batchSize?: number;
   /** Decode events in strict mode (unknown members rejected), as `createProjector`. Default `false`. */
   readonly strict?: boolean;
+  /**
+   * How long a claim on a partition lasts without renewal, in ms (default
+   * 10,000). Heartbeats renew it every quarter of that; a worker that stops
+   * loses its partitions to the others at most one lease and one heartbeat later.
+   */
+  readonly leaseMs?: number;
+  /**
+   * This worker's name in the lease rows (default: host, pid and a random
+   * suffix). A restarted worker that reuses its name resumes its partitions
+   * at once instead of waiting for its old leases to expire.
+   */
+  readonly workerId?: string;
+  /** Called when a partition turns out to be someone else's now (its batch, if any, was not written). */
+  readonly onLostClaim?: (partition: number) => void;
+  /** Called after a batch is folded, before it is written (tests pause a worker there). */
+  readonly onFolded?: (partition: number) => void | Promise<void>;
 }
 
-/** Where the worker stands after a batch. */
+/** Where the projection stands after a batch (over every partition). */
 export interface WorkerProgress extends ProjectorStats {
-  /** The last position projected (0 before any). */
+  /** Every event up to this position is projected, in every partition (0 before any). */
   readonly checkpoint: number;
   /** Records processed by this call (0: nothing new). */
   readonly processed: number;
 }
 
+/** The name of the (only) projection in the `checkpoints` view. */
+export const PROJECTION_NAME = 'signfold';
+
 /** A projection worker bound to one schema. */
 export interface ProjectionWorker {
-  /** Projects the next batch (at most `batchSize` events) in one transaction. */
+  /** This worker's name in the lease rows. */
+  readonly id: string;
+  /** How often it renews its leases and looks for partitions to take over (a quarter of the lease), in ms. */
+  readonly heartbeatMs: number;
+  /** Projects the next batch of one of its partitions that has work; `processed` 0 when none has. */
   runBatch(): Promise<Result<WorkerProgress, PostgresError>>;
-  /** Runs batches until every event stored when the last batch began is projected. */
+  /** Projects this worker's partitions until each has nothing left (heartbeats and claims as it goes). */
+  catchUp(
+    onBatch?: (progress: WorkerProgress) => void,
+  ): Promise<Result<WorkerProgress, PostgresError>>;
+  /**
+   * Runs until every event stored when it began is projected in every
+   * partition, by this worker or others (it takes over partitions whose
+   * owner stops), then gives its partitions back.
+   */
   drain(
     onBatch?: (progress: WorkerProgress) => void,
   ): Promise<Result<WorkerProgress, PostgresError>>;
+  /** The partitions this worker holds now. */
+  partitions(): readonly number[];
+  /** Gives back every partition at once, for a clean exit (others need not wait for expiry). */
+  release(): Promise<Result<void, PostgresError>>;
 }
 
-/** The checkpoint row's name: one set of projection tables per schema. */
-export const PROJECTION_NAME = 'signfold';
-
-interface CheckpointRow {
-  readonly position: string;
-  readonly applied: string;
-  readonly no_ops: string;
-  readonly conflicts: string;
-  readonly invalid: string;
-  readonly already_applied: string;
+interface TotalsRow {
+  readonly checkpoint: string | null;
+  readonly applied: string | null;
+  readonly no_ops: string | null;
+  readonly conflicts: string | null;
+  readonly invalid: string | null;
+  readonly already_applied: string | null;
 }
 
-/** The records the events of a batch may read; ids taken leniently from the raw values. */
-const keysOf = (records: readonly LogRecord[]): RecordKeys => {
-  const templates = new Set<number>();
-  const signRequests = new Set<number>();
-  const participantsOf = new Set<number>();
-  for (const record of records) {
-    if (record.kind !== 'entry') continue;
-    const event = record.event;
-    if (typeof event !== 'object' || event === null) continue;
-    const { templateId, signRequestId, participantId } = event as Record<string, unknown>;
-    if (typeof templateId === 'number') templates.add(templateId);
-    if (typeof signRequestId === 'number') {
-      signRequests.add(signRequestId);
-      if (participantId !== undefined) participantsOf.add(signRequestId);
-    }
-  }
-  return { templates, signRequests, participantsOf };
-};
-
-const statsOf = (row: CheckpointRow): ProjectorStats => ({
-  applied: Number(row.applied),
-  noOps: Number(row.no_ops),
-  conflicts: Number(row.conflicts),
-  invalid: Number(row.invalid),
-  alreadyApplied: Number(row.already_applied),
-});
-
-const projectBatch = async (
-  db: SqlQueryable,
+const readTotals = async (
+  pool: SqlPool,
   schema: SchemaName,
-  batchSize: number,
-  strict: boolean,
+  processed: number,
 ): Promise<WorkerProgress> => {
-  await db.query(
-    `INSERT INTO ${schema}.checkpoints VALUES ($1, 0, 0, 0, 0, 0, 0, now()) ON CONFLICT DO NOTHING`,
-    [PROJECTION_NAME],
+  const { rows } = await pool.query<TotalsRow>(
+    `SELECT min(position) AS checkpoint, sum(applied) AS applied, sum(no_ops) AS no_ops,
+            sum(conflicts) AS conflicts, sum(invalid) AS invalid,
+            sum(already_applied) AS already_applied
+       FROM ${schema}.partitions`,
   );
-  const locked = await db.query<CheckpointRow>(
-    `SELECT * FROM ${schema}.checkpoints WHERE projection = $1 FOR UPDATE`,
-    [PROJECTION_NAME],
-  );
-  const row = locked.rows[0] as CheckpointRow;
-  const checkpoint = Number(row.position);
-  const stats = statsOf(row);
-  const events = await db.query<EventRow>(selectEventsSql(schema), [checkpoint + 1, batchSize]);
-  if (events.rows.length === 0) return { ...stats, checkpoint, processed: 0 };
-  const records = events.rows.map(recordOfRow);
-  const before = await loadRecords(db, schema, keysOf(records));
-  const projector = createProjector(
-    { policy: 'skip', audit: false, strict },
-    { state: before, checkpoint, stats },
-  );
-  for (const record of records) projector.applyRecord(record);
-  await writeChanges(db, schema, before, projector.state());
-  await writeQuarantine(db, schema, projector.quarantine());
-  const after = projector.stats();
-  await db.query(
-    `UPDATE ${schema}.checkpoints SET position = $2, applied = $3, no_ops = $4, conflicts = $5,
-       invalid = $6, already_applied = $7, updated_at = now() WHERE projection = $1`,
-    [
-      PROJECTION_NAME,
-      projector.checkpoint,
-      after.applied,
-      after.noOps,
-      after.conflicts,
-      after.invalid,
-      after.alreadyApplied,
-    ],
-  );
-  return { ...after, checkpoint: projector.checkpoint, processed: records.length };
+  const row = rows[0];
+  return {
+    checkpoint: Number(row?.checkpoint ?? 0),
+    applied: Number(row?.applied ?? 0),
+    noOps: Number(row?.no_ops ?? 0),
+    conflicts: Number(row?.conflicts ?? 0),
+    invalid: Number(row?.invalid ?? 0),
+    alreadyApplied: Number(row?.already_applied ?? 0),
+    processed,
+  };
 };
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Creates a worker on a migrated schema (`schema-missing` and the version
- * errors otherwise). Throws `RangeError` on a batch size that is not a
- * positive integer.
+ * errors otherwise). Throws `RangeError` on a batch size or lease that is
+ * not a positive integer.
  */
 export const createProjectionWorker = async (
   pool: SqlPool,
@@ -144,42 +129,166 @@ export const createProjectionWorker = async (
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
     throw new RangeError(`batchSize must be a positive integer (got ${batchSize})`);
   }
-  const strict = options.strict ?? false;
+  const leaseMs = options.leaseMs ?? 10_000;
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) {
+    throw new RangeError(`leaseMs must be an integer ≥ 100 (got ${leaseMs})`);
+  }
   const checked = await checkSchema(pool, schema);
   if (checked.isErr()) return err(checked.error);
+  let partitionTotal: number;
+  try {
+    partitionTotal = await partitionCount(pool, schema);
+  } catch (cause) {
+    return err(databaseError(cause, `reading the partitions of ${schema}`));
+  }
+  const id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const context: BatchContext = {
+    schema,
+    workerId: id,
+    leaseMs,
+    batchSize,
+    strict: options.strict ?? false,
+    onFolded: options.onFolded,
+  };
+  const heartbeatMs = leaseMs / 4;
+  let claims: Claims = new Map();
+  let lastHeartbeat = Number.NEGATIVE_INFINITY;
+  /** Partitions that may have work; refilled with every held partition once all are caught up. */
+  let behind = new Set<number>();
 
-  const runBatch = async (): Promise<Result<WorkerProgress, PostgresError>> => {
-    let client: Awaited<ReturnType<SqlPool['connect']>>;
-    try {
-      client = await checkOut(pool);
-    } catch (cause) {
-      return err(databaseError(cause, 'connecting to PostgreSQL'));
-    }
-    try {
-      await client.query('BEGIN');
-      const progress = await projectBatch(client, schema, batchSize, strict);
-      await client.query('COMMIT');
-      client.release();
-      return ok(progress);
-    } catch (cause) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(cause instanceof Error ? cause : true);
-      return err(databaseError(cause, `projecting a batch of ${schema}.events`));
+  const heartbeat = async (force = false): Promise<void> => {
+    if (!force && performance.now() - lastHeartbeat < heartbeatMs) return;
+    lastHeartbeat = performance.now();
+    const held = await maintainClaims(pool, schema, id, leaseMs, partitionTotal);
+    for (const partition of held.keys()) if (!claims.has(partition)) behind.add(partition);
+    for (const partition of claims.keys()) if (!held.has(partition)) behind.delete(partition);
+    claims = held;
+  };
+
+  /** One batch of work, if any partition has some; the number of records processed. */
+  const nextBatch = async (): Promise<number> => {
+    await heartbeat();
+    for (;;) {
+      const partition = behind.values().next().value;
+      if (partition === undefined) return 0;
+      const epoch = claims.get(partition);
+      if (epoch === undefined) {
+        behind.delete(partition);
+        continue;
+      }
+      let outcome: Awaited<ReturnType<typeof projectPartitionBatch>>;
+      try {
+        outcome = await projectPartitionBatch(pool, context, partition, epoch);
+      } catch (cause) {
+        await recordError(partition, cause);
+        throw cause;
+      }
+      if (outcome.kind === 'lost') {
+        claims.delete(partition);
+        behind.delete(partition);
+        options.onLostClaim?.(partition);
+        continue;
+      }
+      // Round robin: a partition with more to do goes to the back.
+      behind.delete(partition);
+      if (!outcome.caughtUp) behind.add(partition);
+      if (outcome.processed > 0) return outcome.processed;
+      await heartbeat();
     }
   };
 
-  const drain = async (
-    onBatch?: (progress: WorkerProgress) => void,
-  ): Promise<Result<WorkerProgress, PostgresError>> => {
+  const recordError = async (partition: number, cause: unknown): Promise<void> => {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    await pool
+      .query(
+        `UPDATE ${schema}.partitions SET last_error = $2, last_error_at = clock_timestamp()
+          WHERE partition = $1`,
+        [partition, message],
+      )
+      .catch(() => undefined);
+  };
+
+  const guarded = async <T>(
+    doing: string,
+    run: () => Promise<T>,
+  ): Promise<Result<T, PostgresError>> => {
+    try {
+      return ok(await run());
+    } catch (cause) {
+      return err(databaseError(cause, doing));
+    }
+  };
+
+  const runBatch = (): Promise<Result<WorkerProgress, PostgresError>> =>
+    guarded(`projecting a batch of ${schema}.events`, async () => {
+      let processed = await nextBatch();
+      if (processed === 0) {
+        // Everything held was caught up: look again at every partition next time.
+        behind = new Set(claims.keys());
+        processed = await nextBatch();
+        if (processed === 0) behind = new Set(claims.keys());
+      }
+      return readTotals(pool, schema, processed);
+    });
+
+  const catchUpLoop = async (onBatch?: (progress: WorkerProgress) => void): Promise<number> => {
+    behind = new Set(claims.keys());
     let processed = 0;
     for (;;) {
-      const batch = await runBatch();
-      if (batch.isErr()) return batch;
-      processed += batch.value.processed;
-      if (batch.value.processed === 0) return ok({ ...batch.value, processed });
-      onBatch?.({ ...batch.value, processed });
+      const done = await nextBatch();
+      if (done === 0) return processed;
+      processed += done;
+      if (onBatch !== undefined) onBatch(await readTotals(pool, schema, processed));
     }
   };
 
-  return ok({ runBatch, drain });
+  const catchUp = (
+    onBatch?: (progress: WorkerProgress) => void,
+  ): Promise<Result<WorkerProgress, PostgresError>> =>
+    guarded(`projecting ${schema}.events`, async () => {
+      await heartbeat();
+      const processed = await catchUpLoop(onBatch);
+      return readTotals(pool, schema, processed);
+    });
+
+  const drain = (
+    onBatch?: (progress: WorkerProgress) => void,
+  ): Promise<Result<WorkerProgress, PostgresError>> =>
+    guarded(`projecting ${schema}.events`, async () => {
+      const high = await pool.query<{ high: string | null }>(
+        `SELECT max(position) AS high FROM ${schema}.events`,
+      );
+      const target = Number(high.rows[0]?.high ?? 0);
+      let processed = 0;
+      await heartbeat(true);
+      for (;;) {
+        processed += await catchUpLoop(onBatch);
+        const totals = await readTotals(pool, schema, processed);
+        if (totals.checkpoint >= target) {
+          await releaseClaims(pool, schema, id);
+          claims = new Map();
+          return totals;
+        }
+        // Others still hold partitions with work: wait, and take over any whose owner stops.
+        await sleep(Math.min(heartbeatMs, 250));
+        await heartbeat(true);
+      }
+    });
+
+  const release = (): Promise<Result<void, PostgresError>> =>
+    guarded(`releasing the partitions of ${schema}`, async () => {
+      await releaseClaims(pool, schema, id);
+      claims = new Map();
+      behind = new Set();
+    });
+
+  return ok({
+    id,
+    heartbeatMs,
+    runBatch,
+    catchUp,
+    drain,
+    partitions: () => [...claims.keys()].sort((a, b) => a - b),
+    release,
+  });
 };

@@ -40,9 +40,9 @@ describe('signfold pg', () => {
     const url = await server.createDatabase('cli_example');
     const migrated = await runCli(['pg', 'migrate', '--database', url]);
     expect(migrated).toMatchObject({ code: 0, stderr: '' });
-    expect(migrated.stdout).toBe('schema signfold migrated from version 0 to 1\n');
+    expect(migrated.stdout).toBe('schema signfold migrated from version 0 to 2 (16 partitions)\n');
     expect((await runCli(['pg', 'migrate', '--database', url])).stdout).toBe(
-      'schema signfold is at version 1: nothing to do\n',
+      'schema signfold is at version 2: nothing to do\n',
     );
     const imported = await runCli(['pg', 'import', EXAMPLE, '--database', url]);
     expect(imported.stderr).toBe('');
@@ -151,7 +151,7 @@ describe('signfold pg', () => {
     const exited = new Promise<number | null>((done) => child.on('close', done));
     try {
       for (let tries = 0; tries < 200; tries += 1) {
-        const { rows } = await db.query('SELECT 1 FROM signfold.checkpoints');
+        const { rows } = await db.query('SELECT 1 FROM signfold.workers');
         if (rows.length > 0) break;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
@@ -162,7 +162,7 @@ describe('signfold pg', () => {
       expect(await exited).toBe(2);
       // The listener or a batch notices first; either way one line, never a crash.
       expect(stderr).toMatch(
-        /^signfold: (listening for appends|projecting a batch of signfold\.events) failed: [^\n]*\n$/,
+        /^signfold: (listening for appends|projecting (a batch of )?signfold\.events|[a-z ]+) failed: [^\n]*\n$/,
       );
     } finally {
       child.kill('SIGKILL');
@@ -189,5 +189,52 @@ describe('signfold pg', () => {
     expect(down.code).toBe(2);
     expect(down.stderr).toMatch(/^signfold: connecting to PostgreSQL failed: .*ECONNREFUSED/);
     expect(down.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('status shows each partition and the workers, as text and as JSON', async () => {
+    const url = await server.createDatabase('cli_status');
+    const migrated = await runCli(['pg', 'migrate', '--database', url, '--partitions', '3']);
+    expect(migrated.stdout).toBe('schema signfold migrated from version 0 to 2 (3 partitions)\n');
+    const log = await writeFixture('status.ndjson', [
+      bare(requestEvent('sign-request-sent', 10, true)),
+      bare(requestEvent('sign-request-completed', 11, false)),
+      '{"broken',
+    ]);
+    await runCli(['pg', 'import', log, '--database', url]);
+    const before = await runCli(['pg', 'status', '--database', url, '--json']);
+    expect(before.code).toBe(0);
+    const status = JSON.parse(before.stdout);
+    expect(status).toMatchObject({ schema: 'signfold', events: 3, lastPosition: 3, checkpoint: 0 });
+    expect(status.partitions).toHaveLength(3);
+    expect(status.partitions[0]).toMatchObject({ partition: 0, owner: null, checkpoint: 0 });
+    const lag = status.partitions.reduce(
+      (sum: number, p: { lagEvents: number }) => sum + p.lagEvents,
+      0,
+    );
+    expect(lag).toBe(3);
+    const worked = await runCli(['pg', 'work', '--database', url, '--drain', '--worker-id', 'w-1']);
+    expect(worked.code).toBe(0);
+    const text = await runCli(['pg', 'status', '--database', url]);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^schema signfold: 3 events \(last position 3, [\d.]+ MB\), 3 partitions, 0 workers alive$/,
+    );
+    expect(lines[1]).toBe(
+      'projected up to position 3: 1 applied, 0 no-ops, 0 conflicts, 2 invalid',
+    );
+    expect(lines[2]).toMatch(/^partition\s+owner\s+lease\s+checkpoint\s+lag\s+lag s\s+last error$/);
+    expect(lines.slice(3).map((line) => line.split(/\s+/).slice(0, 6))).toEqual([
+      ['0', '-', '-', '3', '0', '0.0'],
+      ['1', '-', '-', '3', '0', '0.0'],
+      ['2', '-', '-', '3', '0', '0.0'],
+    ]);
+    const fixed = await runCli(['pg', 'migrate', '--database', url, '--partitions', '4']);
+    expect(fixed.code).toBe(2);
+    expect(fixed.stderr).toContain('has 3 partitions, fixed when it was created');
+    const badLease = await runCli(['pg', 'work', '--database', url, '--lease', '50']);
+    expect(badLease.stderr).toContain('--lease must be at least 100 (ms)');
+    const badPartitions = await runCli(['pg', 'migrate', '--database', url, '--partitions', '0']);
+    expect(badPartitions.stderr).toContain('--partitions must be at least 1');
   });
 });

@@ -78,7 +78,8 @@ describe('docs/postgres.md', () => {
       }
     });
 
-    const queries = blocks('sql').filter((sql) => !sql.includes('TRUNCATE'));
+    // The queries; the recipes (BEGIN … COMMIT) are run by their own tests.
+    const queries = blocks('sql').filter((sql) => sql.startsWith('SELECT'));
 
     it('has the queries it shows', () => {
       expect(queries.length).toBeGreaterThanOrEqual(6);

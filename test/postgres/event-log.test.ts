@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { migrate } from '../../src/postgres/migrate.js';
+import { SCHEMA_VERSION } from '../../src/postgres/migrations.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { events } from '../../src/testing/index.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
@@ -33,12 +34,14 @@ describe('migrate', () => {
     expect((await migrate(pool, { schema: 'm1' }))._unsafeUnwrap()).toEqual({
       schema: 'm1',
       from: 0,
-      to: 1,
+      to: SCHEMA_VERSION,
+      partitions: 16,
     });
     expect((await migrate(pool, { schema: 'm1' }))._unsafeUnwrap()).toEqual({
       schema: 'm1',
-      from: 1,
-      to: 1,
+      from: SCHEMA_VERSION,
+      to: SCHEMA_VERSION,
+      partitions: 16,
     });
   });
 
@@ -47,14 +50,14 @@ describe('migrate', () => {
       Array.from({ length: 5 }, () => migrate(pool, { schema: 'm2' })),
     );
     const froms = outcomes.map((o) => o._unsafeUnwrap().from).sort();
-    expect(froms).toEqual([0, 1, 1, 1, 1]);
+    expect(froms).toEqual([0, ...Array(4).fill(SCHEMA_VERSION)]);
   });
 
   it('refuses a schema newer than the code', async () => {
     await migrate(pool, { schema: 'm3' });
     await pool.query('UPDATE m3.schema_version SET version = 99');
     const refused = (await migrate(pool, { schema: 'm3' }))._unsafeUnwrapErr();
-    expect(refused).toMatchObject({ kind: 'schema-too-new', found: 99, supported: 1 });
+    expect(refused).toMatchObject({ kind: 'schema-too-new', found: 99, supported: SCHEMA_VERSION });
     expect((await openPostgresEventLog(pool, { schema: 'm3' }))._unsafeUnwrapErr().kind).toBe(
       'schema-too-new',
     );

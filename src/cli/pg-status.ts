@@ -1,0 +1,63 @@
+/** `signfold pg status`: the store's size and each partition's owner, checkpoint, lag and last error. */
+import { type ProjectionStatus, readProjectionStatus, type SqlPool } from '../postgres/index.js';
+import { EXIT, type ExitCode } from './cli-error.js';
+import type { CliIO } from './cli-io.js';
+import { type PgTarget, postgresFailure } from './pg-command.js';
+import { formatTable } from './table.js';
+
+const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+
+const seconds = (ms: number | null): string => (ms === null ? '-' : `${(ms / 1000).toFixed(1)} s`);
+
+/** The status as lines of text. */
+export const formatStatus = (status: ProjectionStatus): string[] => {
+  const totals = status.partitions.reduce(
+    (sum, p) => ({
+      applied: sum.applied + p.applied,
+      noOps: sum.noOps + p.noOps,
+      conflicts: sum.conflicts + p.conflicts,
+      invalid: sum.invalid + p.invalid,
+    }),
+    { applied: 0, noOps: 0, conflicts: 0, invalid: 0 },
+  );
+  const rows = status.partitions.map((p) => [
+    String(p.partition),
+    p.owner ?? '-',
+    p.owner === null ? '-' : seconds(p.leaseRemainingMs),
+    String(p.checkpoint),
+    String(p.lagEvents),
+    p.lagSeconds === null ? '-' : p.lagSeconds.toFixed(1),
+    p.lastError === null ? '-' : `${p.lastErrorAt ?? ''} ${p.lastError}`,
+  ]);
+  return [
+    `schema ${status.schema}: ${status.events} events (last position ${status.lastPosition}, ${megabytes(status.storeBytes)}), ` +
+      `${status.partitions.length} partitions, ${status.workers.length} workers alive`,
+    `projected up to position ${status.checkpoint}: ${totals.applied} applied, ${totals.noOps} no-ops, ` +
+      `${totals.conflicts} conflicts, ${totals.invalid} invalid`,
+    ...formatTable(
+      ['partition', 'owner', 'lease', 'checkpoint', 'lag', 'lag s', 'last error'],
+      rows,
+      '',
+    ),
+  ];
+};
+
+/** Prints the status (as JSON with `--json`). */
+export const pgStatus = async (
+  pool: SqlPool,
+  target: PgTarget,
+  json: boolean,
+  io: CliIO,
+): Promise<ExitCode> => {
+  const status = await readProjectionStatus(
+    pool,
+    target.schema === undefined ? {} : { schema: target.schema },
+  );
+  if (status.isErr()) throw postgresFailure(status.error);
+  io.stdout.write(
+    json
+      ? `${JSON.stringify(status.value, null, 2)}\n`
+      : `${formatStatus(status.value).join('\n')}\n`,
+  );
+  return EXIT.ok;
+};

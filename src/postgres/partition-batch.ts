@@ -1,0 +1,220 @@
+/**
+ * One batch of one partition: read its events (and every template event)
+ * after its checkpoint, fold them with the core projector, and write the
+ * changed rows, the quarantine and the new checkpoint in one transaction
+ * that first locks the partition's row, checking that this worker still holds
+ * it with the same epoch and that the checkpoint is still the one the batch
+ * started from, and ends by updating that row under the same conditions.
+ */
+import type { LogRecord } from '../engine/event-log.js';
+import { createProjector } from '../engine/projector.js';
+import type { ProjectorStats } from '../engine/projector-types.js';
+import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-rows.js';
+import { EVERY_PARTITION } from './migration-partitions.js';
+import { leaseEnd } from './partition-leases.js';
+import { templateRowsOf } from './partition-templates.js';
+import { loadRecords, type RecordKeys, writeChanges } from './projection-tables.js';
+import { writeQuarantine } from './quarantine-table.js';
+import type { SchemaName } from './schema-name.js';
+import { checkOut, type SqlPool, type SqlPoolClient } from './sql-client.js';
+
+/** What a batch needs to know besides the partition. */
+export interface BatchContext {
+  readonly schema: SchemaName;
+  readonly workerId: string;
+  readonly leaseMs: number;
+  readonly batchSize: number;
+  readonly strict: boolean;
+  /** Called between folding and writing (tests pause a worker there). */
+  readonly onFolded?: ((partition: number) => void | Promise<void>) | undefined;
+}
+
+/** What a batch did. */
+export type BatchOutcome =
+  | {
+      readonly kind: 'projected';
+      /** Records this partition counts (template events only in partition 0). */
+      readonly processed: number;
+      /** Nothing is left to read up to the newest event seen. */
+      readonly caughtUp: boolean;
+    }
+  /** The partition is no longer this worker's (another claimed it): nothing was written. */
+  | { readonly kind: 'lost' };
+
+const ZERO: ProjectorStats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
+
+interface PartitionRow {
+  readonly position: string;
+  readonly owner: string | null;
+  readonly epoch: string;
+  readonly high: string | null;
+}
+
+type PartitionEventRow = EventRow & { readonly partition: number };
+
+/** The records a batch may read; ids taken leniently from the raw values. */
+const keysOf = (records: readonly LogRecord[]): RecordKeys => {
+  const templates = new Set<number>();
+  const signRequests = new Set<number>();
+  const participantsOf = new Set<number>();
+  for (const record of records) {
+    if (record.kind !== 'entry') continue;
+    const event = record.event;
+    if (typeof event !== 'object' || event === null) continue;
+    const { templateId, signRequestId, participantId } = event as Record<string, unknown>;
+    if (typeof templateId === 'number') templates.add(templateId);
+    if (typeof signRequestId === 'number') {
+      signRequests.add(signRequestId);
+      if (participantId !== undefined) participantsOf.add(signRequestId);
+    }
+  }
+  return { templates, signRequests, participantsOf };
+};
+
+const minus = (a: ProjectorStats, b: ProjectorStats): ProjectorStats => ({
+  applied: a.applied - b.applied,
+  noOps: a.noOps - b.noOps,
+  conflicts: a.conflicts - b.conflicts,
+  invalid: a.invalid - b.invalid,
+  alreadyApplied: a.alreadyApplied - b.alreadyApplied,
+});
+
+/**
+ * Projects one batch of `partition` under the claim `epoch`. Database errors
+ * are thrown (the caller turns them into a `Result`); a lost claim is an
+ * outcome, not an error.
+ */
+export const projectPartitionBatch = async (
+  pool: SqlPool,
+  context: BatchContext,
+  partition: number,
+  epoch: number,
+): Promise<BatchOutcome> => {
+  const { schema, workerId } = context;
+  const found = await pool.query<PartitionRow>(
+    `SELECT position, owner, epoch, (SELECT max(position) FROM ${schema}.events) AS high
+       FROM ${schema}.partitions WHERE partition = $1`,
+    [partition],
+  );
+  const row = found.rows[0];
+  if (row === undefined || row.owner !== workerId || Number(row.epoch) !== epoch) {
+    return { kind: 'lost' };
+  }
+  const from = Number(row.position);
+  const high = Number(row.high ?? 0);
+  if (high <= from) return { kind: 'projected', processed: 0, caughtUp: true };
+  const events = await pool.query<PartitionEventRow>(selectPartitionEventsSql(schema), [
+    partition,
+    from,
+    high,
+    context.batchSize,
+  ]);
+  const caughtUp = events.rows.length < context.batchSize;
+  const to = caughtUp ? high : Number(events.rows.at(-1)?.position);
+
+  // Fold: template events change every partition's templates, but only
+  // partition 0 counts them and quarantines them, so each is counted once.
+  const records = events.rows.map(recordOfRow);
+  const templateRows = templateRowsOf(partition);
+  const before = await loadRecords(pool, schema, keysOf(records), templateRows);
+  const projector = createProjector(
+    { policy: 'skip', audit: false, strict: context.strict },
+    { state: before, checkpoint: from, stats: ZERO },
+  );
+  let uncounted = ZERO;
+  const uncountedPositions = new Set<number>();
+  records.forEach((record, i) => {
+    const counted = partition === 0 || events.rows[i]?.partition !== EVERY_PARTITION;
+    if (counted) {
+      projector.applyRecord(record);
+      return;
+    }
+    const earlier = projector.stats();
+    projector.applyRecord(record);
+    uncounted = minus(uncounted, minus(earlier, projector.stats()));
+    uncountedPositions.add(record.position);
+  });
+  const stats = minus(projector.stats(), uncounted);
+  const quarantine = projector.quarantine().filter((q) => !uncountedPositions.has(q.position));
+  await context.onFolded?.(partition);
+
+  let client: SqlPoolClient | undefined;
+  try {
+    client = await checkOut(pool);
+    // A worker stopped inside the transaction must not hold its row locks for ever.
+    await client.query(
+      `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(context.leaseMs)}`,
+    );
+    // Lock the claim before writing anything: a stale batch stops here, before
+    // it touches a row the new owner may be writing, and no claim can slip in
+    // until this transaction ends.
+    const held = await client.query(
+      `SELECT 1 FROM ${schema}.partitions
+        WHERE partition = $1 AND owner = $2 AND epoch = $3 AND position = $4
+          AND lease_until > clock_timestamp() FOR UPDATE`,
+      [partition, workerId, epoch, from],
+    );
+    if (held.rowCount !== 1) {
+      await client.query('ROLLBACK');
+      client.release();
+      return { kind: 'lost' };
+    }
+    await writeChanges(client, schema, before, projector.state(), templateRows);
+    await writeQuarantine(client, schema, quarantine);
+    const fenced = await client.query(
+      `UPDATE ${schema}.partitions
+          SET position = $4, applied = applied + $5, no_ops = no_ops + $6,
+              conflicts = conflicts + $7, invalid = invalid + $8,
+              already_applied = already_applied + $9, updated_at = clock_timestamp(),
+              lease_until = ${leaseEnd('$10')}
+        WHERE partition = $1 AND owner = $2 AND epoch = $3 AND position = $11
+          AND lease_until > clock_timestamp()`,
+      [
+        partition,
+        workerId,
+        epoch,
+        to,
+        stats.applied,
+        stats.noOps,
+        stats.conflicts,
+        stats.invalid,
+        stats.alreadyApplied,
+        context.leaseMs,
+        from,
+      ],
+    );
+    if (fenced.rowCount !== 1) {
+      await client.query('ROLLBACK');
+      client.release();
+      return { kind: 'lost' };
+    }
+    await client.query('COMMIT');
+    client.release();
+  } catch (cause) {
+    await client?.query('ROLLBACK').catch(() => undefined);
+    client?.release(cause instanceof Error ? cause : true);
+    // A stale batch can also fail on the rows the new owner wrote first.
+    if (!(await stillHeld(pool, schema, workerId, partition, epoch))) return { kind: 'lost' };
+    throw cause;
+  }
+  const processed = records.length - uncountedPositions.size;
+  return { kind: 'projected', processed, caughtUp };
+};
+
+const stillHeld = async (
+  pool: SqlPool,
+  schema: SchemaName,
+  workerId: string,
+  partition: number,
+  epoch: number,
+): Promise<boolean> => {
+  try {
+    const { rows } = await pool.query<{ owner: string | null; epoch: string }>(
+      `SELECT owner, epoch FROM ${schema}.partitions WHERE partition = $1`,
+      [partition],
+    );
+    return rows[0]?.owner === workerId && Number(rows[0].epoch) === epoch;
+  } catch {
+    return true;
+  }
+};

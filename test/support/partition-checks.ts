@@ -1,0 +1,57 @@
+/**
+ * Checks shared by the partitioned-worker tests: the tables, the quarantine
+ * and the summed partition counters against one sequential fold of the store.
+ */
+import type pg from 'pg';
+import { expect } from 'vitest';
+import { createProjector } from '../../src/engine/projector.js';
+import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { readProjections } from '../../src/postgres/read-projections.js';
+import { sortedRecords } from './projection-records.js';
+
+/** The fold of the whole store, in one process, in log order. */
+export const foldOfStore = async (pool: pg.Pool, schema: string) => {
+  const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+  const projector = createProjector({ audit: false });
+  (await projector.replay(log))._unsafeUnwrap();
+  return projector;
+};
+
+/** The counters summed over the partitions (the `checkpoints` view). */
+export const summedCounters = async (pool: pg.Pool, schema: string) => {
+  const { rows } = await pool.query<Record<string, string>>(
+    `SELECT position, applied, no_ops, conflicts, invalid, already_applied FROM ${schema}.checkpoints`,
+  );
+  const row = rows[0] ?? {};
+  return {
+    checkpoint: Number(row.position),
+    applied: Number(row.applied),
+    noOps: Number(row.no_ops),
+    conflicts: Number(row.conflicts),
+    invalid: Number(row.invalid),
+    alreadyApplied: Number(row.already_applied),
+  };
+};
+
+/**
+ * Asserts the tables hold exactly the sequential fold: every record, every
+ * quarantined position with its reason and message, and counters that count
+ * each event once.
+ */
+export const expectEqualsSequentialFold = async (pool: pg.Pool, schema: string): Promise<void> => {
+  const fold = await foldOfStore(pool, schema);
+  const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+  expect(sortedRecords(stored.state)).toEqual(sortedRecords(fold.state()));
+  expect(stored.quarantine).toEqual(
+    fold.quarantine().map((q) => ({
+      position: q.position,
+      reason: q.reason.kind,
+      message: q.reason.message,
+      raw: q.raw,
+    })),
+  );
+  expect(await summedCounters(pool, schema)).toEqual({
+    ...fold.stats(),
+    checkpoint: fold.checkpoint,
+  });
+};
