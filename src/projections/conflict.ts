@@ -119,13 +119,14 @@ export const participantTarget = (p: ParticipantView): ConflictTarget => ({
 /**
  * Tenant isolation: a record never accepts another company's event. A record
  * whose company is not known yet (`null`, loaded without an origin) accepts it.
+ * The target is built only for a conflict: this check runs on every event.
  */
 export const companyMismatch = (
-  target: ConflictTarget,
+  target: () => ConflictTarget,
   recordCompanyId: CompanyId | null,
   eventCompanyId: CompanyId,
   eventType: Conflict['eventType'],
 ): Conflict | undefined =>
   recordCompanyId === null || recordCompanyId === eventCompanyId
     ? undefined
-    : conflict(target, { kind: 'company-mismatch', recordCompanyId, eventCompanyId }, eventType);
+    : conflict(target(), { kind: 'company-mismatch', recordCompanyId, eventCompanyId }, eventType);
