@@ -29,33 +29,76 @@ const REPLACEMENT_CHAR = '\uFFFD';
 /** Longer digit runs may not be exact doubles: `JSON.parse` decides those. */
 const MAX_DIGITS = 15;
 /** Longer strings are rarely repeated: built directly, not looked up. */
-const MAX_SHARED_LENGTH = 96;
-const TABLE_BITS = 16;
+const MAX_SHARED_LENGTH = 48;
+const TABLE_BITS = 15;
 const TABLE_MASK = (1 << TABLE_BITS) - 1;
 
 /**
- * The member names it accepts (an event's and an envelope's), each with the
- * bit it sets in an object's "seen" mask. Any other name (`__proto__` among
- * them) goes to `JSON.parse`.
+ * The member names it accepts (an event's and an envelope's). Any other name
+ * (`__proto__` among them) goes to `JSON.parse`.
  */
-const MEMBER_BIT = new Map<string, number>(
-  [
-    'type',
-    ...Object.keys(MEMBER_KINDS),
-    WIRE_PARTICIPANT_NAME,
-    'position',
-    'receivedAt',
-    'deliveryId',
-    'event',
-  ].map((name, i) => [name, 2 ** i]),
-);
+const NAMES: readonly string[] = [
+  'type',
+  ...Object.keys(MEMBER_KINDS),
+  WIRE_PARTICIPANT_NAME,
+  'position',
+  'receivedAt',
+  'deliveryId',
+  'event',
+];
+const NAME_BYTES = NAMES.map((name) => Buffer.from(name, 'latin1'));
 /** Envelope members whose values are unique per line: not worth sharing. */
-const UNSHARED = new Set<string>(['receivedAt', 'deliveryId']);
+const UNSHARED = NAMES.map((name) => name === 'receivedAt' || name === 'deliveryId');
+/** The "previous member" slot of an object's first member. */
+const FIRST = NAMES.length;
+
+/** Makes objects with the members of one sequence, in order. */
+type Builder = (values: readonly unknown[]) => Record<string, unknown>;
+
+/**
+ * A builder for one member sequence: an object literal compiled once, so
+ * every object of that shape is made in one step with one hidden class
+ * (assigning computed names one by one is several times slower). The names
+ * come from `NAMES` only, never from the input.
+ */
+const compileBuilder = (members: readonly number[]): Builder => {
+  const body = members.map((m, i) => `${JSON.stringify(NAMES[m])}: v[${i}]`).join(', ');
+  try {
+    return new Function('v', `return { ${body} };`) as Builder;
+  } catch {
+    // Code generation disallowed (e.g. --disallow-code-generation-from-strings).
+    return (values) => {
+      const object: Record<string, unknown> = {};
+      members.forEach((m, i) => {
+        object[NAMES[m] as string] = values[i];
+      });
+      return object;
+    };
+  }
+};
+
+/** A node of the trie of member sequences seen so far. */
+interface Shape {
+  readonly members: readonly number[];
+  readonly next: (Shape | undefined)[];
+  build: Builder | undefined;
+}
+const shape = (members: readonly number[]): Shape => ({
+  members,
+  next: new Array(FIRST).fill(undefined),
+  build: undefined,
+});
 
 /** Parses compact JSON lines from bytes; one per reader (it keeps a table of shared strings). */
 export class LineScanner {
-  /** A direct-mapped table of recently seen strings, by hash of their bytes. */
-  readonly #bytes: (Uint8Array | undefined)[] = new Array(TABLE_MASK + 1).fill(undefined);
+  /**
+   * A direct-mapped table of recently seen strings, by hash of their bytes:
+   * the bytes of slot `s` at `s * MAX_SHARED_LENGTH` in one slab (a lookup
+   * touches one or two cache lines, not three objects), their length + 1
+   * (0: empty slot), and the string.
+   */
+  readonly #slab = new Uint8Array((TABLE_MASK + 1) * MAX_SHARED_LENGTH);
+  readonly #lengths = new Uint8Array(TABLE_MASK + 1);
   readonly #texts: string[] = new Array(TABLE_MASK + 1).fill('');
   /** Where the last successful scan ended (the index after the closing brace). */
   end = 0;
@@ -63,6 +106,14 @@ export class LineScanner {
   ascii = true;
   #pos = 0;
   #limit = 0;
+  // Per nesting level: values of the object being read, the member predicted
+  // after each member, and the trie of member sequences.
+  readonly #topValues: unknown[] = [];
+  readonly #innerValues: unknown[] = [];
+  readonly #topNext: Int8Array = new Int8Array(FIRST + 1).fill(-1);
+  readonly #innerNext: Int8Array = new Int8Array(FIRST + 1).fill(-1);
+  readonly #topShapes: Shape = shape([]);
+  readonly #innerShapes: Shape = shape([]);
   #buf: Buffer = Buffer.alloc(0);
 
   /**
@@ -87,21 +138,45 @@ export class LineScanner {
     let pos = this.#pos;
     if (pos >= limit || buf[pos] !== OPEN) return undefined;
     pos += 1;
-    const object: Record<string, unknown> = {};
+    const values: unknown[] = top ? this.#topValues : this.#innerValues;
+    const predicted = top ? this.#topNext : this.#innerNext;
+    let node = top ? this.#topShapes : this.#innerShapes;
     let seen = 0;
+    let count = 0;
+    let previous = FIRST;
     if (pos < limit && buf[pos] === CLOSE) {
       this.#pos = pos + 1;
-      return object;
+      return {};
     }
     for (;;) {
       if (pos >= limit || buf[pos] !== QUOTE) return undefined;
-      this.#pos = pos + 1;
-      const name = this.#string(true);
-      if (name === undefined) return undefined;
-      const bit = MEMBER_BIT.get(name);
-      if (bit === undefined || (seen & bit) !== 0) return undefined;
+      pos += 1;
+      // Members mostly come in the same order: try the one that followed last time.
+      let member = predicted[previous] as number;
+      const expected = NAME_BYTES[member];
+      let matched = expected !== undefined;
+      if (expected !== undefined) {
+        const length = expected.length;
+        if (pos + length >= limit || buf[pos + length] !== QUOTE) matched = false;
+        else {
+          for (let i = 0; i < length; i += 1) {
+            if (buf[pos + i] !== expected[i]) {
+              matched = false;
+              break;
+            }
+          }
+        }
+      }
+      if (!matched) {
+        member = this.#memberAt(pos);
+        if (member < 0) return undefined;
+        predicted[previous] = member;
+      }
+      pos += (NAME_BYTES[member] as Buffer).length + 1;
+      const bit = 1 << member;
+      if ((seen & bit) !== 0) return undefined;
       seen |= bit;
-      pos = this.#pos;
+      previous = member;
       if (pos >= limit || buf[pos] !== COLON) return undefined;
       pos += 1;
       if (pos >= limit) return undefined;
@@ -109,7 +184,7 @@ export class LineScanner {
       let value: unknown;
       if (first === QUOTE) {
         this.#pos = pos + 1;
-        value = this.#string(!UNSHARED.has(name));
+        value = this.#string(!UNSHARED[member]);
         if (value === undefined) return undefined;
         pos = this.#pos;
       } else if (first >= ZERO && first <= NINE) {
@@ -133,16 +208,38 @@ export class LineScanner {
       } else {
         return undefined;
       }
-      object[name] = value;
+      values[count] = value;
+      count += 1;
+      let child = node.next[member];
+      if (child === undefined) {
+        child = shape([...node.members, member]);
+        node.next[member] = child;
+      }
+      node = child;
       if (pos >= limit) return undefined;
       const next = buf[pos];
       if (next === CLOSE) {
         this.#pos = pos + 1;
-        return object;
+        if (node.build === undefined) node.build = compileBuilder(node.members);
+        return node.build(values);
       }
       if (next !== COMMA) return undefined;
       pos += 1;
     }
+  }
+
+  /** The index in `NAMES` of the member name at `pos` (after its quote), or -1. */
+  #memberAt(pos: number): number {
+    const buf = this.#buf;
+    for (let member = 0; member < FIRST; member += 1) {
+      const name = NAME_BYTES[member] as Buffer;
+      const length = name.length;
+      if (pos + length >= this.#limit || buf[pos + length] !== QUOTE) continue;
+      let i = 0;
+      while (i < length && buf[pos + i] === name[i]) i += 1;
+      if (i === length) return member;
+    }
+    return -1;
   }
 
   /** The string starting at `#pos` (after its opening quote), shared through the table if `share`. */
@@ -168,16 +265,18 @@ export class LineScanner {
     if (high >= 0x80) this.ascii = false;
     if (!share || length > MAX_SHARED_LENGTH) return this.#decode(start, pos, high);
     const slot = (hash ^ (hash >>> TABLE_BITS)) & TABLE_MASK;
-    const known = this.#bytes[slot];
-    if (known !== undefined && known.length === length) {
+    const slab = this.#slab;
+    const at = slot * MAX_SHARED_LENGTH;
+    if (this.#lengths[slot] === length + 1) {
       let i = 0;
-      while (i < length && known[i] === buf[start + i]) i += 1;
+      while (i < length && slab[at + i] === buf[start + i]) i += 1;
       if (i === length) return this.#texts[slot];
     }
     const text = this.#decode(start, pos, high);
     if (text !== undefined) {
       // A copy: the caller reuses its buffer.
-      this.#bytes[slot] = Uint8Array.prototype.slice.call(buf, start, pos);
+      slab.set(buf.subarray(start, pos), at);
+      this.#lengths[slot] = length + 1;
       this.#texts[slot] = text;
     }
     return text;
