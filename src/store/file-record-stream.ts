@@ -62,18 +62,35 @@ export async function* streamRecords(
   const classifier = new LineClassifier(settings.fromPosition);
   const scanner = settings.scan === false ? undefined : new LineScanner();
   const splitter = new LineSplitter(classifier, settings.maxLineBytes, scanner);
-  // One buffer, reused: the splitter copies what it keeps and records hold strings.
-  const buffer = Buffer.allocUnsafe(settings.chunkBytes);
+  // Two buffers, reused in turn: the next chunk is read while this one is
+  // split and its records consumed. The splitter copies what it keeps and
+  // records hold strings, so a buffer is free again once its records are yielded.
+  const buffers = [
+    Buffer.allocUnsafe(settings.chunkBytes),
+    Buffer.allocUnsafe(settings.chunkBytes),
+  ];
   const end = settings.end ?? Number.POSITIVE_INFINITY;
-  let offset = 0;
-  while (offset < end) {
-    const length = Math.min(buffer.length, end - offset);
-    const read = await handle.read(buffer, 0, length, offset);
-    if (read === 0) break;
-    offset += read;
-    splitter.push(read === buffer.length ? buffer : buffer.subarray(0, read));
-    const records = classifier.take();
-    if (records.length > 0) yield records;
+  const readAt = (buffer: Buffer, at: number): Promise<number> | undefined =>
+    at < end ? handle.read(buffer, 0, Math.min(buffer.length, end - at), at) : undefined;
+  let turn = 0;
+  let pending = readAt(buffers[0] as Buffer, 0);
+  try {
+    let offset = 0;
+    while (pending !== undefined) {
+      const read = await pending;
+      pending = undefined;
+      if (read === 0) break;
+      const buffer = buffers[turn] as Buffer;
+      offset += read;
+      turn = 1 - turn;
+      pending = readAt(buffers[turn] as Buffer, offset);
+      splitter.push(read === buffer.length ? buffer : buffer.subarray(0, read));
+      const records = classifier.take();
+      if (records.length > 0) yield records;
+    }
+  } finally {
+    // Stopped early (or failed): let the read ahead settle before the caller closes the handle.
+    await pending?.catch(() => undefined);
   }
   const tail = splitter.finish();
   if (tail.kind === 'fragment') {
