@@ -38,8 +38,9 @@ export interface GenerateOptions {
   /** Sign requests in flight at once, at most (default 256). */
   maxInFlight?: number;
   /**
-   * Sign requests open at once, exactly: replaces the `maxInFlight` window (which is
-   * also capped at an eighth of `signRequests`). For interleaved, realistic streams.
+   * Sign requests open at once: replaces the `maxInFlight` window (which is also
+   * capped at an eighth of `signRequests`), and requests start whenever the window is
+   * not full, so it fills first. For interleaved, realistic streams.
    */
   concurrent?: number;
   /** Filled in with counters as events are generated. */

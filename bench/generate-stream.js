@@ -491,10 +491,12 @@ const canSwap = (a, b) => {
  * whose record has not changed since is delivered again; with probability
  * `reorderRate` an event is swapped with its successor where that is harmless.
  *
- * `concurrent`, when given, replaces that window: exactly that many requests are
- * kept open at once (as on a real service, where a request's participants view and
- * sign over days while thousands of others progress), so consecutive events belong
- * to unrelated requests.
+ * `concurrent`, when given, replaces that window, and a request is started whenever
+ * fewer than `concurrent` are open: the window fills first (with `signRequests ≤
+ * concurrent`, every request is open at once), then stays full while requests
+ * remain. As on a real service, where a request's participants view and sign over
+ * days while thousands of others progress, consecutive events belong to unrelated
+ * requests.
  *
  * Memory is O(window), independent of `signRequests`.
  *
@@ -730,7 +732,7 @@ export function* generateEvents({
     if (
       started < signRequests &&
       inflight.length < window &&
-      (inflight.length === 0 || frng() < 0.2)
+      (inflight.length === 0 || concurrent !== undefined || frng() < 0.2)
     ) {
       const r = newRequest(pickCompany());
       inflight.push(r);

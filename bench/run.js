@@ -8,6 +8,7 @@ import { createProjector, decodeEvent, fold, initialState } from '../dist/index.
 import { readFileEventLog } from '../dist/store/file-record-stream.js';
 import { readSplitParse } from './baseline.js';
 import { generateEvents, writeNdjson } from './generate-stream.js';
+import { runInterleaved } from './interleaved.js';
 import { naiveImmerFold } from './naive-immer.js';
 
 const { values: opts } = parseArgs({
@@ -16,6 +17,8 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '5' },
     large: { type: 'string', default: '1000000' },
     quick: { type: 'boolean', default: false },
+    'open-requests': { type: 'string', default: '30000' },
+    'open-folds': { type: 'string', default: '1,1000,30000' },
     write: { type: 'boolean', default: true },
     'no-write': { type: 'boolean', default: false },
   },
@@ -165,6 +168,19 @@ const scale = (signRequests) => {
 const small = scale(10_000);
 const large = scale(LARGE);
 
+// --- interleaved streams: whole processes, and the fold by open requests -------
+gc();
+const OPEN = opts.quick ? 3_000 : Number(opts['open-requests']);
+const interleaved = runInterleaved({
+  signRequests: OPEN,
+  concurrent: OPEN,
+  rounds: Math.max(ROUNDS, opts.quick ? 3 : 7),
+  foldConcurrencies: opts['open-folds']
+    .split(',')
+    .map(Number)
+    .filter((n) => n <= OPEN),
+});
+
 // --- report ------------------------------------------------------------------
 const rows = [
   ['1. baseline: read + split + JSON.parse', baseEps, MB / (median(base) / 1000)],
@@ -232,7 +248,8 @@ ${scaling}
 ${targetTable}
 
 Decode cost: ${((median(decodeMs) / lines.length) * 1e6).toFixed(0)} ns/event vs JSON.parse ${((median(parseMs) / lines.length) * 1e6).toFixed(0)} ns/event.
-`;
+
+${interleaved}`;
 log(`\n${report}`);
 if (opts.write && !opts['no-write'] && !opts.quick) {
   writeFileSync(join(here, 'RESULTS.md'), report);
