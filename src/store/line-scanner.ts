@@ -47,8 +47,14 @@ const NAMES: readonly string[] = [
   'event',
 ];
 const NAME_BYTES = NAMES.map((name) => Buffer.from(name, 'latin1'));
-/** Envelope members whose values are unique per line: not worth sharing. */
-const UNSHARED = NAMES.map((name) => name === 'receivedAt' || name === 'deliveryId');
+/**
+ * Members whose values are (nearly) unique per line or per request: looking
+ * them up would only evict the names that do repeat (measured: sharing
+ * `signRequestName`, one per request, cost ~5% of a replay of 30,000 open requests).
+ */
+const UNSHARED = NAMES.map(
+  (name) => name === 'receivedAt' || name === 'deliveryId' || name === 'signRequestName',
+);
 /** The "previous member" slot of an object's first member. */
 const FIRST = NAMES.length;
 
