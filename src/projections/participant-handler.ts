@@ -56,12 +56,7 @@ const checkParticipantReferences = (
   current: ParticipantView,
   event: ParticipantEvent,
 ): Conflict | undefined => {
-  const foreign = companyMismatch(
-    () => participantTarget(current),
-    current.companyId,
-    event.companyId,
-    event.type,
-  );
+  const foreign = companyMismatch(current, participantTarget, event.companyId, event.type);
   if (foreign !== undefined) return foreign;
   if (current.roleId !== undefined && current.roleId !== event.roleId) {
     return conflict(

@@ -14,12 +14,7 @@ export const checkSignRequestReferences = (
   current: SignRequestView,
   event: EventAboutSignRequest,
 ): Conflict | undefined => {
-  const foreign = companyMismatch(
-    () => signRequestTarget(current),
-    current.companyId,
-    event.companyId,
-    event.type,
-  );
+  const foreign = companyMismatch(current, signRequestTarget, event.companyId, event.type);
   if (foreign !== undefined) return foreign;
   if ('templateId' in event && current.templateId !== undefined) {
     if (current.templateId !== event.templateId) {

@@ -31,12 +31,7 @@ export const applyTemplateEvent = (
     });
     return 'applied';
   }
-  const foreign = companyMismatch(
-    () => templateTarget(current),
-    current.companyId,
-    event.companyId,
-    event.type,
-  );
+  const foreign = companyMismatch(current, templateTarget, event.companyId, event.type);
   if (foreign !== undefined) return foreign;
   if (current.status === 'deleted') {
     return status === 'deleted'
