@@ -32,6 +32,12 @@ const MAX_DIGITS = 15;
 const MAX_SHARED_LENGTH = 48;
 const TABLE_BITS = 15;
 const TABLE_MASK = (1 << TABLE_BITS) - 1;
+/**
+ * Member sequences (trie nodes) a scanner learns at most. Real logs have a
+ * handful; a hostile file with a new member order on every line would
+ * otherwise compile a builder per line. Past the limit, new orders decline.
+ */
+const MAX_SHAPES = 1024;
 
 /**
  * The member names it accepts (an event's and an envelope's). Any other name
@@ -119,6 +125,7 @@ export class LineScanner {
   readonly #topNext: Int8Array = new Int8Array(FIRST + 1).fill(-1);
   readonly #innerNext: Int8Array = new Int8Array(FIRST + 1).fill(-1);
   readonly #topShapes: Shape = shape([]);
+  #shapes = 0;
   readonly #innerShapes: Shape = shape([]);
   #buf: Buffer = Buffer.alloc(0);
 
@@ -218,6 +225,8 @@ export class LineScanner {
       count += 1;
       let child = node.next[member];
       if (child === undefined) {
+        if (this.#shapes >= MAX_SHAPES) return undefined;
+        this.#shapes += 1;
         child = shape([...node.members, member]);
         node.next[member] = child;
       }

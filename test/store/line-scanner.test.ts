@@ -250,3 +250,25 @@ describe('file reads with the fast path', () => {
     );
   });
 });
+
+describe('LineScanner on a hostile variety of member orders', () => {
+  it('learns a bounded number of shapes, then declines new ones (JSON.parse takes over)', () => {
+    const fresh = new LineScanner();
+    const names = KNOWN.filter((k) => k !== 'event');
+    let declined = 0;
+    // 3,000 distinct member orders: far more than any real log has.
+    for (let i = 0; i < 3000; i += 1) {
+      const order = [...names].sort(
+        (a, b) => ((a.length * 31 + i * 7) % 13) - ((b.length * 17 + i) % 11),
+      );
+      const text = jsonText(order.slice(0, 3 + (i % 15)).map((n, j) => [n, j]));
+      const bytes = Buffer.from(text);
+      const value = fresh.scan(bytes, 0, bytes.length);
+      if (value === undefined) declined += 1;
+      else expect(value).toEqual(JSON.parse(text));
+    }
+    expect(declined).toBeGreaterThan(0);
+    const known = Buffer.from(jsonText([['type', 'a']]));
+    expect(fresh.scan(known, 0, known.length)).toEqual({ type: 'a' });
+  });
+});
