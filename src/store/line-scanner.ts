@@ -15,6 +15,7 @@
  * test checks this against `JSON.parse` on generated and hostile lines).
  */
 import { MEMBER_KINDS, WIRE_PARTICIPANT_NAME } from '../events/event-members.js';
+import { compileBuilder, type Shape, shape } from './object-shapes.js';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -64,43 +65,6 @@ const UNSHARED = NAMES.map(
 /** The "previous member" slot of an object's first member. */
 const FIRST = NAMES.length;
 
-/** Makes objects with the members of one sequence, in order. */
-type Builder = (values: readonly unknown[]) => Record<string, unknown>;
-
-/**
- * A builder for one member sequence: an object literal compiled once, so
- * every object of that shape is made in one step with one hidden class
- * (assigning computed names one by one is several times slower). The names
- * come from `NAMES` only, never from the input.
- */
-const compileBuilder = (members: readonly number[]): Builder => {
-  const body = members.map((m, i) => `${JSON.stringify(NAMES[m])}: v[${i}]`).join(', ');
-  try {
-    return new Function('v', `return { ${body} };`) as Builder;
-  } catch {
-    // Code generation disallowed (e.g. --disallow-code-generation-from-strings).
-    return (values) => {
-      const object: Record<string, unknown> = {};
-      members.forEach((m, i) => {
-        object[NAMES[m] as string] = values[i];
-      });
-      return object;
-    };
-  }
-};
-
-/** A node of the trie of member sequences seen so far. */
-interface Shape {
-  readonly members: readonly number[];
-  readonly next: (Shape | undefined)[];
-  build: Builder | undefined;
-}
-const shape = (members: readonly number[]): Shape => ({
-  members,
-  next: new Array(FIRST).fill(undefined),
-  build: undefined,
-});
-
 /** Parses compact JSON lines from bytes; one per reader (it keeps a table of shared strings). */
 export class LineScanner {
   /**
@@ -124,9 +88,9 @@ export class LineScanner {
   readonly #innerValues: unknown[] = [];
   readonly #topNext: Int8Array = new Int8Array(FIRST + 1).fill(-1);
   readonly #innerNext: Int8Array = new Int8Array(FIRST + 1).fill(-1);
-  readonly #topShapes: Shape = shape([]);
+  readonly #topShapes: Shape = shape([], FIRST);
   #shapes = 0;
-  readonly #innerShapes: Shape = shape([]);
+  readonly #innerShapes: Shape = shape([], FIRST);
   #buf: Buffer = Buffer.alloc(0);
 
   /**
@@ -227,7 +191,7 @@ export class LineScanner {
       if (child === undefined) {
         if (this.#shapes >= MAX_SHAPES) return undefined;
         this.#shapes += 1;
-        child = shape([...node.members, member]);
+        child = shape([...node.members, member], FIRST);
         node.next[member] = child;
       }
       node = child;
@@ -235,7 +199,9 @@ export class LineScanner {
       const next = buf[pos];
       if (next === CLOSE) {
         this.#pos = pos + 1;
-        if (node.build === undefined) node.build = compileBuilder(node.members);
+        if (node.build === undefined) {
+          node.build = compileBuilder(node.members.map((m) => NAMES[m] as string));
+        }
         return node.build(values);
       }
       if (next !== COMMA) return undefined;
