@@ -37,6 +37,12 @@ export interface GenerateOptions {
   reorderRate?: number;
   /** Sign requests in flight at once, at most (default 256). */
   maxInFlight?: number;
+  /**
+   * Sign requests open at once: replaces the `maxInFlight` window (which is also
+   * capped at an eighth of `signRequests`), and requests start whenever the window is
+   * not full, so it fills first. For interleaved, realistic streams.
+   */
+  concurrent?: number;
   /** Filled in with counters as events are generated. */
   stats?: GenerateStats;
 }

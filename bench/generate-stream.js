@@ -491,11 +491,18 @@ const canSwap = (a, b) => {
  * whose record has not changed since is delivered again; with probability
  * `reorderRate` an event is swapped with its successor where that is harmless.
  *
- * Memory is O(maxInFlight), independent of `signRequests`.
+ * `concurrent`, when given, replaces that window, and a request is started whenever
+ * fewer than `concurrent` are open: the window fills first (with `signRequests ≤
+ * concurrent`, every request is open at once), then stays full while requests
+ * remain. As on a real service, where a request's participants view and sign over
+ * days while thousands of others progress, consecutive events belong to unrelated
+ * requests.
+ *
+ * Memory is O(window), independent of `signRequests`.
  *
  * @param {{ seed: number, signRequests: number, companies?: number,
  *   templatesPerCompany?: number, duplicateRate?: number, reorderRate?: number,
- *   maxInFlight?: number, stats?: GenerateStats }} options `stats`, when given, is
+ *   maxInFlight?: number, concurrent?: number, stats?: GenerateStats }} options `stats`, when given, is
  *   filled in as events are generated.
  * @returns {Generator<Record<string, string | number>, void, undefined>}
  */
@@ -507,6 +514,7 @@ export function* generateEvents({
   duplicateRate = 0.02,
   reorderRate = 0.01,
   maxInFlight = 256,
+  concurrent,
   stats,
 }) {
   if (!Number.isSafeInteger(seed)) throw new TypeError('seed must be a safe integer');
@@ -542,7 +550,11 @@ export function* generateEvents({
   /** Per-template "version" for the duplicate freshness check. */
   const templateSeq = new Map();
 
-  const window = Math.max(1, Math.min(maxInFlight, Math.max(8, Math.ceil(signRequests / 8))));
+  if (concurrent !== undefined && !(Number.isSafeInteger(concurrent) && concurrent >= 1)) {
+    throw new TypeError('concurrent must be a positive integer');
+  }
+  const window =
+    concurrent ?? Math.max(1, Math.min(maxInFlight, Math.max(8, Math.ceil(signRequests / 8))));
   /** @type {Req[]} */
   const inflight = [];
   let started = 0;
@@ -720,7 +732,7 @@ export function* generateEvents({
     if (
       started < signRequests &&
       inflight.length < window &&
-      (inflight.length === 0 || frng() < 0.2)
+      (inflight.length === 0 || concurrent !== undefined || frng() < 0.2)
     ) {
       const r = newRequest(pickCompany());
       inflight.push(r);

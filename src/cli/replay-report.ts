@@ -43,7 +43,8 @@ const row = (label: string, value: string): string => `${`${label}:`.padEnd(15)}
 export const formatSummary = (report: ReplayReport): string[] => {
   const { projector, run } = report;
   const stats = projector.stats();
-  const counts: ProjectionCounts = countProjections(projector.state());
+  // Counting needs no published (frozen) state: publishing would cost more than the count.
+  const counts: ProjectionCounts = projector.peekState(countProjections);
   const quarantine = projector.quarantine();
   const split = splitQuarantine(quarantine);
   const lines = [row('Log', report.log)];

@@ -119,13 +119,21 @@ export const participantTarget = (p: ParticipantView): ConflictTarget => ({
 /**
  * Tenant isolation: a record never accepts another company's event. A record
  * whose company is not known yet (`null`, loaded without an origin) accepts it.
+ * The target is built (by `targetOf`) only for a conflict: this check runs on
+ * every event, and most events conflict with nothing.
  */
-export const companyMismatch = (
-  target: ConflictTarget,
-  recordCompanyId: CompanyId | null,
+export const companyMismatch = <R extends { readonly companyId: CompanyId | null }>(
+  record: R,
+  targetOf: (record: R) => ConflictTarget,
   eventCompanyId: CompanyId,
   eventType: Conflict['eventType'],
-): Conflict | undefined =>
-  recordCompanyId === null || recordCompanyId === eventCompanyId
+): Conflict | undefined => {
+  const recordCompanyId = record.companyId;
+  return recordCompanyId === null || recordCompanyId === eventCompanyId
     ? undefined
-    : conflict(target, { kind: 'company-mismatch', recordCompanyId, eventCompanyId }, eventType);
+    : conflict(
+        targetOf(record),
+        { kind: 'company-mismatch', recordCompanyId, eventCompanyId },
+        eventType,
+      );
+};

@@ -30,7 +30,7 @@ const checkRequest = (
 ): Conflict | undefined => {
   const target = signRequestTarget(current);
   if (origin.companyId !== undefined) {
-    const foreign = companyMismatch(target, current.companyId, origin.companyId, EVENT_TYPE);
+    const foreign = companyMismatch(current, signRequestTarget, origin.companyId, EVENT_TYPE);
     if (foreign !== undefined) return foreign;
   }
   if (current.deleted) return conflict(target, { kind: 'deleted' }, EVENT_TYPE);

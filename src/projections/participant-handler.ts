@@ -56,12 +56,11 @@ const checkParticipantReferences = (
   current: ParticipantView,
   event: ParticipantEvent,
 ): Conflict | undefined => {
-  const target = participantTarget(current);
-  const foreign = companyMismatch(target, current.companyId, event.companyId, event.type);
+  const foreign = companyMismatch(current, participantTarget, event.companyId, event.type);
   if (foreign !== undefined) return foreign;
   if (current.roleId !== undefined && current.roleId !== event.roleId) {
     return conflict(
-      target,
+      participantTarget(current),
       {
         kind: 'reference-mismatch',
         reference: 'roleId',
@@ -157,14 +156,15 @@ export const applyParticipantEvent = (
       roleName: event.roleName,
     });
   } else {
+    // Members are assigned only when they differ (see `writeIdentity` for why).
     draft.updateParticipant(event.signRequestId, event.participantId, (p) => {
-      p.companyId = event.companyId;
-      p.name = event.participantName;
-      p.status = status;
-      p.roleId = event.roleId;
-      p.roleName = event.roleName;
-      p.viewCount += viewed;
-      p.downloadCount += downloaded;
+      if (p.companyId !== event.companyId) p.companyId = event.companyId;
+      if (p.name !== event.participantName) p.name = event.participantName;
+      if (p.status !== status) p.status = status;
+      if (p.roleId !== event.roleId) p.roleId = event.roleId;
+      if (p.roleName !== event.roleName) p.roleName = event.roleName;
+      if (viewed !== 0) p.viewCount += viewed;
+      if (downloaded !== 0) p.downloadCount += downloaded;
     });
   }
   return 'applied';

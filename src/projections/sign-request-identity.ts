@@ -14,13 +14,12 @@ export const checkSignRequestReferences = (
   current: SignRequestView,
   event: EventAboutSignRequest,
 ): Conflict | undefined => {
-  const target = signRequestTarget(current);
-  const foreign = companyMismatch(target, current.companyId, event.companyId, event.type);
+  const foreign = companyMismatch(current, signRequestTarget, event.companyId, event.type);
   if (foreign !== undefined) return foreign;
   if ('templateId' in event && current.templateId !== undefined) {
     if (current.templateId !== event.templateId) {
       return conflict(
-        target,
+        signRequestTarget(current),
         {
           kind: 'reference-mismatch',
           reference: 'templateId',
@@ -45,17 +44,22 @@ export const identityChanges = (current: SignRequestView, event: EventAboutSignR
   ('templateId' in event &&
     (current.templateId !== event.templateId || current.templateName !== event.templateName));
 
-/** Names are the latest seen; company and template are adopted when not yet known. */
+/**
+ * Names are the latest seen; company and template are adopted when not yet known.
+ * A member is assigned only when it differs: the result is the same, and a
+ * long-lived record does not start pointing at the event's fresh strings
+ * (which would keep them alive and make the garbage collector promote them).
+ */
 export const writeIdentity = (r: Draft<SignRequestView>, event: EventAboutSignRequest): void => {
-  r.companyId = event.companyId;
-  r.name = event.signRequestName;
-  r.ownerId = event.ownerId;
-  r.ownerName = event.ownerName;
-  r.senderId = event.senderId;
-  r.senderName = event.senderName;
+  if (r.companyId !== event.companyId) r.companyId = event.companyId;
+  if (r.name !== event.signRequestName) r.name = event.signRequestName;
+  if (r.ownerId !== event.ownerId) r.ownerId = event.ownerId;
+  if (r.ownerName !== event.ownerName) r.ownerName = event.ownerName;
+  if (r.senderId !== event.senderId) r.senderId = event.senderId;
+  if (r.senderName !== event.senderName) r.senderName = event.senderName;
   if ('templateId' in event) {
-    r.templateId = event.templateId;
-    r.templateName = event.templateName;
+    if (r.templateId !== event.templateId) r.templateId = event.templateId;
+    if (r.templateName !== event.templateName) r.templateName = event.templateName;
   }
 };
 

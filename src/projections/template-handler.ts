@@ -31,11 +31,12 @@ export const applyTemplateEvent = (
     });
     return 'applied';
   }
-  const target = templateTarget(current);
-  const foreign = companyMismatch(target, current.companyId, event.companyId, event.type);
+  const foreign = companyMismatch(current, templateTarget, event.companyId, event.type);
   if (foreign !== undefined) return foreign;
   if (current.status === 'deleted') {
-    return status === 'deleted' ? 'no-op' : conflict(target, { kind: 'deleted' }, event.type);
+    return status === 'deleted'
+      ? 'no-op'
+      : conflict(templateTarget(current), { kind: 'deleted' }, event.type);
   }
   if (
     current.status === status &&

@@ -159,6 +159,19 @@ export class WorkingCopy implements ProjectionDraft {
   }
 
   /**
+   * Runs `read` on the current records without publishing them: nothing is
+   * frozen, so it costs nothing up front, but what `read` sees is this copy's
+   * own mutable data. `read` must neither change it nor keep any of it.
+   */
+  peek<T>(read: (state: ProjectionState) => T): T {
+    return read({
+      templates: this.#templates,
+      signRequests: this.#signRequests,
+      participants: this.#participants,
+    });
+  }
+
+  /**
    * Freezes everything this copy made and returns the resulting immutable
    * state. The copy stays usable: later writes copy again on first touch.
    * Records hold primitives only (loaded `fields` are frozen when loaded), so

@@ -11,6 +11,7 @@ import { firstPosition } from '../engine/read-position.js';
 import type { FileHandleIO, FileIO } from './file-io.js';
 import { nodeFileIO } from './file-io.js';
 import { LineClassifier, TORN_TAIL_REASON } from './line-classifier.js';
+import { LineScanner } from './line-scanner.js';
 import { LineSplitter, type SplitTail } from './line-splitter.js';
 import { ioError } from './log-error.js';
 
@@ -39,6 +40,11 @@ export interface StreamSettings {
    * record; the file log uses this at open to set the fragment aside.
    */
   readonly onTorn?: (fragment: TornFragment) => void;
+  /**
+   * Parse well-formed lines straight from the bytes (default `true`); `false`
+   * decodes and `JSON.parse`s every line, the reference the fast path is tested against.
+   */
+  readonly scan?: boolean;
 }
 
 /** Resolves reader options against the defaults; throws `RangeError` on a nonsensical value. */
@@ -54,19 +60,37 @@ export async function* streamRecords(
   settings: StreamSettings,
 ): AsyncGenerator<readonly LogRecord[], void, undefined> {
   const classifier = new LineClassifier(settings.fromPosition);
-  const splitter = new LineSplitter(classifier, settings.maxLineBytes);
-  // One buffer, reused: the splitter copies what it keeps and records hold strings.
-  const buffer = Buffer.allocUnsafe(settings.chunkBytes);
+  const scanner = settings.scan === false ? undefined : new LineScanner();
+  const splitter = new LineSplitter(classifier, settings.maxLineBytes, scanner);
+  // Two buffers, reused in turn: the next chunk is read while this one is
+  // split and its records consumed. The splitter copies what it keeps and
+  // records hold strings, so a buffer is free again once its records are yielded.
+  const buffers = [
+    Buffer.allocUnsafe(settings.chunkBytes),
+    Buffer.allocUnsafe(settings.chunkBytes),
+  ];
   const end = settings.end ?? Number.POSITIVE_INFINITY;
-  let offset = 0;
-  while (offset < end) {
-    const length = Math.min(buffer.length, end - offset);
-    const read = await handle.read(buffer, 0, length, offset);
-    if (read === 0) break;
-    offset += read;
-    splitter.push(read === buffer.length ? buffer : buffer.subarray(0, read));
-    const records = classifier.take();
-    if (records.length > 0) yield records;
+  const readAt = (buffer: Buffer, at: number): Promise<number> | undefined =>
+    at < end ? handle.read(buffer, 0, Math.min(buffer.length, end - at), at) : undefined;
+  let turn = 0;
+  let pending = readAt(buffers[0] as Buffer, 0);
+  try {
+    let offset = 0;
+    while (pending !== undefined) {
+      const read = await pending;
+      pending = undefined;
+      if (read === 0) break;
+      const buffer = buffers[turn] as Buffer;
+      offset += read;
+      turn = 1 - turn;
+      pending = readAt(buffers[turn] as Buffer, offset);
+      splitter.push(read === buffer.length ? buffer : buffer.subarray(0, read));
+      const records = classifier.take();
+      if (records.length > 0) yield records;
+    }
+  } finally {
+    // Stopped early (or failed): let the read ahead settle before the caller closes the handle.
+    await pending?.catch(() => undefined);
   }
   const tail = splitter.finish();
   if (tail.kind === 'fragment') {

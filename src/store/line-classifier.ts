@@ -44,6 +44,14 @@ export class LineClassifier implements LineSink {
     return records;
   }
 
+  /**
+   * Classifies a complete line already parsed by the reader's fast path
+   * (`value` is what `JSON.parse(text)` returns, and an object).
+   */
+  parsed(value: { readonly [member: string]: unknown }, text: string, lineNo: number): void {
+    this.#classify(value, text, lineNo);
+  }
+
   /** Classifies a complete line; blank lines are skipped. */
   line(text: string, lineNo: number): void {
     this.#accept(text, lineNo, false);
@@ -88,7 +96,11 @@ export class LineClassifier implements LineSink {
       this.badLine(previewRaw(text), lineNo, `not a JSON object (got ${jsonKind(value)})`);
       return true;
     }
-    const object = value as { readonly [member: string]: unknown };
+    this.#classify(value as { readonly [member: string]: unknown }, text, lineNo);
+    return true;
+  }
+
+  #classify(object: { readonly [member: string]: unknown }, text: string, lineNo: number): void {
     const position = object.position;
     if (typeof position === 'number' && object.event !== undefined) {
       this.#envelope(object, position, text, lineNo);
@@ -96,11 +108,10 @@ export class LineClassifier implements LineSink {
       this.#entry(
         lineNo > this.#lastPosition ? lineNo : this.#lastPosition + 1,
         lineNo,
-        value,
+        object,
         text,
       );
     }
-    return true;
   }
 
   #envelope(

@@ -7,6 +7,7 @@
  * contains U+FFFD is re-checked line by line with a fatal decoder.
  */
 import { previewRaw } from '../engine/quarantine.js';
+import type { LineScanner } from './line-scanner.js';
 
 const NEWLINE = 0x0a;
 const REPLACEMENT_CHAR = '\uFFFD';
@@ -17,6 +18,8 @@ const PREVIEW_BYTES = 800;
 export interface LineSink {
   /** A complete, validly encoded line within the byte limit (newline excluded). */
   line(text: string, lineNo: number): void;
+  /** Such a line, already parsed by the fast path: `value` equals `JSON.parse(text)`. */
+  parsed(value: { readonly [member: string]: unknown }, text: string, lineNo: number): void;
   /** A complete line that is not usable text; `preview` is its start. */
   badLine(preview: string, lineNo: number, reason: string): void;
 }
@@ -55,6 +58,7 @@ const tooLong = (bytes: number, limit: number): string =>
 export class LineSplitter {
   readonly #sink: LineSink;
   readonly #maxLineBytes: number;
+  readonly #scanner: LineScanner | undefined;
   /** Copies of the bytes of the unfinished line (copied: callers reuse their chunk buffer). */
   #parts: Buffer[] = [];
   #partBytes = 0;
@@ -69,10 +73,14 @@ export class LineSplitter {
   /** Bytes pushed before the current chunk. */
   #total = 0;
 
-  /** Lines go to `sink`; lines over `maxLineBytes` bytes are reported as bad lines. */
-  constructor(sink: LineSink, maxLineBytes: number) {
+  /**
+   * Lines go to `sink`; lines over `maxLineBytes` bytes are reported as bad
+   * lines. With a `scanner`, well-formed lines are parsed from the bytes.
+   */
+  constructor(sink: LineSink, maxLineBytes: number, scanner?: LineScanner) {
     this.#sink = sink;
     this.#maxLineBytes = maxLineBytes;
+    this.#scanner = scanner;
   }
 
   /** Processes one chunk. The splitter does not keep a reference to `chunk`. */
@@ -168,6 +176,52 @@ export class LineSplitter {
 
   /** Emits the lines of `chunk[start..last]`, where `last` is the chunk's last newline. */
   #block(chunk: Buffer, start: number, last: number): void {
+    if (this.#scanner !== undefined) this.#scanBlock(chunk, start, last, this.#scanner);
+    else this.#textBlock(chunk, start, last);
+    this.#lineStart = this.#total + last + 1;
+  }
+
+  /**
+   * Parses each line from the bytes when the scanner can, without decoding
+   * the block; any other line takes the byte-checked path of `#blockBytes`.
+   */
+  #scanBlock(chunk: Buffer, start: number, last: number, scanner: LineScanner): void {
+    const sink = this.#sink;
+    const limit = this.#maxLineBytes;
+    let lineNo = this.#lineNo;
+    let from = start;
+    for (;;) {
+      let end: number;
+      const value = scanner.scan(chunk, from, last);
+      if (
+        value !== undefined &&
+        (scanner.end === last || chunk[scanner.end] === NEWLINE) &&
+        scanner.end - from <= limit
+      ) {
+        end = scanner.end;
+        const text = chunk.toString(scanner.ascii ? 'latin1' : 'utf8', from, end);
+        sink.parsed(value, text, lineNo);
+      } else {
+        const found = chunk.indexOf(NEWLINE, from);
+        end = found === -1 || found > last ? last : found;
+        if (end - from > limit) {
+          const preview = previewRaw(
+            chunk.toString('utf8', from, Math.min(end, from + PREVIEW_BYTES)),
+          );
+          sink.badLine(preview, lineNo, tooLong(end - from, limit));
+        } else {
+          this.#bytesLine(chunk, from, end, lineNo);
+        }
+      }
+      lineNo += 1;
+      if (end === last) break;
+      from = end + 1;
+    }
+    this.#lineNo = lineNo;
+  }
+
+  /** Decodes the block once and splits the text (the path without a scanner). */
+  #textBlock(chunk: Buffer, start: number, last: number): void {
     const text = chunk.toString('utf8', start, last);
     if (text.includes(REPLACEMENT_CHAR)) {
       this.#blockBytes(chunk, start, last);
@@ -190,7 +244,6 @@ export class LineSplitter {
       }
       this.#lineNo = lineNo;
     }
-    this.#lineStart = this.#total + last + 1;
   }
 
   /** Slow path for a block with U+FFFD: split on bytes so each line can be validated on its own. */

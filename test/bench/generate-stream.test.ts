@@ -311,6 +311,40 @@ describe('generateEvents', () => {
     }
   });
 
+  it('keeps `concurrent` requests open at once, conflict-free and deterministic', () => {
+    const openCounts = (signRequests: number, concurrent: number) => {
+      const open = new Set<number>();
+      const finished = new Set<number>();
+      let peak = 0;
+      let switches = 0;
+      let previous: number | undefined;
+      const check = conflictChecker();
+      // No reorders: a swapped neighbour could open the next request just before one finishes.
+      for (const e of generateEvents({ seed: 5, signRequests, concurrent, reorderRate: 0 })) {
+        expect(check(e)).toBeNull();
+        if (e.signRequestId === undefined) continue;
+        const id = num(e, 'signRequestId');
+        if (previous !== undefined && id !== previous) switches += 1;
+        previous = id;
+        if (/^sign-request-(completed|declined|deleted)$/.test(e.type)) {
+          open.delete(id);
+          finished.add(id);
+        } else if (!finished.has(id)) open.add(id);
+        peak = Math.max(peak, open.size);
+      }
+      return { peak, switches };
+    };
+    expect(openCounts(500, 500).peak).toBe(500);
+    expect(openCounts(1000, 100).peak).toBe(100);
+    // Grouped: one request at a time, so the request changes only between requests (and templates).
+    expect(openCounts(300, 1).peak).toBe(1);
+    expect(openCounts(300, 300).switches).toBeGreaterThan(openCounts(300, 1).switches * 5);
+    expect(generate({ seed: 9, signRequests: 200, concurrent: 50 })).toEqual(
+      generate({ seed: 9, signRequests: 200, concurrent: 50 }),
+    );
+    expect(() => generate({ seed: 9, signRequests: 2, concurrent: 0 })).toThrow(TypeError);
+  });
+
   it('duplicates at roughly the requested rate, without changing the underlying flow', () => {
     for (const duplicateRate of [0.02, 0.05]) {
       const stats: GenerateStats = {

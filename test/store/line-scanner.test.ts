@@ -1,0 +1,274 @@
+/**
+ * The reader's byte-level fast path (LineScanner) must be invisible: whenever
+ * it parses a line, the value equals `JSON.parse` of that line, member order
+ * included; on anything else it declines, and the records a file read yields
+ * are the same with and without it.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateEvents, writeNdjson } from '../../bench/generate-stream.js';
+import type { LogRecord } from '../../src/engine/event-log.js';
+import { createProjector } from '../../src/engine/projector.js';
+import { decodeEvent } from '../../src/events/decode-event.js';
+import { MEMBER_KINDS, WIRE_PARTICIPANT_NAME } from '../../src/events/event-members.js';
+import { initialState } from '../../src/projections/projection-state.js';
+import { fold } from '../../src/projections/reduce.js';
+import { nodeFileIO } from '../../src/store/file-io.js';
+import { streamRecords } from '../../src/store/file-record-stream.js';
+import { LineScanner } from '../../src/store/line-scanner.js';
+import { rawStreamArb } from '../support/engine-arbitraries.js';
+import { readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
+
+afterAll(removeTempDirs);
+
+const KNOWN = [
+  'type',
+  ...Object.keys(MEMBER_KINDS),
+  WIRE_PARTICIPANT_NAME,
+  'position',
+  'receivedAt',
+  'deliveryId',
+  'event',
+];
+
+// One scanner for every case, so its table of shared strings fills, collides and evicts.
+const scanner = new LineScanner();
+
+/** Scans `text` as a whole line: the value, or undefined if declined or not the whole line. */
+const scanLine = (bytes: Buffer): Record<string, unknown> | undefined => {
+  const value = scanner.scan(bytes, 0, bytes.length);
+  return value !== undefined && scanner.end === bytes.length ? value : undefined;
+};
+
+/** Agrees with JSON.parse: same value, same member order (compared through JSON.stringify). */
+const expectSameAsJsonParse = (bytes: Buffer): boolean => {
+  const value = scanner.scan(bytes, 0, bytes.length);
+  if (value === undefined) return false;
+  const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, scanner.end));
+  const parsed: unknown = JSON.parse(text);
+  expect(value).toEqual(parsed);
+  expect(JSON.stringify(value)).toBe(JSON.stringify(parsed));
+  expect(scanner.ascii).toBe([...text].every((c) => c.charCodeAt(0) < 0x80));
+  return true;
+};
+
+const plainString = fc.oneof(
+  fc.constantFrom('Ada Lovelace', 'Zoë Müller', 'Chloé García', '', 'a'.repeat(60), '日本語'),
+  fc.string({ maxLength: 70 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+);
+const jsonLeaf = fc.oneof(
+  plainString,
+  fc.integer({ min: 0, max: 999_999_999_999_999 }),
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(true, false, null, -0, 1e21, 0.5),
+);
+const memberName = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...KNOWN) },
+  { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'typ', 'types', 'x') },
+  { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
+);
+const flatObject = fc.array(fc.tuple(memberName, jsonLeaf), { maxLength: 18 });
+const lineValue = fc.oneof(
+  flatObject,
+  fc.tuple(flatObject, fc.integer({ min: 0, max: 17 }), flatObject).map(([outer, at, inner]) => {
+    const members: [string, unknown][] = [...outer];
+    members.splice(Math.min(at, members.length), 0, ['event', Object.fromEntries(inner)]);
+    return members;
+  }),
+);
+/** JSON text with members in the given order, duplicates included (JSON.stringify cannot write those). */
+const jsonText = (members: readonly (readonly [string, unknown])[]): string =>
+  `{${members.map(([k, v]) => `${JSON.stringify(k)}:${v !== null && typeof v === 'object' ? jsonText(Object.entries(v)) : JSON.stringify(v)}`).join(',')}}`;
+
+describe('LineScanner', () => {
+  it('parses exactly what JSON.parse parses, or declines', () => {
+    fc.assert(
+      fc.property(lineValue, (members) => {
+        const text = jsonText(members);
+        const bytes = Buffer.from(text, 'utf8');
+        if (expectSameAsJsonParse(bytes)) expect(scanner.end).toBe(bytes.length);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('never declines a compact event line of known members with plain values', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.constantFrom(...KNOWN.filter((k) => k !== 'event')), { maxLength: 18 }),
+        fc.array(
+          fc.oneof(
+            fc.stringMatching(/^[ -!#-[\]-~]{0,40}$/),
+            fc.constantFrom('Zoë Müller', 'Björn Tanaka'),
+            fc.integer({ min: 0, max: 2 ** 40 }),
+          ),
+          { minLength: 18, maxLength: 18 },
+        ),
+        (names, values) => {
+          const text = jsonText(names.map((n, i) => [n, values[i]]));
+          expect(scanLine(Buffer.from(text))).toEqual(JSON.parse(text));
+        },
+      ),
+    );
+  });
+
+  it('is total on hostile bytes: never throws, and anything it parses is what JSON.parse gives', () => {
+    const event =
+      '{"type":"participant-viewed","companyId":1,"signRequestId":7,"signRequestName":"NDA - Zoë","participantId":3,"partcipantName":"Zoë","roleId":2,"roleName":"Signer","senderId":5,"senderName":"Ada","ownerId":5,"ownerName":"Ada"}';
+    const base = Buffer.from(
+      `{"position":9,"receivedAt":"2025-01-01T00:00:00.000Z","event":${event}}`,
+    );
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.nat(base.length - 1), fc.integer({ min: 0, max: 255 }), fc.boolean()),
+          {
+            minLength: 1,
+            maxLength: 4,
+          },
+        ),
+        (edits) => {
+          const bytes = Buffer.from(base);
+          let mutated = bytes;
+          for (const [at, byte, insert] of edits) {
+            mutated = insert
+              ? Buffer.concat([mutated.subarray(0, at), Buffer.from([byte]), mutated.subarray(at)])
+              : Buffer.concat([
+                  mutated.subarray(0, at),
+                  Buffer.from([byte]),
+                  mutated.subarray(at + 1),
+                ]);
+          }
+          const value = scanLine(mutated);
+          if (value === undefined) return;
+          // Whatever it accepted must be valid UTF-8 and JSON, and agree with JSON.parse.
+          expect(expectSameAsJsonParse(mutated)).toBe(true);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(
+      scanLine(Buffer.from([0xef, 0xbb, 0xbf, ...Buffer.from('{"type":"a"}')])),
+    ).toBeUndefined();
+    expect(scanLine(Buffer.from('{"type":"\\u0061"}'))).toBeUndefined();
+    expect(scanLine(Buffer.from('{"type":"a","type":"b"}'))).toBeUndefined();
+    expect(scanLine(Buffer.from('{"__proto__":{"type":"a"}}'))).toBeUndefined();
+    expect(
+      scanLine(Buffer.from([...Buffer.from('{"type":"'), 0xc3, 0x28, 0x22, 0x7d])),
+    ).toBeUndefined();
+  });
+});
+
+/** Reads a file with and without the fast path. */
+const readBoth = async (path: string, chunkBytes: number) => {
+  const read = async (scan: boolean): Promise<readonly LogRecord[]> => {
+    const handle = await nodeFileIO.open(path, 'read');
+    try {
+      return await readAll(
+        streamRecords(handle, { maxLineBytes: 600, chunkBytes, fromPosition: 1, scan }),
+      );
+    } finally {
+      await handle.close();
+    }
+  };
+  return { fast: await read(true), reference: await read(false) };
+};
+
+describe('file reads with the fast path', () => {
+  it('yield the same records as decoding and JSON.parse-ing every line', async () => {
+    const dir = await tempDir();
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        rawStreamArb({ badLines: true, maxLength: 30 }),
+        fc.boolean(),
+        fc.integer({ min: 16, max: 2048 }),
+        async (items, envelope, chunkBytes) => {
+          n += 1;
+          const path = join(dir, `stream-${n}.ndjson`);
+          const lines = items.map((item, i) => {
+            if (item.kind === 'bad-line') return item.text;
+            const value = JSON.stringify(item.value) ?? 'null';
+            return envelope ? `{"position":${i + 1},"receivedAt":"x","event":${value}}` : value;
+          });
+          await writeFile(path, `${lines.join('\n')}\n`);
+          const { fast, reference } = await readBoth(path, chunkBytes);
+          expect(fast).toEqual(reference);
+          expect(JSON.stringify(fast)).toBe(JSON.stringify(reference));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('replay to the same projections as the reference fold of the same events', async () => {
+    const dir = await tempDir();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 2 ** 31 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.boolean(),
+        async (seed, concurrent, envelope) => {
+          const events = [...generateEvents({ seed, signRequests: 60, concurrent })];
+          const path = join(dir, `generated-${seed}-${concurrent}-${envelope}.ndjson`);
+          writeNdjson(path, events, { envelope, seed });
+          const replayWith = async (scan: boolean) => {
+            const projector = createProjector({ audit: false });
+            const handle = await nodeFileIO.open(path, 'read');
+            try {
+              const read = () =>
+                streamRecords(handle, {
+                  maxLineBytes: 1 << 20,
+                  chunkBytes: 4096,
+                  fromPosition: 1,
+                  scan,
+                });
+              (await projector.replay({ read }))._unsafeUnwrap();
+            } finally {
+              await handle.close();
+            }
+            return projector;
+          };
+          const fast = await replayWith(true);
+          const reference = fold(
+            initialState(),
+            events.map((e) => decodeEvent(e)._unsafeUnwrap()),
+          );
+          expect(fast.state()).toEqual(reference.state);
+          expect(fast.quarantine()).toEqual([]);
+          expect(reference.conflicts).toEqual([]);
+          const slow = await replayWith(false);
+          expect(fast.stats()).toEqual(slow.stats());
+          expect(fast.state()).toEqual(slow.state());
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe('LineScanner on a hostile variety of member orders', () => {
+  it('learns a bounded number of shapes, then declines new ones (JSON.parse takes over)', () => {
+    const fresh = new LineScanner();
+    const names = KNOWN.filter((k) => k !== 'event');
+    let declined = 0;
+    // 3,000 distinct member orders: far more than any real log has.
+    for (let i = 0; i < 3000; i += 1) {
+      const order = [...names].sort(
+        (a, b) => ((a.length * 31 + i * 7) % 13) - ((b.length * 17 + i) % 11),
+      );
+      const text = jsonText(order.slice(0, 3 + (i % 15)).map((n, j) => [n, j]));
+      const bytes = Buffer.from(text);
+      const value = fresh.scan(bytes, 0, bytes.length);
+      if (value === undefined) declined += 1;
+      else expect(value).toEqual(JSON.parse(text));
+    }
+    expect(declined).toBeGreaterThan(0);
+    const known = Buffer.from(jsonText([['type', 'a']]));
+    expect(fresh.scan(known, 0, known.length)).toEqual({ type: 'a' });
+  });
+});
