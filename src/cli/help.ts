@@ -11,7 +11,7 @@ Commands:
   inspect LOG     show one sign request, its participants and its timeline
   validate FILE   validate a sign-request representation (JSON)
   report LOG      write a self-contained HTML report of a log (--out FILE)
-  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, status (see signfold pg --help)
+  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, status, export (see signfold pg --help)
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
@@ -27,10 +27,11 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
        signfold pg work --database URL [--schema NAME] [--drain] [--batch-size N] [--poll-interval MS]
                         [--lease MS] [--worker-id ID]
        signfold pg status --database URL [--schema NAME] [--json]
+       signfold pg export --database URL [--schema NAME]
 
 The PostgreSQL store and projection tables (needs the package pg; import also
-needs pg-copy-streams). URL is a postgres:// connection URL; NAME the schema
-(default signfold).
+needs pg-copy-streams). URL is a postgres:// connection URL (DATABASE_URL
+stands in for a missing --database); NAME the schema (default signfold).
 
   migrate   create or upgrade the schema (idempotent; refuses a newer schema)
             --partitions N       partitions of the projection, fixed at creation
@@ -47,6 +48,8 @@ needs pg-copy-streams). URL is a postgres:// connection URL; NAME the schema
             several workers share the partitions; one that stops loses them
             to the others within a lease and a quarter
   status    each partition's owner, checkpoint, lag and last error (--json)
+  export    print the tables as JSON: the templates, signRequests and
+            participants arrays of replay --json, the checkpoint, the quarantine
 
 Exit codes: 0 done, 2 usage, input or database error.`,
   replay: `Usage: signfold replay LOG [options]

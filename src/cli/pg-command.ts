@@ -1,5 +1,5 @@
 /**
- * `signfold pg migrate|import|work`: the PostgreSQL adapter from the command
+ * `signfold pg migrate|import|work|status|export`: the PostgreSQL adapter from the command
  * line. Loaded only when a `pg` command runs, so the other commands never
  * load `pg` (an optional peer dependency).
  */
@@ -14,6 +14,7 @@ import {
 } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
+import { pgExport } from './pg-export.js';
 import { pgImport } from './pg-import.js';
 import { openPool } from './pg-pool.js';
 import { pgStatus } from './pg-status.js';
@@ -34,6 +35,7 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
     'worker-id': { type: 'string' },
   },
   status: { ...COMMON, json: { type: 'boolean' } },
+  export: COMMON,
 };
 
 /** An optional integer flag of at least `least`. */
@@ -62,12 +64,19 @@ export interface PgTarget {
 /** `signfold pg SUBCOMMAND …`. */
 export const pgCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const [sub, ...rest] = args;
-  if (sub === undefined) throw usageError('missing subcommand: migrate, import, work or status');
+  if (sub === undefined)
+    throw usageError('missing subcommand: migrate, import, work, status or export');
   const options = Object.hasOwn(SUBCOMMAND_OPTIONS, sub) ? SUBCOMMAND_OPTIONS[sub] : undefined;
   if (options === undefined) throw usageError(`unknown subcommand 'pg ${sub}'`);
   const parsed = parseCommandArgs(rest, options);
-  const database = stringFlag(parsed, 'database');
-  if (database === undefined) throw usageError(`pg ${sub}: --database URL is required`);
+  // DATABASE_URL, the usual variable, stands in for a missing --database.
+  const fromEnv = process.env.DATABASE_URL;
+  const database =
+    stringFlag(parsed, 'database') ??
+    (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
+  if (database === undefined) {
+    throw usageError(`pg ${sub}: --database URL (or DATABASE_URL) is required`);
+  }
   const target: PgTarget = { database, schema: stringFlag(parsed, 'schema') };
   const positionals = expectPositionals(parsed.positionals, sub === 'import' ? ['LOG'] : []);
   const batch = stringFlag(parsed, 'batch-size');
@@ -101,6 +110,7 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
     }
     if (sub === 'import') return await pgImport(pool, target, positionals[0] ?? '', io);
     if (sub === 'status') return await pgStatus(pool, target, booleanFlag(parsed, 'json'), io);
+    if (sub === 'export') return await pgExport(pool, target, io);
     return await pgWork(
       pool,
       target,

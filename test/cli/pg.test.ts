@@ -74,6 +74,53 @@ describe('signfold pg', () => {
     }
   });
 
+  it('export prints the arrays replay --json prints, and DATABASE_URL stands in for --database', async () => {
+    const url = await server.createDatabase('cli_export');
+    const env = { ...process.env, DATABASE_URL: url };
+    const run = (args: readonly string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+        const child = spawn(process.execPath, [CLI, ...args], { env });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          stdout += chunk;
+        });
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+          stderr += chunk;
+        });
+        child.on('close', (code) => done({ code, stdout, stderr }));
+      });
+    for (const args of [
+      ['pg', 'migrate'],
+      ['pg', 'import', EXAMPLE],
+      ['pg', 'work', '--drain'],
+    ]) {
+      expect(await run(args)).toMatchObject({ code: 0, stderr: '' });
+    }
+    const exported = await run(['pg', 'export']);
+    expect(exported).toMatchObject({ code: 0, stderr: '' });
+    const fromTables = JSON.parse(exported.stdout);
+    const fromReplay = JSON.parse((await runCli(['replay', EXAMPLE, '--json'])).stdout);
+    const byId = (records: { id: number; signRequestId?: number }[]) =>
+      [...records].sort((a, b) => (a.signRequestId ?? 0) - (b.signRequestId ?? 0) || a.id - b.id);
+    for (const key of ['templates', 'signRequests', 'participants']) {
+      expect(fromTables[key], key).toEqual(byId(fromReplay[key]));
+    }
+    expect(fromTables.checkpoint).toBe(fromReplay.checkpoint);
+    // raw is the start of the stored text: the event's JSON, where the file has its envelope line.
+    const entry = (q: { position: number; reason: unknown; message: unknown }) => ({
+      position: q.position,
+      reason: q.reason,
+      message: q.message,
+    });
+    expect(fromTables.quarantine.map(entry)).toEqual(
+      fromReplay.quarantine.map(
+        (q: { position: number; reason: { kind: string; message: string } }) =>
+          entry({ position: q.position, reason: q.reason.kind, message: q.reason.message }),
+      ),
+    );
+  });
+
   it('import skips lines whose delivery id is already stored, and keeps bad lines', async () => {
     const url = await server.createDatabase('cli_dedupe');
     await runCli(['pg', 'migrate', '--database', url, '--schema', 'esign']);
@@ -173,7 +220,9 @@ describe('signfold pg', () => {
   it('refuses bad usage and unreachable or unmigrated databases with one line, exit 2', async () => {
     const missing = await runCli(['pg', 'work', '--drain']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^signfold: pg work: --database URL is required \(see/);
+    expect(missing.stderr).toMatch(
+      /^signfold: pg work: --database URL \(or DATABASE_URL\) is required \(see/,
+    );
     const notUrl = await runCli(['pg', 'migrate', '--database', 'localhost']);
     expect(notUrl).toMatchObject({ code: 2 });
     expect(notUrl.stderr).toContain('--database must be a URL');

@@ -1,0 +1,35 @@
+/**
+ * `signfold pg export`: the projection tables read back as the JSON that
+ * `signfold replay --json` prints for the same events (the same arrays,
+ * member names and value types), plus the quarantine table.
+ */
+
+import { readProjections, type SqlPool } from '../postgres/index.js';
+import {
+  listParticipants,
+  listSignRequests,
+  listTemplates,
+} from '../projections/projection-state.js';
+import { EXIT, type ExitCode } from './cli-error.js';
+import type { CliIO } from './cli-io.js';
+import { type PgTarget, postgresFailure } from './pg-command.js';
+
+/** Prints the tables as one JSON document, read in one snapshot. */
+export const pgExport = async (pool: SqlPool, target: PgTarget, io: CliIO): Promise<ExitCode> => {
+  const read = await readProjections(
+    pool,
+    target.schema === undefined ? {} : { schema: target.schema },
+  );
+  if (read.isErr()) throw postgresFailure(read.error);
+  const { state, checkpoint, quarantine } = read.value;
+  const document = {
+    schema: target.schema ?? 'signfold',
+    checkpoint,
+    templates: [...listTemplates(state)],
+    signRequests: [...listSignRequests(state)],
+    participants: [...listParticipants(state)],
+    quarantine,
+  };
+  io.stdout.write(`${JSON.stringify(document)}\n`);
+  return EXIT.ok;
+};
