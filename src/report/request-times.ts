@@ -29,6 +29,11 @@ const digits2 = (text: string, at: number): number => {
 const parseCanonical = (text: string): number | undefined => {
   if (text.length !== 24 || text.charCodeAt(23) !== 90 || text.charCodeAt(19) !== 46) return;
   if (text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return;
+  // The date part must be canonical too: Date.parse's lenient fallback reads other
+  // strings differently (it drops the milliseconds of '197(-01-01T00:00:00.001Z').
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84) return;
+  if (digits2(text, 0) < 0 || digits2(text, 2) < 0 || digits2(text, 5) < 0) return;
+  if (digits2(text, 8) < 0 || digits2(text, 11) < 0) return;
   const minutes = digits2(text, 14);
   const seconds = digits2(text, 17);
   const hundreds = text.charCodeAt(20) - 48;
