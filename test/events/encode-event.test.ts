@@ -223,8 +223,10 @@ describe('decoder totality', () => {
         expect(error.path, mutation.description).toBe(mutation.expectedPath);
         expect(error.message.length).toBeGreaterThan(0);
         // And through JSON text, where the mutation survives serialisation.
+        // JSON has no Infinity or NaN: stand in a boolean, wrong for every member (ids and strings;
+        // a string stand-in made a retyped string member valid again).
         const text = JSON.stringify(mutation.wire, (_k, v) =>
-          typeof v === 'number' && !Number.isFinite(v) ? 'non-finite' : v,
+          typeof v === 'number' && !Number.isFinite(v) ? true : v,
         );
         expect(decodeEventJson(text).isErr(), mutation.description).toBe(true);
       }),
