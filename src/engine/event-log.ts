@@ -129,6 +129,15 @@ export type LogRecord =
 export interface ReadOptions {
   /** First position to return (inclusive); default 1. */
   readonly fromPosition?: number;
+  /**
+   * `true` lets a log produce an entry's `raw` text only when it is read, for
+   * readers that seldom need it (the projector reads it only to quarantine a
+   * record). Such a record may be a class instance whose `raw` is a getter on
+   * its prototype: reading `record.raw` gives the same text, but spreading,
+   * `Object.keys` and `JSON.stringify` do not see it. Default `false`: every
+   * record is a plain object. Logs that hold the text already ignore it.
+   */
+  readonly lazyRaw?: boolean;
 }
 
 /** An append-only log of raw events. */

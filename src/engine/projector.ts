@@ -87,7 +87,7 @@ export class Projector {
    */
   apply(live: LiveEvent): Result<ApplyResult, Halted> {
     checkPosition(live.position, 'position', 0);
-    return this.#process(live.position, undefined, live.receivedAt, live.event, live.raw);
+    return this.#process(live.position, undefined, live.receivedAt, live.event, live);
   }
 
   /** Applies one record read from a log (`RangeError` on an invalid position, as `apply`). */
@@ -117,7 +117,8 @@ export class Projector {
     if (options.until !== undefined) checkPosition(options.until, 'until', 0);
     const until = options.until ?? Number.POSITIVE_INFINITY;
     let processed = 0;
-    for await (const batch of log.read({ fromPosition: this.#checkpoint + 1 })) {
+    const reading = { fromPosition: this.#checkpoint + 1, lazyRaw: true };
+    for await (const batch of log.read(reading)) {
       for (const record of batch) {
         if (record.position > until) {
           options.onProgress?.(this.#checkpoint, processed);
@@ -145,7 +146,7 @@ export class Projector {
         message: record.reason,
       });
     }
-    return this.#process(record.position, record.line, record.receivedAt, record.event, record.raw);
+    return this.#process(record.position, record.line, record.receivedAt, record.event, record);
   }
 
   #alreadyApplied(): Result<ApplyResult, Halted> {
@@ -158,18 +159,25 @@ export class Projector {
     line: number | undefined,
     receivedAt: string | undefined,
     value: unknown,
-    raw: string | undefined,
+    // Read only to quarantine: a log read with `lazyRaw` builds the text on demand.
+    source: { readonly raw?: string | undefined },
   ): Result<ApplyResult, Halted> {
     if (position <= this.#checkpoint) return this.#alreadyApplied();
     this.#incompleteTail = undefined;
     const decoded = decodeEvent(value, this.#decodeOptions);
     if (decoded.isErr()) {
-      return this.#reject(position, line, raw ?? rawTextOf(value), invalidEvent(decoded.error));
+      const raw = source.raw ?? rawTextOf(value);
+      return this.#reject(position, line, raw, invalidEvent(decoded.error));
     }
     const event = decoded.value;
     const outcome = applyEvent(this.#copy, event);
     if (typeof outcome === 'object') {
-      const rejected = this.#reject(position, line, raw ?? rawTextOf(value), conflicting(outcome));
+      const rejected = this.#reject(
+        position,
+        line,
+        source.raw ?? rawTextOf(value),
+        conflicting(outcome),
+      );
       // A halted position is processed again on resume: record it only once it is final.
       if (rejected.isOk()) this.#audit?.record(event, position, receivedAt, outcome.kind);
       return rejected;

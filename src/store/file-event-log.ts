@@ -99,7 +99,9 @@ const scan = async (
   const onTorn = (fragment: TornFragment): void => {
     torn = fragment;
   };
-  for await (const batch of streamRecords(handle, { ...settings, end: size, onTorn })) {
+  // Only positions and delivery ids are needed: no line text.
+  const scanSettings = { ...settings, end: size, onTorn, lazyRaw: true };
+  for await (const batch of streamRecords(handle, scanSettings)) {
     for (const record of batch) {
       if (record.kind === 'entry' && record.deliveryId !== undefined) {
         // The first occurrence wins, as it did when the log wrote it.

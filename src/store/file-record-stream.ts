@@ -45,6 +45,8 @@ export interface StreamSettings {
    * decodes and `JSON.parse`s every line, the reference the fast path is tested against.
    */
   readonly scan?: boolean;
+  /** See `ReadOptions.lazyRaw`; default `false`. */
+  readonly lazyRaw?: boolean;
 }
 
 /** Resolves reader options against the defaults; throws `RangeError` on a nonsensical value. */
@@ -52,6 +54,7 @@ export const streamSettings = (options: FileReadOptions | undefined): StreamSett
   maxLineBytes: byteLimit(options?.maxLineBytes, DEFAULT_MAX_LINE_BYTES, 'maxLineBytes'),
   chunkBytes: byteLimit(options?.chunkBytes, DEFAULT_CHUNK_BYTES, 'chunkBytes'),
   fromPosition: firstPosition(options?.fromPosition),
+  lazyRaw: options?.lazyRaw === true,
 });
 
 /** Reads records from an open handle; the caller owns (and closes) the handle. */
@@ -61,7 +64,12 @@ export async function* streamRecords(
 ): AsyncGenerator<readonly LogRecord[], void, undefined> {
   const classifier = new LineClassifier(settings.fromPosition);
   const scanner = settings.scan === false ? undefined : new LineScanner();
-  const splitter = new LineSplitter(classifier, settings.maxLineBytes, scanner);
+  const splitter = new LineSplitter(
+    classifier,
+    settings.maxLineBytes,
+    scanner,
+    settings.lazyRaw !== true,
+  );
   // Two buffers, reused in turn: the next chunk is read while this one is
   // split and its records consumed. The splitter copies what it keeps and
   // records hold strings, so a buffer is free again once its records are yielded.

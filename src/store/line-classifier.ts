@@ -13,6 +13,7 @@
 import type { LogRecord } from '../engine/event-log.js';
 import { previewRaw } from '../engine/quarantine.js';
 import type { LineSink } from './line-splitter.js';
+import { ScannedEntry } from './scanned-entry.js';
 
 /** The `reason` of a `bad-line` record for an unterminated, unparsable last line. */
 export const TORN_TAIL_REASON = 'torn tail (incomplete last line)';
@@ -46,9 +47,14 @@ export class LineClassifier implements LineSink {
 
   /**
    * Classifies a complete line already parsed by the reader's fast path
-   * (`value` is what `JSON.parse(text)` returns, and an object).
+   * (`value` is what `JSON.parse(text)` returns, and an object). Without
+   * `text`, the line is `JSON.stringify(value)` and its record a {@link ScannedEntry}.
    */
-  parsed(value: { readonly [member: string]: unknown }, text: string, lineNo: number): void {
+  parsed(
+    value: { readonly [member: string]: unknown },
+    text: string | undefined,
+    lineNo: number,
+  ): void {
     this.#classify(value, text, lineNo);
   }
 
@@ -100,7 +106,11 @@ export class LineClassifier implements LineSink {
     return true;
   }
 
-  #classify(object: { readonly [member: string]: unknown }, text: string, lineNo: number): void {
+  #classify(
+    object: { readonly [member: string]: unknown },
+    text: string | undefined,
+    lineNo: number,
+  ): void {
     const position = object.position;
     if (typeof position === 'number' && object.event !== undefined) {
       this.#envelope(object, position, text, lineNo);
@@ -117,42 +127,57 @@ export class LineClassifier implements LineSink {
   #envelope(
     object: { readonly [member: string]: unknown },
     position: number,
-    text: string,
+    text: string | undefined,
     lineNo: number,
   ): void {
     if (!Number.isSafeInteger(position) || position < 1) {
       const reason = `envelope position must be a positive integer (got ${position})`;
-      this.badLine(previewRaw(text), lineNo, reason);
+      this.badLine(previewRaw(text ?? JSON.stringify(object)), lineNo, reason);
     } else if (position <= this.#lastPosition) {
       const reason = `envelope position ${position} is not greater than the previous position ${this.#lastPosition}`;
-      this.badLine(previewRaw(text), lineNo, reason);
+      this.badLine(previewRaw(text ?? JSON.stringify(object)), lineNo, reason);
     } else {
-      const { receivedAt, deliveryId } = object;
       this.#lastPosition = position;
       if (position < this.#fromPosition) return;
-      this.#records.push({
-        kind: 'entry',
-        position,
-        line: lineNo,
-        receivedAt: typeof receivedAt === 'string' ? receivedAt : undefined,
-        deliveryId: typeof deliveryId === 'string' ? deliveryId : undefined,
-        event: object.event,
-        raw: text,
-      });
+      const { receivedAt, deliveryId, event } = object;
+      const at = typeof receivedAt === 'string' ? receivedAt : undefined;
+      const id = typeof deliveryId === 'string' ? deliveryId : undefined;
+      this.#records.push(
+        text === undefined
+          ? new ScannedEntry(position, lineNo, at, id, event, object)
+          : {
+              kind: 'entry',
+              position,
+              line: lineNo,
+              receivedAt: at,
+              deliveryId: id,
+              event,
+              raw: text,
+            },
+      );
     }
   }
 
-  #entry(position: number, lineNo: number, event: unknown, text: string): void {
+  #entry(
+    position: number,
+    lineNo: number,
+    event: { readonly [member: string]: unknown },
+    text: string | undefined,
+  ): void {
     this.#lastPosition = position;
     if (position < this.#fromPosition) return;
-    this.#records.push({
-      kind: 'entry',
-      position,
-      line: lineNo,
-      receivedAt: undefined,
-      deliveryId: undefined,
-      event,
-      raw: text,
-    });
+    this.#records.push(
+      text === undefined
+        ? new ScannedEntry(position, lineNo, undefined, undefined, event, event)
+        : {
+            kind: 'entry',
+            position,
+            line: lineNo,
+            receivedAt: undefined,
+            deliveryId: undefined,
+            event,
+            raw: text,
+          },
+    );
   }
 }

@@ -18,8 +18,16 @@ const PREVIEW_BYTES = 800;
 export interface LineSink {
   /** A complete, validly encoded line within the byte limit (newline excluded). */
   line(text: string, lineNo: number): void;
-  /** Such a line, already parsed by the fast path: `value` equals `JSON.parse(text)`. */
-  parsed(value: { readonly [member: string]: unknown }, text: string, lineNo: number): void;
+  /**
+   * Such a line, already parsed by the fast path: `value` equals
+   * `JSON.parse(text)`. `text` is left out when the splitter was asked not to
+   * build it: the line is then exactly `JSON.stringify(value)`.
+   */
+  parsed(
+    value: { readonly [member: string]: unknown },
+    text: string | undefined,
+    lineNo: number,
+  ): void;
   /** A complete line that is not usable text; `preview` is its start. */
   badLine(preview: string, lineNo: number, reason: string): void;
 }
@@ -59,6 +67,7 @@ export class LineSplitter {
   readonly #sink: LineSink;
   readonly #maxLineBytes: number;
   readonly #scanner: LineScanner | undefined;
+  readonly #lineText: boolean;
   /** Copies of the bytes of the unfinished line (copied: callers reuse their chunk buffer). */
   #parts: Buffer[] = [];
   #partBytes = 0;
@@ -75,12 +84,14 @@ export class LineSplitter {
 
   /**
    * Lines go to `sink`; lines over `maxLineBytes` bytes are reported as bad
-   * lines. With a `scanner`, well-formed lines are parsed from the bytes.
+   * lines. With a `scanner`, well-formed lines are parsed from the bytes, and
+   * with `lineText` false their text is not built (see {@link LineSink.parsed}).
    */
-  constructor(sink: LineSink, maxLineBytes: number, scanner?: LineScanner) {
+  constructor(sink: LineSink, maxLineBytes: number, scanner?: LineScanner, lineText = true) {
     this.#sink = sink;
     this.#maxLineBytes = maxLineBytes;
     this.#scanner = scanner;
+    this.#lineText = lineText;
   }
 
   /** Processes one chunk. The splitter does not keep a reference to `chunk`. */
@@ -188,6 +199,7 @@ export class LineSplitter {
   #scanBlock(chunk: Buffer, start: number, last: number, scanner: LineScanner): void {
     const sink = this.#sink;
     const limit = this.#maxLineBytes;
+    const lineText = this.#lineText;
     let lineNo = this.#lineNo;
     let from = start;
     for (;;) {
@@ -199,7 +211,9 @@ export class LineSplitter {
         scanner.end - from <= limit
       ) {
         end = scanner.end;
-        const text = chunk.toString(scanner.ascii ? 'latin1' : 'utf8', from, end);
+        const text = lineText
+          ? chunk.toString(scanner.ascii ? 'latin1' : 'utf8', from, end)
+          : undefined;
         sink.parsed(value, text, lineNo);
       } else {
         const found = chunk.indexOf(NEWLINE, from);
