@@ -116,4 +116,13 @@ describe('architecture', () => {
       expect(loaded.length, entry).toBeGreaterThan(3);
     }
   });
+
+  it('the CLI loads a command only when it runs, so a replay pays no start-up for the report', () => {
+    const atStart = [...loadedBy('cli/main.ts')];
+    expect(atStart.filter((target) => target.endsWith('-command.ts'))).toEqual([]);
+    expect(atStart.filter((target) => target.startsWith('report/'))).toEqual([]);
+    const replay = [...loadedBy('cli/replay-command.ts')];
+    expect(replay.filter((target) => target.startsWith('report/'))).toEqual([]);
+    expect(replay).toContain('engine/projector.ts');
+  });
 });

