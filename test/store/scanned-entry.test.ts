@@ -108,6 +108,24 @@ describe('reads with lazyRaw', () => {
     );
   });
 
+  it('are what a projector replay asks for, from the record after its checkpoint', async () => {
+    const path = await writeLines([
+      JSON.stringify({ type: 'template-deleted', companyId: 1, templateId: 9 }),
+    ]);
+    const asked: (ReadOptions | undefined)[] = [];
+    const projector = createProjector({ audit: false });
+    const read = (options?: ReadOptions) => {
+      asked.push(options);
+      return readFileEventLog(path, options);
+    };
+    (await projector.replay({ read }))._unsafeUnwrap();
+    (await projector.replay({ read }))._unsafeUnwrap();
+    expect(asked).toEqual([
+      { fromPosition: 1, lazyRaw: true },
+      { fromPosition: 2, lazyRaw: true },
+    ]);
+  });
+
   it('leave opening a file log for append unchanged (positions and delivery ids found)', async () => {
     const dir = await tempDir();
     const path = join(dir, 'events.ndjson');
