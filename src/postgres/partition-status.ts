@@ -3,11 +3,11 @@
  * owner and lease, checkpoint, lag (events still to read, and the age of the
  * oldest of them) and last error; with the workers alive.
  */
-import { err, ok, type Result } from 'neverthrow';
-import { checkSchema, type SchemaOptions } from './migrate.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
-import { schemaName } from './schema-name.js';
-import { checkOut, type SqlPool } from './sql-client.js';
+import type { Result } from 'neverthrow';
+import type { SchemaOptions } from './migrate.js';
+import type { PostgresError } from './postgres-error.js';
+import { readSnapshot } from './read-snapshot.js';
+import type { SqlPool } from './sql-client.js';
 
 /** One partition's row in {@link ProjectionStatus}. */
 export interface PartitionStatus {
@@ -81,23 +81,11 @@ const partitionOf = (row: Row): PartitionStatus => ({
 });
 
 /** Reads the status of a migrated schema, in one snapshot. */
-export const readProjectionStatus = async (
+export const readProjectionStatus = (
   pool: SqlPool,
   options: SchemaOptions = {},
-): Promise<Result<ProjectionStatus, PostgresError>> => {
-  const named = schemaName(options.schema);
-  if (named.isErr()) return err(named.error);
-  const s = named.value;
-  const checked = await checkSchema(pool, s);
-  if (checked.isErr()) return err(checked.error);
-  let db: Awaited<ReturnType<SqlPool['connect']>>;
-  try {
-    db = await checkOut(pool);
-  } catch (cause) {
-    return err(databaseError(cause, 'connecting to PostgreSQL'));
-  }
-  try {
-    await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+): Promise<Result<ProjectionStatus, PostgresError>> =>
+  readSnapshot(pool, options, 'the status', async (db, s) => {
     const store = await db.query<Row>(
       `SELECT count(*) AS events, coalesce(max(position), 0) AS last_position,
               pg_total_relation_size('${s}.events') AS bytes FROM ${s}.events`,
@@ -118,10 +106,9 @@ export const readProjectionStatus = async (
               round(extract(epoch FROM lease_until - clock_timestamp()) * 1000) AS lease_ms
          FROM ${s}.workers WHERE lease_until > clock_timestamp() ORDER BY started_at, id`,
     );
-    await db.query('COMMIT');
     const rows = partitions.rows.map(partitionOf);
     const head = store.rows[0];
-    return ok({
+    return {
       schema: s,
       events: num(head?.events),
       lastPosition: num(head?.last_position),
@@ -133,11 +120,5 @@ export const readProjectionStatus = async (
         startedAt: String(row.started_at),
         leaseRemainingMs: num(row.lease_ms),
       })),
-    });
-  } catch (cause) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    return err(databaseError(cause, `reading the status of ${s}`));
-  } finally {
-    db.release();
-  }
-};
+    };
+  });

@@ -1,12 +1,12 @@
-import { err, ok, type Result } from 'neverthrow';
+import type { Result } from 'neverthrow';
 import type { QuarantineReason } from '../engine/quarantine.js';
 import type { ProjectionState } from '../projections/projection-state.js';
-import { checkSchema, type SchemaOptions } from './migrate.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
+import type { SchemaOptions } from './migrate.js';
+import type { PostgresError } from './postgres-error.js';
 import { readAllRecords } from './projection-tables.js';
 import { PROJECTION_NAME } from './projection-worker.js';
-import { schemaName } from './schema-name.js';
-import { checkOut, type SqlPool } from './sql-client.js';
+import { readSnapshot } from './read-snapshot.js';
+import type { SqlPool } from './sql-client.js';
 
 /** What the projection tables hold, read back whole. */
 export interface StoredProjections {
@@ -32,23 +32,11 @@ export interface StoredQuarantineEntry {
  * databases (applications should query the tables with SQL instead). Reads
  * in one snapshot, so a worker committing meanwhile is seen whole or not at all.
  */
-export const readProjections = async (
+export const readProjections = (
   pool: SqlPool,
   options: SchemaOptions = {},
-): Promise<Result<StoredProjections, PostgresError>> => {
-  const named = schemaName(options.schema);
-  if (named.isErr()) return err(named.error);
-  const schema = named.value;
-  const checked = await checkSchema(pool, schema);
-  if (checked.isErr()) return err(checked.error);
-  let db: Awaited<ReturnType<SqlPool['connect']>>;
-  try {
-    db = await checkOut(pool);
-  } catch (cause) {
-    return err(databaseError(cause, 'connecting to PostgreSQL'));
-  }
-  try {
-    await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+): Promise<Result<StoredProjections, PostgresError>> =>
+  readSnapshot(pool, options, 'the projections', async (db, schema) => {
     const state = await readAllRecords(db, schema);
     const checkpoint = await db.query<{ position: string }>(
       `SELECT position FROM ${schema}.checkpoints WHERE projection = $1`,
@@ -60,16 +48,9 @@ export const readProjections = async (
       message: string;
       raw: string;
     }>(`SELECT position, reason, message, raw FROM ${schema}.quarantine ORDER BY position`);
-    await db.query('COMMIT');
-    return ok({
+    return {
       state,
       checkpoint: Number(checkpoint.rows[0]?.position ?? 0),
       quarantine: quarantine.rows.map((row) => ({ ...row, position: Number(row.position) })),
-    });
-  } catch (cause) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    return err(databaseError(cause, `reading the projections of ${schema}`));
-  } finally {
-    db.release();
-  }
-};
+    };
+  });

@@ -16,11 +16,16 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs `node dist/cli/main.js ...args` in `cwd` and collects its output. */
-export const runCli = (args: readonly string[], cwd = ROOT): Promise<CliRun> =>
+/** Runs `node dist/cli/main.js ...args` in `cwd` (with `env`, default this process's) and collects its output. */
+export const runCli = (
+  args: readonly string[],
+  cwd = ROOT,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CliRun> =>
   new Promise((done, fail) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd,
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -137,6 +142,25 @@ export const MIXED_LOG: readonly string[] = [
 export const CLEAN_LOG: readonly string[] = MIXED_LOG.filter(
   (_, index) => index !== 3 && index !== 6,
 );
+
+/**
+ * A log for the stuck-request views: request 1 sent on day 0 and still open
+ * (its participant sent on day 1), and request 2 sent ten days later, as
+ * envelopes dated at midnight UTC from 2025-01-01.
+ */
+export const writeStuckLog = (name: string): Promise<string> => {
+  const at = (day: number, event: object) =>
+    JSON.stringify({
+      position: day + 1,
+      receivedAt: new Date(Date.UTC(2025, 0, 1 + day)).toISOString(),
+      event,
+    });
+  return writeFixture(name, [
+    at(0, requestEvent('sign-request-sent', 1, true)),
+    at(1, participantEvent('participant-sent', 1, 5, true)),
+    at(10, requestEvent('sign-request-sent', 2, true)),
+  ]);
+};
 
 /** Parses a summary line `Label:   value` into the value. */
 export const summaryValue = (stdout: string, label: string): string => {

@@ -77,19 +77,7 @@ describe('signfold pg', () => {
   it('export prints the arrays replay --json prints, and DATABASE_URL stands in for --database', async () => {
     const url = await server.createDatabase('cli_export');
     const env = { ...process.env, DATABASE_URL: url };
-    const run = (args: readonly string[]) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-        const child = spawn(process.execPath, [CLI, ...args], { env });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-          stdout += chunk;
-        });
-        child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-          stderr += chunk;
-        });
-        child.on('close', (code) => done({ code, stdout, stderr }));
-      });
+    const run = (args: readonly string[]) => runCli(args, ROOT, env);
     for (const args of [
       ['pg', 'migrate'],
       ['pg', 'import', EXAMPLE],

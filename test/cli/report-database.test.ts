@@ -2,15 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
-import {
-  participantEvent,
-  ROOT,
-  removeTempDirs,
-  requestEvent,
-  runCli,
-  tempDir,
-  writeFixture,
-} from './cli-helpers.js';
+import { ROOT, removeTempDirs, runCli, tempDir, writeStuckLog } from './cli-helpers.js';
 
 const EXAMPLE = join(ROOT, 'examples/events.ndjson');
 
@@ -60,17 +52,7 @@ describe('signfold report --database', () => {
   });
 
   it('lists stuck requests with inspect command lines that read the same database', async () => {
-    const at = (day: number, event: object) =>
-      JSON.stringify({
-        position: day + 1,
-        receivedAt: new Date(Date.UTC(2025, 0, 1 + day)).toISOString(),
-        event,
-      });
-    const log = await writeFixture('stuck.ndjson', [
-      at(0, requestEvent('sign-request-sent', 1, true)),
-      at(1, participantEvent('participant-sent', 1, 5, true)),
-      at(10, requestEvent('sign-request-sent', 2, true)),
-    ]);
+    const log = await writeStuckLog('stuck.ndjson');
     const url = await databaseOf('report_stuck', log);
     const out = join(dir, 'stuck.html');
     const result = await runCli(['report', '--database', withPassword(url), '--out', out]);

@@ -6,12 +6,12 @@ import {
   bare,
   envelope,
   MIXED_LOG,
-  participantEvent,
   removeTempDirs,
   requestEvent,
   runCli,
   tempDir,
   writeFixture,
+  writeStuckLog,
 } from './cli-helpers.js';
 
 afterAll(removeTempDirs);
@@ -50,17 +50,7 @@ describe('signfold report', () => {
 
   it('measures stuck requests against the latest receivedAt with --stuck-after', async () => {
     // Request 1 sent on day 0, still open; another event ten days later.
-    const at = (day: number, event: object) =>
-      JSON.stringify({
-        position: day + 1,
-        receivedAt: new Date(Date.UTC(2025, 0, 1 + day)).toISOString(),
-        event,
-      });
-    const path = await writeFixture('stuck.ndjson', [
-      at(0, requestEvent('sign-request-sent', 1, true)),
-      at(1, participantEvent('participant-sent', 1, 5, true)),
-      at(10, requestEvent('sign-request-sent', 2, true)),
-    ]);
+    const path = await writeStuckLog('stuck.ndjson');
     const out = join(dir, 'stuck.html');
     expect((await runCli(['report', path, '--out', out, '--stuck-after', '9d'])).code).toBe(0);
     const stuck = await readFile(out, 'utf8');
