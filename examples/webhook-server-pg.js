@@ -8,17 +8,16 @@
 //   DATABASE_URL=postgres://... node examples/webhook-server-pg.js
 //   curl -H 'x-delivery-id: d-1' --data @event.json http://127.0.0.1:8080/webhooks
 import { realpathSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { openPostgresEventLog } from '../dist/postgres/index.js';
 import {
-  DELIVERY_HEADER,
+  deliveryIdOf,
   MAX_BODY_BYTES,
   parseBody,
-  Rejected,
   readBody,
   reply,
+  serveWebhooks,
 } from './webhook-server.js';
 
 /**
@@ -43,60 +42,35 @@ export const startServer = async ({
   }
   const log = opened.value;
 
-  /** @type {import('node:http').RequestListener} */
-  const handle = async (request, response) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (path !== '/webhooks') return reply(response, 404, { error: 'not found' });
-    if (request.method !== 'POST') {
-      response.setHeader('allow', 'POST');
-      return reply(response, 405, { error: 'use POST' });
+  /** @type {Parameters<typeof serveWebhooks>[0]} */
+  const deliver = async (request, response) => {
+    const { event } = parseBody(await readBody(request, limit));
+    const deliveryId = deliveryIdOf(request);
+    // Resolves once the insert is committed (PostgreSQL's synchronous_commit decides how durable).
+    const appended = await log.append(event, deliveryId === undefined ? {} : { deliveryId });
+    if (appended.isErr()) {
+      const { kind, message } = appended.error;
+      // Not stored: a non-2xx answer makes the sender deliver it again later.
+      if (kind === 'too-large') return reply(response, 413, { error: message });
+      if (kind === 'not-serializable') return reply(response, 400, { error: message });
+      response.setHeader('retry-after', '5');
+      return reply(response, 503, { error: message });
     }
-    try {
-      const { event } = parseBody(await readBody(request, limit));
-      const header = request.headers[DELIVERY_HEADER];
-      const deliveryId = typeof header === 'string' && header.trim() !== '' ? header : undefined;
-      // Resolves once the insert is committed (PostgreSQL's synchronous_commit decides how durable).
-      const appended = await log.append(event, deliveryId === undefined ? {} : { deliveryId });
-      if (appended.isErr()) {
-        const { kind, message } = appended.error;
-        // Not stored: a non-2xx answer makes the sender deliver it again later.
-        if (kind === 'too-large') return reply(response, 413, { error: message });
-        if (kind === 'not-serializable') return reply(response, 400, { error: message });
-        response.setHeader('retry-after', '5');
-        return reply(response, 503, { error: message });
-      }
-      const stored = appended.value;
-      return reply(response, 200, {
-        position: stored.position,
-        duplicate: stored.kind === 'duplicate',
-      });
-    } catch (cause) {
-      if (!(cause instanceof Rejected)) throw cause;
-      if (cause.status === 413) response.setHeader('connection', 'close');
-      return reply(response, cause.status, { error: cause.message });
-    }
+    const stored = appended.value;
+    return reply(response, 200, {
+      position: stored.position,
+      duplicate: stored.kind === 'duplicate',
+    });
   };
 
-  const server = createServer((request, response) => {
-    handle(request, response).catch((/** @type {unknown} */ cause) => {
-      console.error('webhook handler failed:', cause);
-      if (!response.headersSent) reply(response, 500, { error: 'internal error' });
-    });
-  });
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve(undefined));
-  });
-  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const serving = await serveWebhooks(deliver, { port, host });
   return {
-    url: `http://${host}:${address.port}/webhooks`,
-    port: address.port,
+    url: serving.url,
+    port: serving.port,
     log,
     /** Stops accepting deliveries, lets those in flight finish, then releases the pool. */
     close: async () => {
-      const closed = new Promise((resolve) => server.close(resolve));
-      server.closeIdleConnections();
-      await closed;
+      await serving.stop();
       await log.close();
       await pool.end();
     },

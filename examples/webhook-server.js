@@ -108,6 +108,63 @@ export const reply = (response, status, body) => {
 };
 
 /**
+ * The delivery id of a request, from {@link DELIVERY_HEADER}; `undefined` when absent or blank.
+ * @param {import('node:http').IncomingMessage} request
+ */
+export const deliveryIdOf = (request) => {
+  const header = request.headers[DELIVERY_HEADER];
+  return typeof header === 'string' && header.trim() !== '' ? header : undefined;
+};
+
+/**
+ * Listens on `host:port` and hands every `POST /webhooks` to `deliver` (other paths get 404,
+ * other methods 405). A {@link Rejected} thrown by `deliver` is answered with its status; any
+ * other failure is logged and answered 500.
+ * @param {(request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => Promise<void>} deliver
+ * @param {{ port: number, host: string }} address
+ */
+export const serveWebhooks = async (deliver, { port, host }) => {
+  /** @type {import('node:http').RequestListener} */
+  const handle = async (request, response) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path !== '/webhooks') return reply(response, 404, { error: 'not found' });
+    if (request.method !== 'POST') {
+      response.setHeader('allow', 'POST');
+      return reply(response, 405, { error: 'use POST' });
+    }
+    try {
+      await deliver(request, response);
+    } catch (cause) {
+      if (!(cause instanceof Rejected)) throw cause;
+      // Close the connection so a sender still streaming an oversized body is cut off.
+      if (cause.status === 413) response.setHeader('connection', 'close');
+      reply(response, cause.status, { error: cause.message });
+    }
+  };
+  const server = createServer((request, response) => {
+    handle(request, response).catch((/** @type {unknown} */ cause) => {
+      console.error('webhook handler failed:', cause);
+      if (!response.headersSent) reply(response, 500, { error: 'internal error' });
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(undefined));
+  });
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    url: `http://${host}:${address.port}/webhooks`,
+    port: address.port,
+    /** Stops accepting deliveries and waits for those in flight. */
+    stop: async () => {
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeIdleConnections();
+      await closed;
+    },
+  };
+};
+
+/**
  * Opens the log, catches the projector up with it, and listens for `POST /webhooks`.
  * @param {{ logPath: string, port?: number, host?: string, maxBodyBytes?: number }} options
  */
@@ -124,63 +181,37 @@ export const startServer = async ({ logPath, port = 8080, host = '127.0.0.1', ma
   if (caughtUp.isErr()) throw new Error(caughtUp.error.message);
   const apply = inPositionOrder(projector, log.lastPosition + 1);
 
-  /** @type {import('node:http').RequestListener} */
-  const handle = async (request, response) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (path !== '/webhooks') return reply(response, 404, { error: 'not found' });
-    if (request.method !== 'POST') {
-      response.setHeader('allow', 'POST');
-      return reply(response, 405, { error: 'use POST' });
+  /** @type {Parameters<typeof serveWebhooks>[0]} */
+  const deliver = async (request, response) => {
+    const { event, text } = parseBody(await readBody(request, limit));
+    const deliveryId = deliveryIdOf(request);
+    const appended = await log.append(event, deliveryId === undefined ? {} : { deliveryId });
+    if (appended.isErr()) {
+      const { kind, message } = appended.error;
+      // Not stored: a non-2xx answer makes the sender deliver it again later.
+      if (kind === 'too-large') return reply(response, 413, { error: message });
+      response.setHeader('retry-after', '5');
+      return reply(response, 503, { error: message });
     }
-    try {
-      const { event, text } = parseBody(await readBody(request, limit));
-      const header = request.headers[DELIVERY_HEADER];
-      const deliveryId = typeof header === 'string' && header.trim() !== '' ? header : undefined;
-      const appended = await log.append(event, deliveryId === undefined ? {} : { deliveryId });
-      if (appended.isErr()) {
-        const { kind, message } = appended.error;
-        // Not stored: a non-2xx answer makes the sender deliver it again later.
-        if (kind === 'too-large') return reply(response, 413, { error: message });
-        response.setHeader('retry-after', '5');
-        return reply(response, 503, { error: message });
-      }
-      const stored = appended.value;
-      if (stored.kind === 'duplicate') {
-        // Stored (and applied) when first delivered: acknowledge again, change nothing.
-        return reply(response, 200, { position: stored.position, duplicate: true });
-      }
-      const { position, receivedAt } = stored;
-      const outcome = await apply({ position, event, receivedAt, raw: text });
-      return reply(response, 200, { position, duplicate: false, outcome });
-    } catch (cause) {
-      if (!(cause instanceof Rejected)) throw cause;
-      // Close the connection so a sender still streaming an oversized body is cut off.
-      if (cause.status === 413) response.setHeader('connection', 'close');
-      return reply(response, cause.status, { error: cause.message });
+    const stored = appended.value;
+    if (stored.kind === 'duplicate') {
+      // Stored (and applied) when first delivered: acknowledge again, change nothing.
+      return reply(response, 200, { position: stored.position, duplicate: true });
     }
+    const { position, receivedAt } = stored;
+    const outcome = await apply({ position, event, receivedAt, raw: text });
+    return reply(response, 200, { position, duplicate: false, outcome });
   };
 
-  const server = createServer((request, response) => {
-    handle(request, response).catch((/** @type {unknown} */ cause) => {
-      console.error('webhook handler failed:', cause);
-      if (!response.headersSent) reply(response, 500, { error: 'internal error' });
-    });
-  });
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve(undefined));
-  });
-  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const serving = await serveWebhooks(deliver, { port, host });
   return {
-    url: `http://${host}:${address.port}/webhooks`,
-    port: address.port,
+    url: serving.url,
+    port: serving.port,
     log,
     projector,
     /** Stops accepting deliveries, lets those in flight finish, then closes the log. */
     close: async () => {
-      const closed = new Promise((resolve) => server.close(resolve));
-      server.closeIdleConnections();
-      await closed;
+      await serving.stop();
       await log.close();
     },
   };
