@@ -9,7 +9,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../scripts/debian-chromium.js';
 import { generateEvents, writeNdjson } from './generate-stream.js';
 
 const { values: opts } = parseArgs({
@@ -71,16 +71,7 @@ const ratio = median(report) / median(replay);
 const pageBytes = statSync(page).size;
 
 // --- opening the page in chromium -------------------------------------------
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--no-first-run',
-    '--disable-background-networking',
-  ],
-});
+const browser = await launchChromium();
 const opens = [];
 for (let round = 0; round < ROUNDS; round += 1) {
   const tab = await browser.newPage({ viewport: { width: 1200, height: 900 } });

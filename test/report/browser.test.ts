@@ -1,20 +1,11 @@
-/**
- * The report of the example log in a real browser: Debian's chromium, driven
- * by playwright-core (which never downloads a browser). Checks what a reader
- * sees: no console error, no request leaving the file, the figures of
- * `signfold replay --json`, every chart drawn. Saves screenshots under
- * `test-artifacts/` (light and dark); with `SIGNFOLD_UPDATE_SCREENSHOT=1`
- * (`npm run docs:screenshot`) also `docs/report-screenshot.png`.
- */
-import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../scripts/debian-chromium.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const EXAMPLE = 'examples/events.ndjson';
 
@@ -35,9 +26,6 @@ const problems: string[] = [];
 const requests: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`);
-  }
   const out = join(await tempDir(), 'report.html');
   const [report, json] = await Promise.all([
     runCli(['report', EXAMPLE, '--out', out]),
@@ -47,16 +35,7 @@ beforeAll(async () => {
   expect(report.code).toBe(0);
   replay = JSON.parse(json.stdout) as ReplayJson;
   pageUrl = pathToFileURL(out).href;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1200, height: 1500 } });
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning') {
