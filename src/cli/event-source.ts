@@ -4,7 +4,7 @@
  * path is loaded on use, so reading a file never loads `pg`.
  */
 import type { Projector } from '../engine/projector.js';
-import { type OptionTable, type ParsedArgs, stringFlag } from './args.js';
+import { type ParsedArgs, stringFlag } from './args.js';
 import { usageError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { checkDatabaseUrl } from './pg-pool.js';
@@ -14,12 +14,6 @@ import { type ReplayRun, replayLogFile } from './replay-log.js';
 export type EventSource =
   | { readonly kind: 'file'; readonly path: string }
   | { readonly kind: 'database'; readonly url: string; readonly schema: string | undefined };
-
-/** The flags that name a database source. */
-export const DATABASE_OPTIONS: OptionTable = {
-  database: { type: 'string' },
-  schema: { type: 'string' },
-};
 
 /**
  * The source named by the command line: one `LOG` positional, or

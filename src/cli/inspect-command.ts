@@ -12,7 +12,8 @@ import type { SignRequestView } from '../projections/records.js';
 import { idFlag, integerFlag, type OptionTable, parseCommandArgs, stringFlag } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
-import { DATABASE_OPTIONS, eventSourceOf, replaySource, sourceLabel } from './event-source.js';
+import { eventSourceOf, replaySource, sourceLabel } from './event-source.js';
+import { DATABASE_OPTIONS } from './pg-pool.js';
 import { formatTable } from './table.js';
 
 /** The flags of `inspect`. */

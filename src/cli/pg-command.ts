@@ -3,7 +3,7 @@
  * line. Loaded only when a `pg` command runs, so the other commands never
  * load `pg` (an optional peer dependency).
  */
-import type { PostgresError } from '../postgres/index.js';
+import { migrate, type PostgresError, type SchemaOptions } from '../postgres/index.js';
 import {
   booleanFlag,
   expectPositionals,
@@ -16,26 +16,23 @@ import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { pgExport } from './pg-export.js';
 import { pgImport } from './pg-import.js';
-import { openPool } from './pg-pool.js';
+import { DATABASE_OPTIONS, openPool } from './pg-pool.js';
 import { pgStatus } from './pg-status.js';
 import { pgWork } from './pg-work.js';
 
-/** The flags every `pg` subcommand takes. */
-const COMMON: OptionTable = { database: { type: 'string' }, schema: { type: 'string' } };
-
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
-  migrate: { ...COMMON, partitions: { type: 'string' } },
-  import: COMMON,
+  migrate: { ...DATABASE_OPTIONS, partitions: { type: 'string' } },
+  import: DATABASE_OPTIONS,
   work: {
-    ...COMMON,
+    ...DATABASE_OPTIONS,
     drain: { type: 'boolean' },
     'batch-size': { type: 'string' },
     'poll-interval': { type: 'string' },
     lease: { type: 'string' },
     'worker-id': { type: 'string' },
   },
-  status: { ...COMMON, json: { type: 'boolean' } },
-  export: COMMON,
+  status: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
+  export: DATABASE_OPTIONS,
 };
 
 /** An optional integer flag of at least `least`. */
@@ -58,7 +55,8 @@ export const postgresFailure = (error: PostgresError): CliError => new CliError(
 /** The parsed options shared by the subcommands. */
 export interface PgTarget {
   readonly database: string;
-  readonly schema: string | undefined;
+  /** `--schema`, as the adapter's functions take it (empty: the default schema). */
+  readonly schemaOptions: SchemaOptions;
 }
 
 /** `signfold pg SUBCOMMAND …`. */
@@ -77,15 +75,11 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
   if (database === undefined) {
     throw usageError(`pg ${sub}: --database URL (or DATABASE_URL) is required`);
   }
-  const target: PgTarget = { database, schema: stringFlag(parsed, 'schema') };
+  const schema = stringFlag(parsed, 'schema');
+  const target: PgTarget = { database, schemaOptions: schema === undefined ? {} : { schema } };
   const positionals = expectPositionals(parsed.positionals, sub === 'import' ? ['LOG'] : []);
-  const batch = stringFlag(parsed, 'batch-size');
-  const poll = stringFlag(parsed, 'poll-interval');
-  const batchSize = batch === undefined ? undefined : integerFlag('--batch-size', batch);
-  const pollMs = poll === undefined ? undefined : integerFlag('--poll-interval', poll);
-  if (batchSize !== undefined && batchSize < 1) throw usageError('--batch-size must be at least 1');
-  if (pollMs !== undefined && pollMs < 10)
-    throw usageError('--poll-interval must be at least 10 (ms)');
+  const batchSize = integerAtLeast(parsed, 'batch-size', 1);
+  const pollMs = integerAtLeast(parsed, 'poll-interval', 10, ' (ms)');
   const partitions = integerAtLeast(parsed, 'partitions', 1);
   if (partitions !== undefined && partitions > 1024)
     throw usageError('--partitions must be at most 1024');
@@ -93,10 +87,9 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
   const workerId = stringFlag(parsed, 'worker-id');
   const pool = await openPool(database);
   try {
-    const { migrate } = await import('../postgres/index.js');
     if (sub === 'migrate') {
       const migrated = await migrate(pool, {
-        ...(target.schema === undefined ? {} : { schema: target.schema }),
+        ...target.schemaOptions,
         ...(partitions === undefined ? {} : { partitions }),
       });
       if (migrated.isErr()) throw postgresFailure(migrated.error);

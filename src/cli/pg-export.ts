@@ -4,7 +4,7 @@
  * member names and value types), plus the quarantine table.
  */
 
-import { readProjections, type SqlPool } from '../postgres/index.js';
+import { DEFAULT_SCHEMA, readProjections, type SqlPool } from '../postgres/index.js';
 import {
   listParticipants,
   listSignRequests,
@@ -16,14 +16,11 @@ import { type PgTarget, postgresFailure } from './pg-command.js';
 
 /** Prints the tables as one JSON document, read in one snapshot. */
 export const pgExport = async (pool: SqlPool, target: PgTarget, io: CliIO): Promise<ExitCode> => {
-  const read = await readProjections(
-    pool,
-    target.schema === undefined ? {} : { schema: target.schema },
-  );
+  const read = await readProjections(pool, target.schemaOptions);
   if (read.isErr()) throw postgresFailure(read.error);
   const { state, checkpoint, quarantine } = read.value;
   const document = {
-    schema: target.schema ?? 'signfold',
+    schema: target.schemaOptions.schema ?? DEFAULT_SCHEMA,
     checkpoint,
     templates: [...listTemplates(state)],
     signRequests: [...listSignRequests(state)],

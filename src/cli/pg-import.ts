@@ -17,7 +17,7 @@ export const pgImport = async (
   const progress = new ReplayProgress(io.stderr, io.now, logPath, 'importing');
   const started = io.now();
   const imported = await importRecords(pool, log.read(), {
-    ...(target.schema === undefined ? {} : { schema: target.schema }),
+    ...target.schemaOptions,
     onProgress: (records) => progress.tick(records, records),
   });
   progress.finish();

@@ -4,7 +4,14 @@
  * dependency that the other commands never load.
  */
 import type { SqlPool } from '../postgres/index.js';
+import type { OptionTable } from './args.js';
 import { CliError, usageError } from './cli-error.js';
+
+/** The flags that name a database: `--database URL [--schema NAME]`. */
+export const DATABASE_OPTIONS: OptionTable = {
+  database: { type: 'string' },
+  schema: { type: 'string' },
+};
 
 /** A pool the command ends when done. */
 export type CliPool = SqlPool & { end(): Promise<void> };

@@ -3,6 +3,7 @@ import { type ProjectionStatus, readProjectionStatus, type SqlPool } from '../po
 import { EXIT, type ExitCode } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { type PgTarget, postgresFailure } from './pg-command.js';
+import { summary } from './pg-work.js';
 import { formatTable } from './table.js';
 
 const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
@@ -32,8 +33,7 @@ export const formatStatus = (status: ProjectionStatus): string[] => {
   return [
     `schema ${status.schema}: ${status.events} events (last position ${status.lastPosition}, ${megabytes(status.storeBytes)}), ` +
       `${status.partitions.length} partitions, ${status.workers.length} workers alive`,
-    `projected up to position ${status.checkpoint}: ${totals.applied} applied, ${totals.noOps} no-ops, ` +
-      `${totals.conflicts} conflicts, ${totals.invalid} invalid`,
+    summary({ checkpoint: status.checkpoint, ...totals }),
     ...formatTable(
       ['partition', 'owner', 'lease', 'checkpoint', 'lag', 'lag s', 'last error'],
       rows,
@@ -49,10 +49,7 @@ export const pgStatus = async (
   json: boolean,
   io: CliIO,
 ): Promise<ExitCode> => {
-  const status = await readProjectionStatus(
-    pool,
-    target.schema === undefined ? {} : { schema: target.schema },
-  );
+  const status = await readProjectionStatus(pool, target.schemaOptions);
   if (status.isErr()) throw postgresFailure(status.error);
   io.stdout.write(
     json

@@ -16,7 +16,10 @@ export interface WorkOptions {
   readonly workerId: string | undefined;
 }
 
-const summary = (progress: WorkerProgress): string =>
+/** One line: the checkpoint and the counters. */
+export const summary = (
+  progress: Pick<WorkerProgress, 'checkpoint' | 'applied' | 'noOps' | 'conflicts' | 'invalid'>,
+): string =>
   `projected up to position ${progress.checkpoint}: ${progress.applied} applied, ${progress.noOps} no-ops, ` +
   `${progress.conflicts} conflicts, ${progress.invalid} invalid`;
 
@@ -27,9 +30,8 @@ export const pgWork = async (
   options: WorkOptions,
   io: CliIO,
 ): Promise<ExitCode> => {
-  const schema = target.schema === undefined ? {} : { schema: target.schema };
   const created = await createProjectionWorker(pool, {
-    ...schema,
+    ...target.schemaOptions,
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
@@ -40,7 +42,7 @@ export const pgWork = async (
   });
   if (created.isErr()) throw postgresFailure(created.error);
   const worker = created.value;
-  const progress = new ReplayProgress(io.stderr, io.now, target.schema ?? 'signfold', 'projecting');
+  const progress = new ReplayProgress(io.stderr, io.now, worker.schema, 'projecting');
   let processed = 0;
   const onBatch = (batch: WorkerProgress): void => {
     processed += batch.processed;
@@ -60,7 +62,6 @@ export const pgWork = async (
   try {
     const followed = await followAppends(pool, worker, {
       signal: stop.signal,
-      ...schema,
       ...(options.pollMs === undefined ? {} : { pollIntervalMs: options.pollMs }),
       onBatch,
     });

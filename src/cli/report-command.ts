@@ -16,7 +16,6 @@ import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { durationFlag } from './duration-flag.js';
 import {
-  DATABASE_OPTIONS,
   type EventSource,
   eventSourceOf,
   replaySource,
@@ -24,6 +23,7 @@ import {
   sourceLabel,
 } from './event-source.js';
 import { ensureReadableFile, isSameFile } from './log-source.js';
+import { DATABASE_OPTIONS } from './pg-pool.js';
 
 /** The flags of `report`. */
 export const REPORT_OPTIONS: OptionTable = {

@@ -5,6 +5,7 @@
 import type { EncodedItem } from '../engine/append-encoding.js';
 import type { LogRecord } from '../engine/event-log.js';
 import { routingOf } from './event-routing.js';
+import { EVERY_PARTITION } from './migration-partitions.js';
 import type { SchemaName } from './schema-name.js';
 
 /** One row as {@link selectEventsSql} returns it. */
@@ -122,5 +123,5 @@ export const selectPartitionEventsSql = (schema: SchemaName): string => {
         FROM ${schema}.events
        WHERE partition = ${partition} AND position > $2 AND position <= $3
        ORDER BY position LIMIT $4)`;
-  return `SELECT * FROM (${part('$1')} UNION ALL ${part('-1')}) AS e ORDER BY position LIMIT $4`;
+  return `SELECT * FROM (${part('$1')} UNION ALL ${part(String(EVERY_PARTITION))}) AS e ORDER BY position LIMIT $4`;
 };

@@ -13,8 +13,6 @@ import { checkOut, type SqlPool, type SqlPoolClient } from './sql-client.js';
 export interface FollowOptions {
   /** Stops following once aborted (after the batch in progress commits). */
   readonly signal: AbortSignal;
-  /** The schema whose notifications wake the worker (default `signfold`). */
-  readonly schema?: string;
   /** Longest sleep without a notification, in ms (default 5,000). */
   readonly pollIntervalMs?: number;
   /** Called after each batch that projected something. */
@@ -42,7 +40,8 @@ export const followAppends = async (
   worker: ProjectionWorker,
   options: FollowOptions,
 ): Promise<Result<WorkerProgress, PostgresError>> => {
-  const schema = options.schema ?? 'signfold';
+  // The worker's own schema: a notification of any other is not for it.
+  const { schema } = worker;
   const pollMs = options.pollIntervalMs ?? 5000;
   let listener: ListeningClient;
   try {

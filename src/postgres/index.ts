@@ -4,7 +4,6 @@
  * the same core (decoders, reducers, projector) as the file log. Needs the
  * optional peer dependency `pg` (and `pg-copy-streams` for imports).
  */
-export type { StoredItem } from './event-rows.js';
 export type { ImportOptions, ImportOutcome } from './import-events.js';
 export { importRecords } from './import-events.js';
 export type { MigrateOptions, MigrateOutcome, SchemaOptions } from './migrate.js';

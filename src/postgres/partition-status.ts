@@ -5,6 +5,7 @@
  */
 import type { Result } from 'neverthrow';
 import type { SchemaOptions } from './migrate.js';
+import { EVERY_PARTITION } from './migration-partitions.js';
 import type { PostgresError } from './postgres-error.js';
 import { readSnapshot } from './read-snapshot.js';
 import type { SqlPool } from './sql-client.js';
@@ -98,7 +99,7 @@ export const readProjectionStatus = (
          FROM ${s}.partitions AS p
          CROSS JOIN LATERAL (
            SELECT count(*) AS n, min(e.received_at) AS oldest FROM ${s}.events AS e
-            WHERE e.partition IN (p.partition, -1) AND e.position > p.position) AS lag
+            WHERE e.partition IN (p.partition, ${EVERY_PARTITION}) AND e.position > p.position) AS lag
         ORDER BY p.partition`,
     );
     const workers = await db.query<Row>(

@@ -29,7 +29,7 @@ import {
 } from './event-rows.js';
 import { checkSchema, type SchemaOptions } from './migrate.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
-import { type SchemaName, schemaName } from './schema-name.js';
+import { schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';
 import { storeItems } from './store-items.js';
 
@@ -155,5 +155,3 @@ export const openPostgresEventLog = async (
     },
   });
 };
-
-export type { SchemaName };

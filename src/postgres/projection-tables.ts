@@ -152,7 +152,7 @@ export const writeChanges = async (
   before: ProjectionState,
   after: ProjectionState,
   templateRows: TemplateRows,
-): Promise<number> => {
+): Promise<void> => {
   const templates: Changes<TemplateView> = { created: [], updated: [] };
   const signRequests: Changes<SignRequestView> = { created: [], updated: [] };
   const participants: Changes<ParticipantView> = { created: [], updated: [] };
@@ -166,6 +166,4 @@ export const writeChanges = async (
   if (templates.updated.length > 0) await templateRows.update(db, schema, templates.updated);
   await write(db, schema, SIGN_REQUESTS, signRequests);
   await write(db, schema, PARTICIPANTS, participants);
-  const count = (c: Changes<unknown>): number => c.created.length + c.updated.length;
-  return count(templates) + count(signRequests) + count(participants);
 };

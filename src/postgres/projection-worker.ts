@@ -57,6 +57,8 @@ export const PROJECTION_NAME = 'signfold';
 export interface ProjectionWorker {
   /** This worker's name in the lease rows. */
   readonly id: string;
+  /** The schema it projects. */
+  readonly schema: string;
   /** How often it renews its leases and looks for partitions to take over (a quarter of the lease), in ms. */
   readonly heartbeatMs: number;
   /** Projects the next batch of one of its partitions that has work; `processed` 0 when none has. */
@@ -93,11 +95,10 @@ const readTotals = async (
   schema: SchemaName,
   processed: number,
 ): Promise<WorkerProgress> => {
+  // The checkpoints view defines the overall checkpoint and counters over the partitions.
   const { rows } = await pool.query<TotalsRow>(
-    `SELECT min(position) AS checkpoint, sum(applied) AS applied, sum(no_ops) AS no_ops,
-            sum(conflicts) AS conflicts, sum(invalid) AS invalid,
-            sum(already_applied) AS already_applied
-       FROM ${schema}.partitions`,
+    `SELECT position AS checkpoint, applied, no_ops, conflicts, invalid, already_applied
+       FROM ${schema}.checkpoints`,
   );
   const row = rows[0];
   return {
@@ -284,6 +285,7 @@ export const createProjectionWorker = async (
 
   return ok({
     id,
+    schema,
     heartbeatMs,
     runBatch,
     catchUp,

@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +8,7 @@ import { importRecords } from '../../src/postgres/import-events.js';
 import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { events } from '../../src/testing/index.js';
-import { CLI } from '../cli/cli-helpers.js';
+import { removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 
 let server: PostgresServer;
@@ -21,13 +19,13 @@ let schemas = 0;
 beforeAll(async () => {
   server = await startPostgres();
   pool = new pg.Pool({ connectionString: server.url, max: 4 });
-  dir = await mkdtemp(join(tmpdir(), 'signfold-import-'));
+  dir = await tempDir();
 });
 
 afterAll(async () => {
   await pool?.end();
   server?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await removeTempDirs();
 });
 
 const freshSchema = async (): Promise<string> => {
@@ -121,6 +119,7 @@ describe('importRecords', () => {
     const { rows } = await pool.query(
       `SELECT body, bad_line FROM ${schema}.events ORDER BY position`,
     );
+    expect(rows).toHaveLength(2);
     expect(rows[1]).toEqual({ body: '{"broken', bad_line: 'invalid JSON: cut' });
   });
 
@@ -180,20 +179,8 @@ describe('importRecords', () => {
     );
     const file = join(dir, 'two.ndjson');
     await writeFile(file, `${lines.join('\n')}\n`);
-    const run = () =>
-      new Promise<number | null>((done) => {
-        const child = spawn(process.execPath, [
-          CLI,
-          'pg',
-          'import',
-          file,
-          '--database',
-          server.url,
-          '--schema',
-          schema,
-        ]);
-        child.on('close', done);
-      });
+    const run = async () =>
+      (await runCli(['pg', 'import', file, '--database', server.url, '--schema', schema])).code;
     expect(await Promise.all([run(), run()])).toEqual([0, 0]);
     const rows = await storedRows(schema);
     expect(rows.map((row) => row.delivery)).toEqual(lines.map((_, i) => `d-${i + 1}`));

@@ -11,6 +11,7 @@ import { readProjections } from '../../src/postgres/read-projections.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { events } from '../../src/testing/index.js';
 import { rawStreamArb, recordsLog, recordsOf } from '../support/engine-arbitraries.js';
+import { expectEqualsSequentialFold } from '../support/partition-checks.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
@@ -37,29 +38,6 @@ const freshSchema = async (): Promise<string> => {
   return schema;
 };
 
-/** The projector's view of the same log, read back from PostgreSQL. */
-const foldOfStore = async (schema: string) => {
-  const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
-  const projector = createProjector({ audit: false });
-  (await projector.replay(log))._unsafeUnwrap();
-  return projector;
-};
-
-const expectTablesEqualFold = async (schema: string) => {
-  const expected = await foldOfStore(schema);
-  const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
-  expect(sortedRecords(stored.state)).toEqual(sortedRecords(expected.state()));
-  expect(stored.checkpoint).toBe(expected.checkpoint);
-  expect(stored.quarantine).toEqual(
-    expected.quarantine().map((q) => ({
-      position: q.position,
-      reason: q.reason.kind,
-      message: q.reason.message,
-      raw: q.raw,
-    })),
-  );
-};
-
 describe('the projection worker', () => {
   it('projects the example log exactly as the in-memory fold of the file', async () => {
     const schema = await freshSchema();
@@ -75,7 +53,7 @@ describe('the projection worker', () => {
       file.quarantine().map((q) => q.reason.message),
     );
     expect(drained).toMatchObject({ ...file.stats(), processed: imported._unsafeUnwrap().read });
-    await expectTablesEqualFold(schema);
+    await expectEqualsSequentialFold(pool, schema);
   });
 
   it('equals the fold on generated streams with conflicts, invalid values and bad lines', async () => {
@@ -143,7 +121,7 @@ describe('the projection worker', () => {
     (await importRecords(pool, recordsLog(records, 50).read(), { schema }))._unsafeUnwrap();
     const a = (await createProjectionWorker(pool, { schema, batchSize: 3 }))._unsafeUnwrap();
     const b = (await createProjectionWorker(pool, { schema, batchSize: 4 }))._unsafeUnwrap();
-    await Promise.all([a.drain(), b.drain()]);
-    await expectTablesEqualFold(schema);
+    for (const drained of await Promise.all([a.drain(), b.drain()])) drained._unsafeUnwrap();
+    await expectEqualsSequentialFold(pool, schema);
   });
 });
