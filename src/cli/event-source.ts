@@ -77,5 +77,5 @@ export const replaySource = async (
 ): Promise<ReplayRun> => {
   if (source.kind === 'file') return replayLogFile(projector, source.path, io, until);
   const { replayDatabase } = await import('./replay-database.js');
-  return replayDatabase(projector, source, sourceLabel(source), io, command, until);
+  return replayDatabase(projector, source, io, command, until);
 };

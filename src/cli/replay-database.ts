@@ -5,7 +5,7 @@
 import type { Projector } from '../engine/projector.js';
 import { CliError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
-import type { EventSource } from './event-source.js';
+import { type EventSource, sourceLabel } from './event-source.js';
 import { openPool } from './pg-pool.js';
 import { type ReplayRun, replayOpenLog } from './replay-log.js';
 
@@ -17,7 +17,6 @@ import { type ReplayRun, replayOpenLog } from './replay-log.js';
 export const replayDatabase = async (
   projector: Projector,
   source: Extract<EventSource, { kind: 'database' }>,
-  label: string,
   io: CliIO,
   command: string,
   until?: number,
@@ -31,7 +30,7 @@ export const replayDatabase = async (
       source.schema === undefined ? {} : { schema: source.schema },
     );
     if (opened.isErr()) throw new CliError(opened.error.message);
-    return await replayOpenLog(projector, opened.value, label, io, until);
+    return await replayOpenLog(projector, opened.value, sourceLabel(source), io, until);
   } finally {
     await pool.end().catch(() => undefined);
   }

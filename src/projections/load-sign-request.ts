@@ -28,11 +28,11 @@ const checkRequest = (
   snapshot: SignRequest,
   origin: SnapshotOrigin,
 ): Conflict | undefined => {
-  const target = signRequestTarget(current);
   if (origin.companyId !== undefined) {
     const foreign = companyMismatch(current, signRequestTarget, origin.companyId, EVENT_TYPE);
     if (foreign !== undefined) return foreign;
   }
+  const target = signRequestTarget(current);
   if (current.deleted) return conflict(target, { kind: 'deleted' }, EVENT_TYPE);
   if (signRequestMove(current.status, snapshot.status) === 'refused') {
     return conflict(

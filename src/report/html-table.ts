@@ -39,6 +39,10 @@ export interface TableSpec {
 export const num = (value: number, text: string, metric?: string): Cell =>
   metric === undefined ? { text, value } : { text, value, metric };
 
+/** An id (or company) column; `–` sorting first when unknown. */
+export const idCell = (id: number | null): Cell =>
+  id === null ? { text: '–', value: -1 } : num(id, String(id));
+
 const renderCell = (cell: Cell, tag: 'td' | 'th'): string => {
   const attrs: string[] = [];
   if (typeof cell.value === 'number') attrs.push(`class="n" data-value="${cell.value}"`);

@@ -1,6 +1,6 @@
 /** The per-template section: the funnel chart and the sortable table. */
 import { barChart } from './bar-chart.js';
-import { num, type Row, renderTable } from './html-table.js';
+import { idCell, num, type Row, renderTable } from './html-table.js';
 import { formatCount, formatRate } from './html-text.js';
 import type { TemplateRow } from './report-model.js';
 
@@ -22,8 +22,8 @@ const rowOf = (t: TemplateRow): Row => {
     company: t.companyId,
     cells: [
       { text: t.name, value: t.name },
-      t.templateId === null ? { text: '–', value: -1 } : num(t.templateId, String(t.templateId)),
-      t.companyId === null ? { text: '–', value: -1 } : num(t.companyId, String(t.companyId)),
+      idCell(t.templateId),
+      idCell(t.companyId),
       { text: t.status ?? '–' },
       num(t.requests, formatCount(t.requests)),
       num(t.completed, formatCount(t.completed)),

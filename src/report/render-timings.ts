@@ -1,6 +1,6 @@
 /** The timings section: how long requests take from sent to completed or declined. */
 import { columnChart } from './column-chart.js';
-import { num, type Row, renderTable } from './html-table.js';
+import { idCell, num, type Row, renderTable } from './html-table.js';
 import { formatCount, formatDuration } from './html-text.js';
 import type { DurationSummary, TemplateTimingRow, TimingsModel } from './report-model.js';
 
@@ -18,8 +18,8 @@ const rowOf = (t: TemplateTimingRow): Row => ({
   cells: [
     { text: t.name, value: t.name },
     // Templates of different companies may share a name: id and company tell them apart.
-    t.templateId === null ? { text: '–', value: -1 } : num(t.templateId, String(t.templateId)),
-    t.companyId === null ? { text: '–', value: -1 } : num(t.companyId, String(t.companyId)),
+    idCell(t.templateId),
+    idCell(t.companyId),
     ...summaryCells(t.completed),
     ...summaryCells(t.declined),
   ],

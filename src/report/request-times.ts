@@ -29,11 +29,6 @@ const digits2 = (text: string, at: number): number => {
 const parseCanonical = (text: string): number | undefined => {
   if (text.length !== 24 || text.charCodeAt(23) !== 90 || text.charCodeAt(19) !== 46) return;
   if (text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return;
-  // The date part must be canonical too: Date.parse's lenient fallback reads other
-  // strings differently (it drops the milliseconds of '197(-01-01T00:00:00.001Z').
-  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84) return;
-  if (digits2(text, 0) < 0 || digits2(text, 2) < 0 || digits2(text, 5) < 0) return;
-  if (digits2(text, 8) < 0 || digits2(text, 11) < 0) return;
   const minutes = digits2(text, 14);
   const seconds = digits2(text, 17);
   const hundreds = text.charCodeAt(20) - 48;
@@ -41,6 +36,13 @@ const parseCanonical = (text: string): number | undefined => {
   if (minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59) return;
   if (hundreds < 0 || hundreds > 9 || millis < 0) return;
   if (!text.startsWith(cachedHour) || cachedHour === '') {
+    // The hour prefix must be canonical too (checked once per hour: a cached one was):
+    // Date.parse's lenient fallback reads other strings differently (it drops the
+    // milliseconds of '197(-01-01T00:00:00.001Z').
+    if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84)
+      return;
+    if (digits2(text, 0) < 0 || digits2(text, 2) < 0 || digits2(text, 5) < 0) return;
+    if (digits2(text, 8) < 0 || digits2(text, 11) < 0) return;
     const hourMs = Date.parse(`${text.slice(0, 13)}:00:00.000Z`);
     if (!Number.isFinite(hourMs) || hourMs % HOUR_MS !== 0) return;
     cachedHour = text.slice(0, 13);

@@ -130,32 +130,24 @@ export class LineClassifier implements LineSink {
     text: string | undefined,
     lineNo: number,
   ): void {
-    if (!Number.isSafeInteger(position) || position < 1) {
-      const reason = `envelope position must be a positive integer (got ${position})`;
+    const invalid = !Number.isSafeInteger(position) || position < 1;
+    if (invalid || position <= this.#lastPosition) {
+      const reason = invalid
+        ? `envelope position must be a positive integer (got ${position})`
+        : `envelope position ${position} is not greater than the previous position ${this.#lastPosition}`;
       this.badLine(previewRaw(text ?? JSON.stringify(object)), lineNo, reason);
-    } else if (position <= this.#lastPosition) {
-      const reason = `envelope position ${position} is not greater than the previous position ${this.#lastPosition}`;
-      this.badLine(previewRaw(text ?? JSON.stringify(object)), lineNo, reason);
-    } else {
-      this.#lastPosition = position;
-      if (position < this.#fromPosition) return;
-      const { receivedAt, deliveryId, event } = object;
-      const at = typeof receivedAt === 'string' ? receivedAt : undefined;
-      const id = typeof deliveryId === 'string' ? deliveryId : undefined;
-      this.#records.push(
-        text === undefined
-          ? new ScannedEntry(position, lineNo, at, id, event, object)
-          : {
-              kind: 'entry',
-              position,
-              line: lineNo,
-              receivedAt: at,
-              deliveryId: id,
-              event,
-              raw: text,
-            },
-      );
+      return;
     }
+    const { receivedAt, deliveryId, event } = object;
+    this.#push(
+      position,
+      lineNo,
+      typeof receivedAt === 'string' ? receivedAt : undefined,
+      typeof deliveryId === 'string' ? deliveryId : undefined,
+      event,
+      object,
+      text,
+    );
   }
 
   #entry(
@@ -164,20 +156,25 @@ export class LineClassifier implements LineSink {
     event: { readonly [member: string]: unknown },
     text: string | undefined,
   ): void {
+    this.#push(position, lineNo, undefined, undefined, event, event, text);
+  }
+
+  /** Records an entry; without `text`, one whose `raw` is `JSON.stringify(parsed)`, made on demand. */
+  #push(
+    position: number,
+    lineNo: number,
+    receivedAt: string | undefined,
+    deliveryId: string | undefined,
+    event: unknown,
+    parsed: object,
+    text: string | undefined,
+  ): void {
     this.#lastPosition = position;
     if (position < this.#fromPosition) return;
     this.#records.push(
       text === undefined
-        ? new ScannedEntry(position, lineNo, undefined, undefined, event, event)
-        : {
-            kind: 'entry',
-            position,
-            line: lineNo,
-            receivedAt: undefined,
-            deliveryId: undefined,
-            event,
-            raw: text,
-          },
+        ? new ScannedEntry(position, lineNo, receivedAt, deliveryId, event, parsed)
+        : { kind: 'entry', position, line: lineNo, receivedAt, deliveryId, event, raw: text },
     );
   }
 }

@@ -229,7 +229,6 @@ export class LineScanner {
     const limit = this.#limit;
     const start = this.#pos;
     let pos = start;
-    let hash = 0x811c9dc5;
     let high = 0;
     for (;;) {
       if (pos >= limit) return undefined;
@@ -238,13 +237,15 @@ export class LineScanner {
       // Escapes and raw control characters: let JSON.parse decide.
       if (c === BACKSLASH || c < 0x20) return undefined;
       high |= c;
-      hash = Math.imul(hash ^ c, 0x01000193);
       pos += 1;
     }
     this.#pos = pos + 1;
     const length = pos - start;
     if (high >= 0x80) this.ascii = false;
     if (!share || length > MAX_SHARED_LENGTH) return this.#decode(start, pos, high);
+    // Hashed only when looked up: unshared strings (times, ids) are the longest.
+    let hash = 0x811c9dc5;
+    for (let i = start; i < pos; i += 1) hash = Math.imul(hash ^ (buf[i] as number), 0x01000193);
     const slot = (hash ^ (hash >>> TABLE_BITS)) & TABLE_MASK;
     const slab = this.#slab;
     const at = slot * MAX_SHARED_LENGTH;

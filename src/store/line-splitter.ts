@@ -216,16 +216,7 @@ export class LineSplitter {
           : undefined;
         sink.parsed(value, text, lineNo);
       } else {
-        const found = chunk.indexOf(NEWLINE, from);
-        end = found === -1 || found > last ? last : found;
-        if (end - from > limit) {
-          const preview = previewRaw(
-            chunk.toString('utf8', from, Math.min(end, from + PREVIEW_BYTES)),
-          );
-          sink.badLine(preview, lineNo, tooLong(end - from, limit));
-        } else {
-          this.#bytesLine(chunk, from, end, lineNo);
-        }
+        end = this.#checkedLine(chunk, from, last, lineNo);
       }
       lineNo += 1;
       if (end === last) break;
@@ -264,20 +255,28 @@ export class LineSplitter {
   #blockBytes(chunk: Buffer, start: number, last: number): void {
     let from = start;
     for (;;) {
-      const found = chunk.indexOf(NEWLINE, from);
-      const end = found === -1 || found > last ? last : found;
-      if (end - from > this.#maxLineBytes) {
-        const preview = previewRaw(
-          chunk.toString('utf8', from, Math.min(end, from + PREVIEW_BYTES)),
-        );
-        this.#sink.badLine(preview, this.#lineNo, tooLong(end - from, this.#maxLineBytes));
-      } else {
-        this.#bytesLine(chunk, from, end, this.#lineNo);
-      }
+      const end = this.#checkedLine(chunk, from, last, this.#lineNo);
       this.#lineNo += 1;
       if (end === last) break;
       from = end + 1;
     }
+  }
+
+  /**
+   * Emits the line starting at `from` (ending at the next newline, or at
+   * `last`) with its length and encoding checked; returns where it ends.
+   */
+  #checkedLine(chunk: Buffer, from: number, last: number, lineNo: number): number {
+    const found = chunk.indexOf(NEWLINE, from);
+    const end = found === -1 || found > last ? last : found;
+    const limit = this.#maxLineBytes;
+    if (end - from > limit) {
+      const preview = previewRaw(chunk.toString('utf8', from, Math.min(end, from + PREVIEW_BYTES)));
+      this.#sink.badLine(preview, lineNo, tooLong(end - from, limit));
+    } else {
+      this.#bytesLine(chunk, from, end, lineNo);
+    }
+    return end;
   }
 
   /** Emits `buffer[start..end]` as a line after checking its encoding. */

@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogRecord } from '../../src/engine/event-log.js';
 import { migrate } from '../../src/postgres/migrate.js';
 import { SCHEMA_VERSION } from '../../src/postgres/migrations.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { events } from '../../src/testing/index.js';
+import { readAll } from '../store/fixtures/log-helpers.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 
 let server: PostgresServer;
@@ -19,15 +19,6 @@ afterAll(async () => {
   await pool?.end();
   server?.stop();
 });
-
-const readAll = async (
-  log: { read(o?: { fromPosition?: number }): AsyncIterable<readonly LogRecord[]> },
-  from = 1,
-) => {
-  const records: LogRecord[] = [];
-  for await (const batch of log.read({ fromPosition: from })) records.push(...batch);
-  return records;
-};
 
 describe('migrate', () => {
   it('creates the schema once and is idempotent', async () => {
@@ -104,7 +95,7 @@ describe('the PostgreSQL event log', () => {
       'duplicate@3',
       'duplicate@1',
     ]);
-    const records = await readAll(log);
+    const records = await readAll(log.read());
     expect(records.map((r) => r.position)).toEqual([1, 3, 4]);
     expect(records[0]).toMatchObject({
       kind: 'entry',
@@ -118,7 +109,7 @@ describe('the PostgreSQL event log', () => {
       event: { not: 'an event' },
       deliveryId: undefined,
     });
-    expect((await readAll(log, 2)).map((r) => r.position)).toEqual([3, 4]);
+    expect((await readAll(log.read({ fromPosition: 2 }))).map((r) => r.position)).toEqual([3, 4]);
     await log.close();
     expect((await log.append({}))._unsafeUnwrapErr().kind).toBe('closed');
   });
@@ -138,7 +129,7 @@ describe('the PostgreSQL event log', () => {
     expect((await log.append({}, { deliveryId: 'a\u0000b' }))._unsafeUnwrapErr().message).toContain(
       'NUL',
     );
-    expect(await readAll(log)).toEqual([]);
+    expect(await readAll(log.read())).toEqual([]);
   });
 
   it('keeps the routing columns and refuses updates and deletes', async () => {

@@ -15,10 +15,10 @@ import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
 import { readProjections } from '../../src/postgres/read-projections.js';
+import { ROOT } from '../cli/cli-helpers.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const STRESS = process.env.SIGNFOLD_STRESS === '1';
 

@@ -15,12 +15,11 @@ import { generateEvents } from '../../bench/generate-stream.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { importRecords } from '../../src/postgres/import-events.js';
 import { migrate } from '../../src/postgres/migrate.js';
+import { CLI, ROOT } from '../cli/cli-helpers.js';
 import { rawStreamArb, recordsLog, recordsOf } from '../support/engine-arbitraries.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/cli/main.js');
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const STRESS = process.env.SIGNFOLD_STRESS === '1';
 

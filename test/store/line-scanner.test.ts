@@ -99,8 +99,8 @@ describe('LineScanner', () => {
       }),
       { numRuns: 3000 },
     );
-    // Not vacuous: a good share of the generated lines took the fast path.
-    expect(accepted).toBeGreaterThan(300);
+    // Not vacuous: many generated lines took the fast path (about 10 % of them).
+    expect(accepted).toBeGreaterThan(100);
   });
 
   it('never declines a compact event line of known members with plain values', () => {
