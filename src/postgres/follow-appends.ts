@@ -7,7 +7,7 @@ import { err, type Result } from 'neverthrow';
 import { APPEND_CHANNEL } from './migrations.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import type { ProjectionWorker, WorkerProgress } from './projection-worker.js';
-import { checkOut, type SqlPool, type SqlPoolClient } from './sql-client.js';
+import { connect, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
 /** Options of {@link followAppends}. */
 export interface FollowOptions {
@@ -43,12 +43,9 @@ export const followAppends = async (
   // The worker's own schema: a notification of any other is not for it.
   const { schema } = worker;
   const pollMs = options.pollIntervalMs ?? 5000;
-  let listener: ListeningClient;
-  try {
-    listener = (await checkOut(pool)) as ListeningClient;
-  } catch (cause) {
-    return err(databaseError(cause, 'connecting to PostgreSQL'));
-  }
+  const connected = await connect(pool);
+  if (connected.isErr()) return err(connected.error);
+  const listener = connected.value as ListeningClient;
   let wake: (() => void) | undefined;
   let broken: Error | undefined;
   listener.on('notification', (message) => {

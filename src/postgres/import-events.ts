@@ -17,7 +17,8 @@ import { checkSchema, type SchemaOptions } from './migrate.js';
 import { appendLockSql } from './migrations.js';
 import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import { checkOut, type SqlPool, type SqlPoolClient } from './sql-client.js';
+import { connect, type SqlPool, type SqlPoolClient } from './sql-client.js';
+import { storedPositions } from './store-items.js';
 
 /** Options of {@link importRecords}. */
 export interface ImportOptions extends SchemaOptions {
@@ -107,12 +108,7 @@ const storedIds = async (
   batch: RowBatch,
 ): Promise<Set<string>> => {
   const ids = batch.ids.filter((id) => id !== undefined);
-  if (ids.length === 0) return new Set();
-  const found = await client.query<{ delivery_id: string }>(
-    `SELECT delivery_id FROM ${schema}.events WHERE delivery_id = ANY($1::text[])`,
-    [ids],
-  );
-  return new Set(found.rows.map((row) => row.delivery_id));
+  return new Set((await storedPositions(client, schema, ids)).keys());
 };
 
 /** Copies the rows whose delivery id is neither in `stored` nor earlier in the batch. */
@@ -226,12 +222,9 @@ export const importRecords = async (
   if (copyFrom.isErr()) return err(copyFrom.error);
   const checked = await checkSchema(pool, schema);
   if (checked.isErr()) return err(checked.error);
-  let client: SqlPoolClient;
-  try {
-    client = await checkOut(pool);
-  } catch (cause) {
-    return err(databaseError(cause, 'connecting to PostgreSQL'));
-  }
+  const connected = await connect(pool);
+  if (connected.isErr()) return err(connected.error);
+  const client = connected.value;
   try {
     const outcome = await copyAll(client, schema, copyFrom.value, records, options);
     // Fresh statistics: with those of the table before a bulk load, the planner

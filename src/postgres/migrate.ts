@@ -2,7 +2,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import { checkOut, type SqlPool, type SqlQueryable } from './sql-client.js';
+import { connect, type SqlPool, type SqlQueryable } from './sql-client.js';
 
 /** Options of {@link migrate} and of everything that opens a schema. */
 export interface SchemaOptions {
@@ -73,12 +73,9 @@ export const migrate = async (
       message: `partitions must be an integer from 1 to 1024 (got ${wanted})`,
     });
   }
-  let client: Awaited<ReturnType<SqlPool['connect']>>;
-  try {
-    client = await checkOut(pool);
-  } catch (cause) {
-    return err(databaseError(cause, 'connecting to PostgreSQL'));
-  }
+  const connected = await connect(pool);
+  if (connected.isErr()) return err(connected.error);
+  const client = connected.value;
   try {
     await client.query('BEGIN');
     await client.query("SELECT pg_advisory_xact_lock(hashtext('signfold.migrate'), hashtext($1))", [

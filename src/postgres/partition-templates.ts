@@ -5,23 +5,15 @@
  * their only writer), the others in private rows of `partition_templates`.
  */
 import type { TemplateView } from '../projections/records.js';
-import {
-  columnArrays,
-  insertSql,
-  selectColumnsSql,
-  type TableSpec,
-  TEMPLATES,
-  updateSql,
-  viewOfRow,
-} from './projection-columns.js';
+import { type TableSpec, TEMPLATES } from './projection-columns.js';
+import { type Changes, select, write } from './projection-tables.js';
 import type { SchemaName } from './schema-name.js';
 import type { SqlQueryable } from './sql-client.js';
 
 /** Reads and writes one partition's templates. */
 export interface TemplateRows {
   load(db: SqlQueryable, schema: SchemaName, ids: readonly number[]): Promise<TemplateView[]>;
-  insert(db: SqlQueryable, schema: SchemaName, views: readonly TemplateView[]): Promise<void>;
-  update(db: SqlQueryable, schema: SchemaName, views: readonly TemplateView[]): Promise<void>;
+  write(db: SqlQueryable, schema: SchemaName, changes: Changes<TemplateView>): Promise<void>;
 }
 
 type ScopedTemplate = TemplateView & { readonly partition: number };
@@ -34,43 +26,35 @@ const PARTITION_TEMPLATES: TableSpec<ScopedTemplate> = {
     ...(TEMPLATES.columns as TableSpec<ScopedTemplate>['columns']),
   ],
 };
+/** The same rows read as plain templates (without their partition). */
+const PARTITION_TEMPLATE_VIEWS: TableSpec<TemplateView> = {
+  ...TEMPLATES,
+  table: 'partition_templates',
+};
 
 /** The templates table itself (partition 0, and the single-partition schema). */
 const publicTemplates: TemplateRows = {
-  async load(db, schema, ids) {
-    const { rows } = await db.query<Record<string, unknown>>(
-      `${selectColumnsSql(TEMPLATES, schema)} WHERE id = ANY($1::bigint[])`,
-      [ids],
-    );
-    return rows.map((row) => viewOfRow(TEMPLATES, row));
-  },
-  async insert(db, schema, views) {
-    await db.query(insertSql(TEMPLATES, schema), columnArrays(TEMPLATES, views));
-  },
-  async update(db, schema, views) {
-    await db.query(updateSql(TEMPLATES, schema), columnArrays(TEMPLATES, views));
-  },
+  load: (db, schema, ids) => select(db, TEMPLATES, schema, 'WHERE id = ANY($1::bigint[])', [ids]),
+  write: (db, schema, changes) => write(db, schema, TEMPLATES, changes),
 };
 
 const privateTemplates = (partition: number): TemplateRows => {
   const scoped = (views: readonly TemplateView[]): ScopedTemplate[] =>
     views.map((view) => ({ ...view, partition }));
   return {
-    async load(db, schema, ids) {
-      const { rows } = await db.query<Record<string, unknown>>(
-        `${selectColumnsSql(PARTITION_TEMPLATES, schema)} WHERE partition = $2 AND id = ANY($1::bigint[])`,
+    load: (db, schema, ids) =>
+      select(
+        db,
+        PARTITION_TEMPLATE_VIEWS,
+        schema,
+        'WHERE partition = $2 AND id = ANY($1::bigint[])',
         [ids, partition],
-      );
-      return rows.map((row) => viewOfRow(TEMPLATES, row));
-    },
-    async insert(db, schema, views) {
-      const spec = PARTITION_TEMPLATES;
-      await db.query(insertSql(spec, schema), columnArrays(spec, scoped(views)));
-    },
-    async update(db, schema, views) {
-      const spec = PARTITION_TEMPLATES;
-      await db.query(updateSql(spec, schema), columnArrays(spec, scoped(views)));
-    },
+      ),
+    write: (db, schema, { created, updated }) =>
+      write(db, schema, PARTITION_TEMPLATES, {
+        created: scoped(created),
+        updated: scoped(updated),
+      }),
   };
 };
 

@@ -30,7 +30,8 @@ export interface RecordKeys {
   readonly participantsOf: ReadonlySet<number>;
 }
 
-const select = async <View>(
+/** The rows of `spec`'s table matching `where`, as views. */
+export const select = async <View>(
   db: SqlQueryable,
   spec: TableSpec<View>,
   schema: SchemaName,
@@ -109,7 +110,7 @@ export const readAllRecords = async (
 };
 
 /** Records of `after` that are not the very objects `before` holds: new, or rewritten. */
-interface Changes<V> {
+export interface Changes<V> {
   readonly created: V[];
   readonly updated: V[];
 }
@@ -127,7 +128,8 @@ const collect = <K, V>(
   }
 };
 
-const write = async <View>(
+/** Inserts the created records and updates the changed ones. */
+export const write = async <View>(
   db: SqlQueryable,
   schema: SchemaName,
   spec: TableSpec<View>,
@@ -162,8 +164,7 @@ export const writeChanges = async (
     const earlier = before.participants.get(id);
     if (earlier !== ofRequest) collect(earlier, ofRequest, participants);
   }
-  if (templates.created.length > 0) await templateRows.insert(db, schema, templates.created);
-  if (templates.updated.length > 0) await templateRows.update(db, schema, templates.updated);
+  await templateRows.write(db, schema, templates);
   await write(db, schema, SIGN_REQUESTS, signRequests);
   await write(db, schema, PARTICIPANTS, participants);
 };

@@ -7,7 +7,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { checkSchema, type SchemaOptions } from './migrate.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import { checkOut, type SqlPool, type SqlQueryable } from './sql-client.js';
+import { connect, type SqlPool, type SqlQueryable } from './sql-client.js';
 
 /**
  * Checks the schema's name and version, then runs `read` in a snapshot. A
@@ -24,12 +24,9 @@ export const readSnapshot = async <T>(
   const schema = named.value;
   const checked = await checkSchema(pool, schema);
   if (checked.isErr()) return err(checked.error);
-  let db: Awaited<ReturnType<SqlPool['connect']>>;
-  try {
-    db = await checkOut(pool);
-  } catch (cause) {
-    return err(databaseError(cause, 'connecting to PostgreSQL'));
-  }
+  const connected = await connect(pool);
+  if (connected.isErr()) return err(connected.error);
+  const db = connected.value;
   try {
     await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const value = await read(db, schema);

@@ -3,6 +3,8 @@
  * a `pg.Pool` fits them, and the adapter's own type declarations need no
  * `@types/pg`. `pg` itself is an optional peer dependency of signfold.
  */
+import { err, ok, type Result } from 'neverthrow';
+import { databaseError, type PostgresError } from './postgres-error.js';
 
 /** What a query resolves to (a subset of `pg.QueryResult`). */
 export interface SqlResult<Row> {
@@ -44,4 +46,13 @@ export const checkOut = async (pool: SqlPool): Promise<SqlPoolClient> => {
     events.on('error', () => undefined);
   }
   return client;
+};
+
+/** {@link checkOut}, with a refused or unreachable server as a `database` error. */
+export const connect = async (pool: SqlPool): Promise<Result<SqlPoolClient, PostgresError>> => {
+  try {
+    return ok(await checkOut(pool));
+  } catch (cause) {
+    return err(databaseError(cause, 'connecting to PostgreSQL'));
+  }
 };

@@ -15,6 +15,20 @@ interface InsertedRow {
   readonly delivery_id: string | null;
 }
 
+/** The positions of those of the delivery `ids` that the events table holds. */
+export const storedPositions = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  ids: readonly string[],
+): Promise<Map<string, number>> => {
+  if (ids.length === 0) return new Map();
+  const found = await db.query<{ position: string; delivery_id: string }>(
+    `SELECT position, delivery_id FROM ${schema}.events WHERE delivery_id = ANY($1::text[])`,
+    [ids],
+  );
+  return new Map(found.rows.map((row) => [row.delivery_id, Number(row.position)]));
+};
+
 /** Inserts `items` in order (duplicates skipped) and returns one outcome per item. */
 export const storeItems = async (
   db: SqlQueryable,
@@ -29,13 +43,7 @@ export const storeItems = async (
     const missing = items.flatMap((item) =>
       item.deliveryId !== undefined && !insertedIds.has(item.deliveryId) ? [item.deliveryId] : [],
     );
-    if (missing.length > 0) {
-      const found = await db.query<{ position: string; delivery_id: string }>(
-        `SELECT position, delivery_id FROM ${schema}.events WHERE delivery_id = ANY($1::text[])`,
-        [missing],
-      );
-      earlier = new Map(found.rows.map((row) => [row.delivery_id, Number(row.position)]));
-    }
+    earlier = await storedPositions(db, schema, missing);
   } catch (cause) {
     return err(databaseError(cause, `appending to ${schema}.events`));
   }
