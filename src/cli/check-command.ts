@@ -48,13 +48,13 @@ export const checkCommand = async (args: readonly string[], io: CliIO): Promise<
   );
   const records = run.processed + (tail === undefined ? 0 : 1);
   if (problems.length === 0) {
-    io.stdout.write(`${log}: ok, ${records} records, no problems\n`);
+    writeLines(io.stdout, [`${log}: ok, ${records} records, no problems`]);
     return EXIT.ok;
   }
   const { invalid, conflicts } = splitQuarantine(problems);
-  io.stdout.write(
+  writeLines(io.stdout, [
     `${log}: ${problems.length} problems in ${records} records ` +
-      `(${invalid} bad lines or invalid events, ${conflicts} conflicts)\n`,
-  );
+      `(${invalid} bad lines or invalid events, ${conflicts} conflicts)`,
+  ]);
   return EXIT.findings;
 };

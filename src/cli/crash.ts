@@ -5,6 +5,7 @@
  * `message` getter throws...), never as a stack trace.
  */
 import { describeThrown, EXIT, stackOf } from './cli-error.js';
+import { writeLines } from './cli-io.js';
 
 /** The part of `process` the handler uses; injectable for tests. */
 export interface CrashProcess {
@@ -20,9 +21,9 @@ export interface CrashProcess {
  */
 export const installCrashHandler = (proc: CrashProcess, debug = false): void => {
   proc.on('uncaughtException', (error) => {
-    proc.stderr.write(`signfold: unexpected error: ${describeThrown(error)}\n`);
+    writeLines(proc.stderr, [`signfold: unexpected error: ${describeThrown(error)}`]);
     const stack = debug ? stackOf(error) : undefined;
-    if (stack !== undefined) proc.stderr.write(`${stack}\n`);
+    if (stack !== undefined) writeLines(proc.stderr, stack.split('\n'));
     proc.exit(EXIT.failure);
   });
 };

@@ -13,7 +13,7 @@ import {
   stringFlag,
 } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
-import type { CliIO } from './cli-io.js';
+import { type CliIO, writeLines } from './cli-io.js';
 import { pgExport } from './pg-export.js';
 import { pgImport } from './pg-import.js';
 import { DATABASE_OPTIONS, openPool } from './pg-pool.js';
@@ -94,11 +94,11 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
       });
       if (migrated.isErr()) throw postgresFailure(migrated.error);
       const { schema, from, to } = migrated.value;
-      io.stdout.write(
+      writeLines(io.stdout, [
         from === to
-          ? `schema ${schema} is at version ${to}: nothing to do\n`
-          : `schema ${schema} migrated from version ${from} to ${to} (${migrated.value.partitions} partitions)\n`,
-      );
+          ? `schema ${schema} is at version ${to}: nothing to do`
+          : `schema ${schema} migrated from version ${from} to ${to} (${migrated.value.partitions} partitions)`,
+      ]);
       return EXIT.ok;
     }
     if (sub === 'import') return await pgImport(pool, target, positionals[0] ?? '', io);

@@ -11,7 +11,7 @@ import {
   listTemplates,
 } from '../projections/projection-state.js';
 import { EXIT, type ExitCode } from './cli-error.js';
-import type { CliIO } from './cli-io.js';
+import { type CliIO, writeJson } from './cli-io.js';
 import { type PgTarget, postgresFailure } from './pg-command.js';
 
 /** Prints the tables as one JSON document, read in one snapshot. */
@@ -27,6 +27,6 @@ export const pgExport = async (pool: SqlPool, target: PgTarget, io: CliIO): Prom
     participants: [...listParticipants(state)],
     quarantine,
   };
-  io.stdout.write(`${JSON.stringify(document)}\n`);
+  writeJson(io.stdout, document);
   return EXIT.ok;
 };

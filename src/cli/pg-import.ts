@@ -1,7 +1,7 @@
 /** `signfold pg import LOG`: a file log into the PostgreSQL store, with COPY, in one transaction. */
 import { importRecords, type SqlPool } from '../postgres/index.js';
 import { CliError, EXIT, type ExitCode } from './cli-error.js';
-import type { CliIO } from './cli-io.js';
+import { type CliIO, writeLines } from './cli-io.js';
 import { openReadOnlyLog } from './log-source.js';
 import type { PgTarget } from './pg-command.js';
 import { ReplayProgress } from './progress.js';
@@ -32,6 +32,6 @@ export const pgImport = async (
     `  bad lines stored for the quarantine: ${badLines}`,
   ];
   if (tornTail) lines.push('  an unterminated last line was left out (not data yet)');
-  io.stdout.write(`${lines.join('\n')}\n`);
+  writeLines(io.stdout, lines);
   return EXIT.ok;
 };

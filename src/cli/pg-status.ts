@@ -1,7 +1,7 @@
 /** `signfold pg status`: the store's size and each partition's owner, checkpoint, lag and last error. */
 import { type ProjectionStatus, readProjectionStatus, type SqlPool } from '../postgres/index.js';
 import { EXIT, type ExitCode } from './cli-error.js';
-import type { CliIO } from './cli-io.js';
+import { type CliIO, writeJson, writeLines } from './cli-io.js';
 import { type PgTarget, postgresFailure } from './pg-command.js';
 import { summary } from './pg-work.js';
 import { formatTable } from './table.js';
@@ -51,10 +51,7 @@ export const pgStatus = async (
 ): Promise<ExitCode> => {
   const status = await readProjectionStatus(pool, target.schemaOptions);
   if (status.isErr()) throw postgresFailure(status.error);
-  io.stdout.write(
-    json
-      ? `${JSON.stringify(status.value, null, 2)}\n`
-      : `${formatStatus(status.value).join('\n')}\n`,
-  );
+  if (json) writeJson(io.stdout, status.value, 2);
+  else writeLines(io.stdout, formatStatus(status.value));
   return EXIT.ok;
 };

@@ -3,7 +3,7 @@
 import { followAppends } from '../postgres/follow-appends.js';
 import { createProjectionWorker, type SqlPool, type WorkerProgress } from '../postgres/index.js';
 import { EXIT, type ExitCode } from './cli-error.js';
-import type { CliIO } from './cli-io.js';
+import { type CliIO, writeLines } from './cli-io.js';
 import { type PgTarget, postgresFailure } from './pg-command.js';
 import { ReplayProgress } from './progress.js';
 
@@ -36,9 +36,9 @@ export const pgWork = async (
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
     onLostClaim: (partition) =>
-      io.stderr.write(
-        `signfold: partition ${partition} is now another worker's: this worker's batch of it was not written\n`,
-      ),
+      writeLines(io.stderr, [
+        `signfold: partition ${partition} is now another worker's: this worker's batch of it was not written`,
+      ]),
   });
   if (created.isErr()) throw postgresFailure(created.error);
   const worker = created.value;
@@ -52,7 +52,7 @@ export const pgWork = async (
     const drained = await worker.drain(onBatch);
     progress.finish();
     if (drained.isErr()) throw postgresFailure(drained.error);
-    io.stdout.write(`${summary(drained.value)}\n`);
+    writeLines(io.stdout, [summary(drained.value)]);
     return EXIT.ok;
   }
   const stop = new AbortController();
@@ -67,7 +67,7 @@ export const pgWork = async (
     });
     progress.finish();
     if (followed.isErr()) throw postgresFailure(followed.error);
-    io.stdout.write(`${summary(followed.value)}\n`);
+    writeLines(io.stdout, [summary(followed.value)]);
     return EXIT.ok;
   } finally {
     process.off('SIGINT', onSignal);

@@ -5,6 +5,7 @@
  * file, a pipe, CI logs), nor for replays shorter than one interval.
  */
 import type { TextOutput } from './cli-io.js';
+import { terminalText } from './terminal-text.js';
 
 /** Minimum time between two redraws. */
 export const PROGRESS_INTERVAL_MS = 250;
@@ -27,7 +28,8 @@ export class ReplayProgress {
   constructor(out: TextOutput, now: () => number, label: string, verb = 'replaying') {
     this.#out = out;
     this.#now = now;
-    this.#label = label;
+    // A log path or schema name: data, like everything else printed from it.
+    this.#label = terminalText(label);
     this.#verb = verb;
     this.#enabled = out.isTTY === true;
     this.#start = now();

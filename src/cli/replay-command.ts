@@ -20,7 +20,7 @@ import {
   stringFlag,
 } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
-import { type CliIO, writeLines } from './cli-io.js';
+import { type CliIO, writeJson, writeLines } from './cli-io.js';
 import { ensureReadableFile, isSameFile } from './log-source.js';
 import { describeEntry } from './quarantine-format.js';
 import { replayLogFile } from './replay-log.js';
@@ -119,10 +119,10 @@ export const replayCommand = async (args: readonly string[], io: CliIO): Promise
         : { path: options.fromSnapshot, checkpoint: restoredAt },
     written,
   };
-  if (options.json) io.stdout.write(`${JSON.stringify(toJsonReport(report))}\n`);
+  if (options.json) writeJson(io.stdout, toJsonReport(report));
   else writeLines(io.stdout, formatSummary(report));
   if (halted !== undefined) {
-    io.stderr.write(`signfold: halted at ${describeEntry(halted)}\n`);
+    writeLines(io.stderr, [`signfold: halted at ${describeEntry(halted)}`]);
     return EXIT.findings;
   }
   return EXIT.ok;

@@ -13,7 +13,7 @@ import { renderReport } from '../report/render-report.js';
 import { ReportRecorder } from '../report/report-recorder.js';
 import { type OptionTable, parseCommandArgs, stringFlag } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
-import type { CliIO } from './cli-io.js';
+import { type CliIO, writeLines } from './cli-io.js';
 import { durationFlag } from './duration-flag.js';
 import {
   type EventSource,
@@ -110,8 +110,8 @@ export const reportCommand = async (args: readonly string[], io: CliIO): Promise
   const html = renderReport(model);
   await writeAtomically(options.out, html);
   const kib = Math.round(Buffer.byteLength(html) / 1024);
-  io.stdout.write(
-    `${label}: report written to ${options.out} (${run.processed} records, ${kib} KiB)\n`,
-  );
+  writeLines(io.stdout, [
+    `${label}: report written to ${options.out} (${run.processed} records, ${kib} KiB)`,
+  ]);
   return EXIT.ok;
 };

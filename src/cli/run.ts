@@ -12,7 +12,7 @@ import {
   stackOf,
   usageError,
 } from './cli-error.js';
-import type { CliIO } from './cli-io.js';
+import { type CliIO, writeLines } from './cli-io.js';
 import { COMMAND_HELP, OVERVIEW } from './help.js';
 import { packageVersion } from './version.js';
 
@@ -90,12 +90,13 @@ const isInstance = <T>(value: unknown, type: abstract new (...args: never[]) => 
 const report = (cause: unknown, io: CliIO): ExitCode => {
   if (isInstance(cause, CliError)) {
     const hint = cause.usage ? ` (see 'signfold --help')` : '';
-    io.stderr.write(`signfold: ${oneLine(cause.message)}${hint}\n`);
+    writeLines(io.stderr, [`signfold: ${oneLine(cause.message)}${hint}`]);
     return cause.exitCode;
   }
-  io.stderr.write(`signfold: unexpected error: ${describeThrown(cause)}\n`);
+  writeLines(io.stderr, [`signfold: unexpected error: ${describeThrown(cause)}`]);
   const stack = io.debug === true ? stackOf(cause) : undefined;
-  if (stack !== undefined) io.stderr.write(`${stack}\n`);
+  // A stack's first line is the message, which may quote data.
+  if (stack !== undefined) writeLines(io.stderr, stack.split('\n'));
   return EXIT.failure;
 };
 

@@ -1,11 +1,17 @@
 /** Plain-text tables for terminal output: left-aligned columns, two spaces apart. */
+import { terminalText } from './terminal-text.js';
 
-/** Formats `rows` under `headers`; every row must have as many cells as there are headers. */
+/**
+ * Formats `rows` under `headers`; every row must have as many cells as there
+ * are headers. Cells are escaped ({@link terminalText}) before they are
+ * measured, so a name holding control characters keeps its column aligned.
+ */
 export const formatTable = (
   headers: readonly string[],
-  rows: readonly (readonly string[])[],
+  dataRows: readonly (readonly string[])[],
   indent = '  ',
 ): string[] => {
+  const rows = dataRows.map((cells) => cells.map(terminalText));
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((cells) => (cells[column] ?? '').length)),
   );

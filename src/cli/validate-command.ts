@@ -52,10 +52,12 @@ export const validateCommand = async (args: readonly string[], io: CliIO): Promi
   }
   const result = validateText(text);
   if ('ok' in result) {
-    io.stdout.write(`${file}: ok: ${result.ok}\n`);
+    writeLines(io.stdout, [`${file}: ok: ${result.ok}`]);
     return EXIT.ok;
   }
-  writeLines(io.stdout, result.problems);
-  io.stdout.write(`${file}: invalid, ${result.problems.length} problems\n`);
+  writeLines(io.stdout, [
+    ...result.problems,
+    `${file}: invalid, ${result.problems.length} problems`,
+  ]);
   return EXIT.findings;
 };
