@@ -4,13 +4,12 @@
  * in `run.ts` and the command modules, which tests drive directly.
  */
 import { performance } from 'node:perf_hooks';
+import { closableStdout } from './closable-stdout.js';
 import { installCrashHandler } from './crash.js';
 import { run } from './run.js';
 
-// `signfold replay --json | head` closes stdout early: that is the reader's choice, not an error.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  process.exit(error.code === 'EPIPE' ? 0 : 2);
-});
+// `signfold check LOG | head` closes stdout early: output stops, the exit code stays the command's.
+const stdout = closableStdout(process.stdout, (code) => process.exit(code));
 // A closed stderr leaves nowhere to report anything: the exit code still tells.
 process.stderr.on('error', () => undefined);
 
@@ -20,7 +19,7 @@ const debug = process.env.SIGNFOLD_DEBUG === '1';
 installCrashHandler(process, debug);
 
 process.exitCode = await run(process.argv.slice(2), {
-  stdout: process.stdout,
+  stdout,
   stderr: process.stderr,
   now: () => performance.now(),
   debug,
