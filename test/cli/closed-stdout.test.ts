@@ -71,21 +71,24 @@ describe('a closed stdout', () => {
     ['validate', [join(ROOT, 'package.json')]],
     ['help', []],
     ['--version', []],
-  ])('stops %s quietly (no EPIPE) with the exit code and stderr it has when read', async (command, rest) => {
-    const words = command.split(' ');
-    const args =
-      words[0] === 'help' || words[0] === '--version'
-        ? words
-        : [words[0] ?? '', ...rest, ...words.slice(1)];
-    const read = await runCli(args);
-    const closed = await runWithClosedStdout(args);
-    expect({ code: closed.code, signal: closed.signal, stderr: closed.stderr }).toEqual({
-      code: read.code,
-      signal: null,
-      // stderr is still the reader's: a failure is reported there as when stdout is read.
-      stderr: read.stderr,
-    });
-  });
+  ])(
+    'stops %s quietly (no EPIPE) with the exit code and stderr it has when read',
+    async (command, rest) => {
+      const words = command.split(' ');
+      const args =
+        words[0] === 'help' || words[0] === '--version'
+          ? words
+          : [words[0] ?? '', ...rest, ...words.slice(1)];
+      const read = await runCli(args);
+      const closed = await runWithClosedStdout(args);
+      expect({ code: closed.code, signal: closed.signal, stderr: closed.stderr }).toEqual({
+        code: read.code,
+        signal: null,
+        // stderr is still the reader's: a failure is reported there as when stdout is read.
+        stderr: read.stderr,
+      });
+    },
+  );
 
   it('keeps check’s exit 1 and 0 (a log with and without problems)', async () => {
     const mixed = await writeFixture('mixed.ndjson', MIXED_LOG);

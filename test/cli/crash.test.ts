@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { describeThrown } from '../../src/cli/cli-error.js';
+import { forbiddenIn } from '../support/terminal-safety.js';
 import { ROOT } from './cli-helpers.js';
 
 /** Runs `code` in a fresh Node process after installing the built crash handler. */
@@ -96,5 +97,17 @@ describe('the crash handler of the signfold process', () => {
     expect(run.code).toBe(2);
     const plain = await crash('setTimeout(() => { throw null; }, 0);', { SIGNFOLD_DEBUG: '1' });
     expect(plain.stderr).toBe('signfold: unexpected error: null\n');
+  });
+
+  it('escapes control and bidi characters of the message, in the stack too', async () => {
+    const run = await crash(
+      "setTimeout(() => { throw new Error('bad \\u001b[2J \\u009b \\u202e \\u007f'); }, 0);",
+      { SIGNFOLD_DEBUG: '1' },
+    );
+    expect(run.stderr).toMatch(
+      /^signfold: unexpected error: bad \\u001b\[2J \\u009b \\u202e \\u007f\nError: bad \\u001b\[2J/,
+    );
+    expect(forbiddenIn(run.stderr)).toEqual([]);
+    expect(run.code).toBe(2);
   });
 });

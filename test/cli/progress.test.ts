@@ -14,6 +14,18 @@ const setup = (isTTY: boolean) => {
 };
 
 describe('ReplayProgress', () => {
+  it('escapes control and bidi characters of the label (a log path is data)', () => {
+    const written: string[] = [];
+    let time = 0;
+    const out = { isTTY: true, write: (text: string) => written.push(text) };
+    const progress = new ReplayProgress(out, () => time, 'x\u001b]0;pwned\u0007\u202e.ndjson');
+    time += PROGRESS_INTERVAL_MS;
+    progress.tick(1, 1);
+    expect(written).toEqual([
+      '\r\x1b[2Kreplaying x\\u001b]0;pwned\\u0007\\u202e.ndjson: position 1, 1 events, 4 events/s',
+    ]);
+  });
+
   it('draws nothing when stderr is not a terminal', () => {
     const { written, progress, advance } = setup(false);
     advance(10_000);
