@@ -51,7 +51,16 @@ const SOURCES = new Map(files(SRC).map((file) => [relative(SRC, file), importsOf
 /** The layer of a file under src/. */
 const layerOf = (path: string): string => {
   const [top = ''] = path.split('/');
-  if (['events', 'sign-request', 'projections', 'ids.ts', 'decode-error.ts'].includes(top)) {
+  if (
+    [
+      'events',
+      'sign-request',
+      'projections',
+      'ids.ts',
+      'decode-error.ts',
+      'visible-text.ts',
+    ].includes(top)
+  ) {
     return 'core';
   }
   return top.endsWith('.ts') ? 'root' : top;

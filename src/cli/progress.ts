@@ -4,8 +4,9 @@
  * terminal is left clean. Nothing is drawn when stderr is not a terminal (a
  * file, a pipe, CI logs), nor for replays shorter than one interval.
  */
+
+import { visibleText } from '../visible-text.js';
 import type { TextOutput } from './cli-io.js';
-import { terminalText } from './terminal-text.js';
 
 /** Minimum time between two redraws. */
 export const PROGRESS_INTERVAL_MS = 250;
@@ -29,7 +30,7 @@ export class ReplayProgress {
     this.#out = out;
     this.#now = now;
     // A log path or schema name: data, like everything else printed from it.
-    this.#label = terminalText(label);
+    this.#label = visibleText(label);
     this.#verb = verb;
     this.#enabled = out.isTTY === true;
     this.#start = now();

@@ -1,9 +1,9 @@
 /** Plain-text tables for terminal output: left-aligned columns, two spaces apart. */
-import { terminalText } from './terminal-text.js';
+import { visibleText } from '../visible-text.js';
 
 /**
  * Formats `rows` under `headers`; every row must have as many cells as there
- * are headers. Cells are escaped ({@link terminalText}) before they are
+ * are headers. Cells are escaped ({@link visibleText}) before they are
  * measured, so a name holding control characters keeps its column aligned.
  */
 export const formatTable = (
@@ -11,7 +11,7 @@ export const formatTable = (
   dataRows: readonly (readonly string[])[],
   indent = '  ',
 ): string[] => {
-  const rows = dataRows.map((cells) => cells.map(terminalText));
+  const rows = dataRows.map((cells) => cells.map(visibleText));
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((cells) => (cells[column] ?? '').length)),
   );

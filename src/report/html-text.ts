@@ -3,6 +3,7 @@
  * the formatting of counts, rates and durations, fixed so the bytes never
  * depend on the machine's locale.
  */
+import { visibleText } from '../visible-text.js';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -12,9 +13,14 @@ const ESCAPES: Readonly<Record<string, string>> = {
   "'": '&#39;',
 };
 
-/** `text` safe in element content and in quoted attribute values. */
+/**
+ * `text` safe in element content and in quoted attribute values: markup
+ * escaped, and control and bidi characters shown as `\uXXXX` (by the CLI's
+ * own rule, {@link visibleText}), so a name cannot reverse a cell or carry
+ * terminal escapes into a page someone may `cat`.
+ */
 export const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+  visibleText(text).replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 /** `12345` → `12,345`. */
 export const formatCount = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');

@@ -1,10 +1,10 @@
-/** terminalText and writeJson: no control character or bidi override from data reaches a terminal. */
+/** visibleText and writeJson: no control character or bidi override from data reaches a terminal. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { writeJson, writeLines } from '../../src/cli/cli-io.js';
-import { terminalText } from '../../src/cli/terminal-text.js';
-import { count } from '../reliability/fixtures/reliability-helpers.js';
-import { FORBIDDEN_CHARS, forbiddenIn, hostileTextArb } from '../support/terminal-safety.js';
+import { writeJson, writeLines } from '../src/cli/cli-io.js';
+import { visibleText } from '../src/visible-text.js';
+import { count } from './reliability/fixtures/reliability-helpers.js';
+import { FORBIDDEN_CHARS, forbiddenIn, hostileTextArb } from './support/terminal-safety.js';
 
 const RUNS = count(300, 5000);
 
@@ -28,7 +28,7 @@ const unescapeForbidden = (text: string): string =>
     return FORBIDDEN_CHARS.includes(char) ? char : sequence;
   });
 
-describe('terminalText', () => {
+describe('visibleText', () => {
   it.each([
     ['\u001b[2J', '\\u001b[2J'],
     ['\u009b31m', '\\u009b31m'],
@@ -39,20 +39,20 @@ describe('terminalText', () => {
     ['two\nlines\r\n', 'two\\u000alines\\u000d\\u000a'],
     ['tab\there', 'tab\\u0009here'],
   ])('escapes %j as %j', (text, escaped) => {
-    expect(terminalText(text)).toBe(escaped);
+    expect(visibleText(text)).toBe(escaped);
   });
 
   it('leaves printable text alone, non-ASCII, astral and a backslash included', () => {
     const text = 'Zoë Ñandú 日本 😀 \u00a0\u00ad\u200e C:\\path \\u001b';
-    expect(terminalText(text)).toBe(text);
+    expect(visibleText(text)).toBe(text);
   });
 
   it('escapes every forbidden code point, once, and nothing else', () => {
     fc.assert(
       fc.property(hostileTextArb, (text) => {
-        const escaped = terminalText(text);
+        const escaped = visibleText(text);
         expect(forbiddenIn(escaped.replaceAll('\n', '\u0000'))).toEqual([]);
-        expect(terminalText(escaped)).toBe(escaped);
+        expect(visibleText(escaped)).toBe(escaped);
         if (!text.includes('\\')) expect(unescapeForbidden(escaped)).toBe(text);
       }),
       { numRuns: RUNS },

@@ -1,8 +1,9 @@
 /**
  * The one rule for text from data (log lines, names, ids, paths, messages
- * that quote them) on its way to a terminal: code points that a terminal or
- * a text layout would act on instead of showing are written as visible
- * `\uXXXX` escapes. A log line holding `ESC [ 2 J` would otherwise clear the
+ * that quote them) on its way to a terminal or a page (the CLI and the HTML
+ * report): code points that a terminal or a text layout would act on instead
+ * of showing are written as visible `\uXXXX` escapes. Pure, so it lives
+ * below both adapters. A log line holding `ESC [ 2 J` would otherwise clear the
  * reader's screen, a C1 `CSI` (U+009B) does the same on terminals that take
  * 8-bit controls, and a bidi override (U+202E) makes `check` output read
  * backwards, so a line can look like another.
@@ -31,4 +32,4 @@ const escapeCodePoint = (char: string): string =>
  * line may pass through it twice. Everything else, including a backslash
  * already in the data, is left as it is.
  */
-export const terminalText = (text: string): string => text.replace(FORBIDDEN, escapeCodePoint);
+export const visibleText = (text: string): string => text.replace(FORBIDDEN, escapeCodePoint);
