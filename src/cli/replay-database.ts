@@ -21,7 +21,10 @@ export const replayDatabase = async (
   command: string,
   until?: number,
 ): Promise<ReplayRun> => {
-  const options = { who: `signfold ${command} --database`, connectTimeoutMs: source.connectTimeoutMs };
+  const options = {
+    who: `signfold ${command} --database`,
+    connectTimeoutMs: source.connectTimeoutMs,
+  };
   return withPool(source.url, options, async (pool) => {
     // After opening the pool: when pg is missing, that is the one line the user sees.
     const { openPostgresEventLog } = await import('../postgres/index.js');
