@@ -88,6 +88,8 @@ const shownFailure = (cause: unknown, database: string, connectTimeoutMs: number
     return new CliError(message, { exitCode: cause.exitCode, usage: cause.usage });
   }
   cause.message = message;
+  // SIGNFOLD_DEBUG=1 prints the stack, which starts with the message as it was.
+  if (cause.stack !== undefined) cause.stack = withoutPassword(cause.stack, database);
   return cause;
 };
 
