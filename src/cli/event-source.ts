@@ -7,17 +7,24 @@ import type { Projector } from '../engine/projector.js';
 import { type ParsedArgs, stringFlag } from './args.js';
 import { usageError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
-import { checkDatabaseUrl } from './pg-pool.js';
+import { checkDatabaseUrl, shownUrl } from './database-url.js';
+import { connectTimeoutOf } from './pg-pool.js';
 import { type ReplayRun, replayLogFile } from './replay-log.js';
 
 /** A log file, or the event table of a PostgreSQL schema. */
 export type EventSource =
   | { readonly kind: 'file'; readonly path: string }
-  | { readonly kind: 'database'; readonly url: string; readonly schema: string | undefined };
+  | {
+      readonly kind: 'database';
+      readonly url: string;
+      readonly schema: string | undefined;
+      /** `--connect-timeout`, in ms. */
+      readonly connectTimeoutMs: number;
+    };
 
 /**
  * The source named by the command line: one `LOG` positional, or
- * `--database URL` (with `--schema NAME`) and no positional. Throws a usage
+ * `--database URL` (with `--schema NAME`, `--connect-timeout SECONDS`) and no positional. Throws a usage
  * error otherwise.
  */
 export const eventSourceOf = (parsed: ParsedArgs): EventSource => {
@@ -26,6 +33,9 @@ export const eventSourceOf = (parsed: ParsedArgs): EventSource => {
   const [first, second] = parsed.positionals;
   if (database === undefined) {
     if (schema !== undefined) throw usageError('--schema needs --database URL');
+    if (stringFlag(parsed, 'connect-timeout') !== undefined) {
+      throw usageError('--connect-timeout needs --database URL');
+    }
     if (first === undefined) throw usageError('missing LOG (or --database URL)');
     if (second !== undefined) throw usageError(`unexpected argument '${second}'`);
     return { kind: 'file', path: first };
@@ -34,14 +44,7 @@ export const eventSourceOf = (parsed: ParsedArgs): EventSource => {
     throw usageError(`give LOG or --database URL, not both (got '${first}' and --database)`);
   }
   checkDatabaseUrl(database);
-  return { kind: 'database', url: database, schema };
-};
-
-/** The URL without its password: what may be shown, printed and kept in a report. */
-const shownUrl = (database: string): string => {
-  const url = checkDatabaseUrl(database);
-  url.password = '';
-  return url.href;
+  return { kind: 'database', url: database, schema, connectTimeoutMs: connectTimeoutOf(parsed) };
 };
 
 /**

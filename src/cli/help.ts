@@ -28,10 +28,15 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
                         [--lease MS] [--worker-id ID]
        signfold pg status --database URL [--schema NAME] [--json]
        signfold pg export --database URL [--schema NAME]
+Every subcommand also takes [--connect-timeout SECONDS].
 
 The PostgreSQL store and projection tables (needs the package pg; import also
 needs pg-copy-streams). URL is a postgres:// connection URL (DATABASE_URL
-stands in for a missing --database); NAME the schema (default signfold).
+stands in for a missing --database; its password is never printed); NAME the
+schema (default signfold).
+
+  --connect-timeout SECONDS   give up on a server that does not answer
+                              within this time (1 to 86400, default 10)
 
   migrate   create or upgrade the schema (idempotent; refuses a newer schema)
             --partitions N       partitions of the projection, fixed at creation
@@ -47,7 +52,8 @@ stands in for a missing --database); NAME the schema (default signfold).
             --worker-id ID       name in the lease rows (default host:pid:random)
             several workers share the partitions; one that stops loses them
             to the others within a lease and a quarter
-  status    each partition's owner, checkpoint, lag and last error (--json)
+  status    each partition's owner, lease (or how long ago it expired),
+            checkpoint, lag and last error (--json)
   export    print the tables as JSON: the templates, signRequests and
             participants arrays of replay --json, the checkpoint, the quarantine
 
@@ -81,7 +87,8 @@ Options:
 
 Exit codes: 0 clean, 1 problems found, 2 usage or input error.`,
   inspect: `Usage: signfold inspect LOG --sign-request ID [--until N]
-       signfold inspect --database URL [--schema NAME] --sign-request ID [--until N]
+       signfold inspect --database URL [--schema NAME] [--connect-timeout SECONDS]
+                        --sign-request ID [--until N]
 
 Show a sign request (status, names, company, template, sender, deleted), its
 participants (status, role, views, downloads) and the timeline of every event
@@ -93,6 +100,9 @@ Options:
   --database URL      read the events from PostgreSQL (signfold/postgres, needs
                       the package pg) instead of LOG
   --schema NAME       the schema of --database (default signfold)
+  --connect-timeout SECONDS
+                      give up on a server that does not answer within this
+                      time (1 to 86400, default 10)
   -h, --help          show this help
 
 Exit codes: 0 shown, 1 the log never mentions ID, 2 usage or input error.`,
@@ -106,7 +116,8 @@ Options:
 
 Exit codes: 0 valid, 1 invalid (including not JSON), 2 usage or unreadable file.`,
   report: `Usage: signfold report LOG --out FILE [--stuck-after DURATION]
-       signfold report --database URL [--schema NAME] --out FILE [--stuck-after DURATION]
+       signfold report --database URL [--schema NAME] [--connect-timeout SECONDS]
+                       --out FILE [--stuck-after DURATION]
 
 Write a self-contained HTML page about LOG (read-only): overview, per-template
 funnel and rates, timings and activity from receivedAt, stuck requests,
@@ -121,6 +132,8 @@ Options:
   --database URL            read the events from PostgreSQL (signfold/postgres,
                             needs the package pg) instead of LOG
   --schema NAME             the schema of --database (default signfold)
+  --connect-timeout SECONDS give up on a server that does not answer within
+                            this time (1 to 86400, default 10)
   -h, --help                show this help
 
 Exit codes: 0 written, 2 usage or input error.`,

@@ -16,7 +16,7 @@ import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
 import { pgExport } from './pg-export.js';
 import { pgImport } from './pg-import.js';
-import { DATABASE_OPTIONS, openPool } from './pg-pool.js';
+import { connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pg-pool.js';
 import { pgStatus } from './pg-status.js';
 import { pgWork } from './pg-work.js';
 
@@ -69,9 +69,8 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
   const parsed = parseCommandArgs(rest, options);
   // DATABASE_URL, the usual variable, stands in for a missing --database.
   const fromEnv = process.env.DATABASE_URL;
-  const database =
-    stringFlag(parsed, 'database') ??
-    (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
+  const fromFlag = stringFlag(parsed, 'database');
+  const database = fromFlag ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
   if (database === undefined) {
     throw usageError(`pg ${sub}: --database URL (or DATABASE_URL) is required`);
   }
@@ -85,8 +84,11 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
     throw usageError('--partitions must be at most 1024');
   const leaseMs = integerAtLeast(parsed, 'lease', 100, ' (ms)');
   const workerId = stringFlag(parsed, 'worker-id');
-  const pool = await openPool(database);
-  try {
+  const poolOptions = {
+    connectTimeoutMs: connectTimeoutOf(parsed),
+    origin: fromFlag === undefined ? ('DATABASE_URL' as const) : ('--database' as const),
+  };
+  return withPool(database, poolOptions, async (pool) => {
     if (sub === 'migrate') {
       const migrated = await migrate(pool, {
         ...target.schemaOptions,
@@ -110,7 +112,5 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
       { drain: booleanFlag(parsed, 'drain'), batchSize, pollMs, leaseMs, workerId },
       io,
     );
-  } finally {
-    await pool.end().catch(() => undefined);
-  }
+  });
 };

@@ -8,7 +8,16 @@ import { formatTable } from './table.js';
 
 const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
-const seconds = (ms: number | null): string => (ms === null ? '-' : `${(ms / 1000).toFixed(1)} s`);
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** The time left on a lease, or how long ago it ran out (its owner stopped renewing it). */
+const lease = (ms: number | null): string => {
+  if (ms === null) return '-';
+  return ms > 0 ? seconds(ms) : `expired ${seconds(-ms)} ago`;
+};
+
+/** `1 worker`, `2 workers`. */
+const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The status as lines of text. */
 export const formatStatus = (status: ProjectionStatus): string[] => {
@@ -24,15 +33,15 @@ export const formatStatus = (status: ProjectionStatus): string[] => {
   const rows = status.partitions.map((p) => [
     String(p.partition),
     p.owner ?? '-',
-    p.owner === null ? '-' : seconds(p.leaseRemainingMs),
+    p.owner === null ? '-' : lease(p.leaseRemainingMs),
     String(p.checkpoint),
     String(p.lagEvents),
     p.lagSeconds === null ? '-' : p.lagSeconds.toFixed(1),
     p.lastError === null ? '-' : `${p.lastErrorAt ?? ''} ${p.lastError}`,
   ]);
   return [
-    `schema ${status.schema}: ${status.events} events (last position ${status.lastPosition}, ${megabytes(status.storeBytes)}), ` +
-      `${status.partitions.length} partitions, ${status.workers.length} workers alive`,
+    `schema ${status.schema}: ${counted(status.events, 'event')} (last position ${status.lastPosition}, ${megabytes(status.storeBytes)}), ` +
+      `${counted(status.partitions.length, 'partition')}, ${counted(status.workers.length, 'worker')} alive`,
     summary({ checkpoint: status.checkpoint, ...totals }),
     ...formatTable(
       ['partition', 'owner', 'lease', 'checkpoint', 'lag', 'lag s', 'last error'],

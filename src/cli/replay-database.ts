@@ -6,7 +6,7 @@ import type { Projector } from '../engine/projector.js';
 import { CliError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { type EventSource, sourceLabel } from './event-source.js';
-import { openPool } from './pg-pool.js';
+import { withPool } from './pg-pool.js';
 import { type ReplayRun, replayOpenLog } from './replay-log.js';
 
 /**
@@ -21,9 +21,12 @@ export const replayDatabase = async (
   command: string,
   until?: number,
 ): Promise<ReplayRun> => {
-  const pool = await openPool(source.url, `signfold ${command} --database`);
-  try {
-    // After openPool: when pg is missing, that is the one line the user sees.
+  const options = {
+    who: `signfold ${command} --database`,
+    connectTimeoutMs: source.connectTimeoutMs,
+  };
+  return withPool(source.url, options, async (pool) => {
+    // After opening the pool: when pg is missing, that is the one line the user sees.
     const { openPostgresEventLog } = await import('../postgres/index.js');
     const opened = await openPostgresEventLog(
       pool,
@@ -31,7 +34,5 @@ export const replayDatabase = async (
     );
     if (opened.isErr()) throw new CliError(opened.error.message);
     return await replayOpenLog(projector, opened.value, sourceLabel(source), io, until);
-  } finally {
-    await pool.end().catch(() => undefined);
-  }
+  });
 };

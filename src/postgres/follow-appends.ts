@@ -46,10 +46,17 @@ export const followAppends = async (
   const connected = await connect(pool);
   if (connected.isErr()) return err(connected.error);
   const listener = connected.value as ListeningClient;
+  // Notifications come at any time, also while a catch-up runs, when no one
+  // sleeps to be woken: each one bumps `announced`, and the loop sleeps only
+  // if nothing was announced since its last catch-up began. A catch-up that
+  // begins after a notification sees that append (it is committed).
+  let announced = 0;
   let wake: (() => void) | undefined;
   let broken: Error | undefined;
   listener.on('notification', (message) => {
-    if (message.channel === APPEND_CHANNEL && message.payload === schema) wake?.();
+    if (message.channel !== APPEND_CHANNEL || message.payload !== schema) return;
+    announced += 1;
+    wake?.();
   });
   listener.on('error', (error) => {
     broken = error;
@@ -60,6 +67,7 @@ export const followAppends = async (
   try {
     await listener.query(`LISTEN ${APPEND_CHANNEL}`);
     for (;;) {
+      const seen = announced;
       const caughtUp = await worker.catchUp(options.onBatch);
       if (caughtUp.isErr() || options.signal.aborted) return caughtUp;
       if (broken !== undefined) return err(databaseError(broken, 'listening for appends'));
@@ -71,7 +79,7 @@ export const followAppends = async (
           clearTimeout(timer);
           resolve();
         };
-        if (options.signal.aborted) wake();
+        if (announced !== seen || options.signal.aborted) wake();
       });
       wake = undefined;
     }

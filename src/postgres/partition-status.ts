@@ -1,7 +1,7 @@
 /**
  * What `signfold pg status` shows: the store's size, and per partition its
- * owner and lease, checkpoint, lag (events still to read, and the age of the
- * oldest of them) and last error; with the workers alive.
+ * owner and lease, checkpoint, lag (events still to read, and how long the
+ * partition has been waiting for them) and last error; with the workers alive.
  */
 import type { Result } from 'neverthrow';
 import type { SchemaOptions } from './migrate.js';
@@ -23,7 +23,13 @@ export interface PartitionStatus {
   readonly checkpoint: number;
   /** Events this partition still has to read (its own and the template events). */
   readonly lagEvents: number;
-  /** Age of the oldest of them by `received_at`, in seconds (0 when none; `null` when none has a time). */
+  /**
+   * How long the partition has been waiting, in seconds (0 when nothing waits): the age of the
+   * oldest waiting event by `received_at`, but no more than the time since the partition's
+   * checkpoint last moved (or, before its first batch, since the schema was migrated). Live
+   * traffic, received just now, reads as how late the projection is; imported history, whose
+   * `received_at` lies in the past, as how long the partition has made no progress.
+   */
   readonly lagSeconds: number | null;
   readonly applied: number;
   readonly noOps: number;
@@ -95,8 +101,11 @@ export const readProjectionStatus = (
       `SELECT p.partition, p.owner, p.epoch, p.position, p.applied, p.no_ops, p.conflicts, p.invalid,
               p.last_error, to_char(p.last_error_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_error_at,
               round(extract(epoch FROM p.lease_until - clock_timestamp()) * 1000) AS lease_ms,
-              lag.n AS lag_events, round(extract(epoch FROM clock_timestamp() - lag.oldest), 3) AS lag_seconds
+              lag.n AS lag_events,
+              greatest(0, round(extract(epoch FROM clock_timestamp() -
+                greatest(lag.oldest, coalesce(p.updated_at, v.migrated_at))), 3)) AS lag_seconds
          FROM ${s}.partitions AS p
+         CROSS JOIN (SELECT max(migrated_at) AS migrated_at FROM ${s}.schema_version) AS v
          CROSS JOIN LATERAL (
            SELECT count(*) AS n, min(e.received_at) AS oldest FROM ${s}.events AS e
             WHERE e.partition IN (p.partition, ${EVERY_PARTITION}) AND e.position > p.position) AS lag

@@ -1,0 +1,193 @@
+// Live projection lag (npm run bench:postgres, after bench/postgres.js): one `signfold pg work`
+// process follows a throwaway server (default durability, 16 partitions) while this process
+// appends generated events open loop at --rate appends/s (default 500) for --seconds (default 10)
+// after --warmup seconds (default 2, not counted). The lag of an event is the time from its
+// append's commit (the promise of `log.append` resolving) to the moment its partition's checkpoint
+// is seen at or past its position (every partition's, for a template event), observed by polling
+// the partitions every --poll ms (default 5; it adds up to that much). Target: p99 < 100 ms.
+// Writes its section of bench/RESULTS.md unless --no-write.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { startPostgres } from '../scripts/throwaway-postgres.js';
+import { generateEvents } from './generate-stream.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '500' },
+    seconds: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    poll: { type: 'string', default: '5' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const RATE = Number(opts.rate);
+const SECONDS = Number(opts.seconds);
+const WARMUP = Number(opts.warmup);
+const POLL_MS = Number(opts.poll);
+const ROOT = join(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist/cli/main.js');
+const { migrate, openPostgresEventLog } = await import(join(ROOT, 'dist/postgres/index.js'));
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+/** Appends `count` events open loop at RATE/s; `onStored(position, committedAt)` for each. */
+const appendOpenLoop = async (log, source, first, count, onStored) => {
+  const started = performance.now();
+  const pending = [];
+  for (let i = 0; i < count; i += 1) {
+    const due = started + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const event = source.next().value;
+    pending.push(
+      log.append(event, { deliveryId: `lag-${first + i}` }).then((stored) => {
+        if (stored.isErr()) throw new Error(stored.error.message);
+        onStored(stored.value.position, performance.now());
+      }),
+    );
+  }
+  await Promise.all(pending);
+};
+
+/** Watches the partitions' checkpoints; resolves each awaited position's lag once it is projected. */
+const watchCheckpoints = (client) => {
+  const waiting = new Map(); // position → { committedAt, resolve }
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      if (waiting.size > 0) {
+        const positions = [...waiting.keys()];
+        const { rows } = await client.query(
+          `SELECT e.position FROM signfold.events AS e
+            WHERE e.position = ANY($1::bigint[])
+              AND (SELECT min(p.position) FROM signfold.partitions AS p
+                    WHERE p.partition = e.partition OR e.partition = -1) >= e.position`,
+          [positions],
+        );
+        const seenAt = performance.now();
+        for (const row of rows) {
+          const entry = waiting.get(Number(row.position));
+          waiting.delete(Number(row.position));
+          entry?.resolve(seenAt - entry.committedAt);
+        }
+      }
+      await sleep(POLL_MS);
+    }
+  })();
+  return {
+    lagOf: (position, committedAt) =>
+      new Promise((resolve) => waiting.set(position, { committedAt, resolve })),
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+};
+
+/** Appends one phase and returns the lags of its events. */
+const phase = async (log, source, watch, first, count) => {
+  const lags = [];
+  await appendOpenLoop(log, source, first, count, (position, committedAt) => {
+    lags.push(watch.lagOf(position, committedAt));
+  });
+  return Promise.all(lags);
+};
+
+const summary = (label, lags) => {
+  const figures = {
+    count: lags.length,
+    p50: percentile(lags, 50),
+    p99: percentile(lags, 99),
+    max: Math.max(...lags),
+  };
+  console.log(
+    `${label}: ${fmt(figures.count)} appends at ${RATE}/s: append-to-projected lag ` +
+      `p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, max ${figures.max.toFixed(1)} ms`,
+  );
+  return figures;
+};
+
+const writeResults = (warm, main) => {
+  const file = join(ROOT, 'bench/RESULTS.md');
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+  const marker = '<!-- bench/postgres-lag.js -->';
+  const start = previous.indexOf(marker);
+  const next = start === -1 ? -1 : previous.indexOf('<!-- bench/', start + marker.length);
+  const before = start === -1 ? previous.trimEnd() : previous.slice(0, start).trimEnd();
+  const after = next === -1 ? '' : `\n\n${previous.slice(next).trimEnd()}`;
+  const row = (label, f, target) =>
+    `| ${label} | ${fmt(f.count)} | ${f.p50.toFixed(1)} ms | ${f.p99.toFixed(1)} ms | ${f.max.toFixed(1)} ms | ${target ? `< 100 ms | ${f.p99 < 100 ? 'yes' : 'no'}` : ' | '} |`;
+  const section = `${marker}
+## PostgreSQL live projection lag (bench/postgres-lag.js)
+
+Generated by \`node bench/postgres-lag.js\` (part of \`npm run bench:postgres\`): one \`signfold pg work\`
+process (default lease and poll) follows a throwaway PostgreSQL server (default settings, fsync on,
+16 partitions) while the benchmark appends generated events through \`openPostgresEventLog\`, open loop
+at ${RATE} appends/s for ${SECONDS} s after a ${WARMUP} s warm-up at the same rate. Lag: from the
+append's commit to its partition's checkpoint (every partition's, for a template event) seen at or
+past its position, by polling every ${POLL_MS} ms (which adds up to ${POLL_MS} ms).
+
+- date: ${new Date().toISOString().slice(0, 10)}
+- machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB; load average at the end ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ')}
+- Node ${process.version}
+
+| | appends | p50 | p99 | max | target p99 | met |
+|---|---:|---:|---:|---:|---:|:---:|
+${row('warm-up (not counted)', warm, false)}
+${row('measured', main, true)}
+`;
+  writeFileSync(file, `${before}\n\n${section}${after}\n`);
+  console.log('wrote bench/RESULTS.md');
+};
+
+const server = await startPostgres();
+let worker;
+const pool = new pg.Pool({ connectionString: server.url, max: 4 });
+const watcher = new pg.Client({ connectionString: server.url });
+try {
+  (await migrate(pool))._unsafeUnwrap();
+  worker = spawn(process.execPath, [CLI, 'pg', 'work', '--database', server.url], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await watcher.connect();
+  // Wait until the worker holds every partition.
+  for (let tries = 0; ; tries += 1) {
+    const { rows } = await watcher.query(
+      'SELECT count(*) FILTER (WHERE owner IS NULL) AS free FROM signfold.partitions',
+    );
+    if (Number(rows[0].free) === 0) break;
+    if (tries > 400) throw new Error('pg work did not claim the partitions');
+    await sleep(25);
+  }
+  const log = (await openPostgresEventLog(pool))._unsafeUnwrap();
+  const total = Math.ceil(RATE * (WARMUP + SECONDS));
+  const source = generateEvents({ seed: 21, signRequests: Math.ceil(total / 5) + 10 });
+  const watch = watchCheckpoints(watcher);
+  const warm = summary(
+    'warm-up (not counted)',
+    await phase(log, source, watch, 0, Math.ceil(RATE * WARMUP)),
+  );
+  const main = summary(
+    'measured (target p99 < 100 ms)',
+    await phase(log, source, watch, Math.ceil(RATE * WARMUP), Math.ceil(RATE * SECONDS)),
+  );
+  await watch.stop();
+  await log.close();
+  if (!opts['no-write']) writeResults(warm, main);
+} finally {
+  worker?.kill('SIGTERM');
+  await watcher.end().catch(() => undefined);
+  await pool.end();
+  server.stop();
+}

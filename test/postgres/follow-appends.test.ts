@@ -1,0 +1,70 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followAppends } from '../../src/postgres/follow-appends.js';
+import { migrate } from '../../src/postgres/migrate.js';
+import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
+import { events } from '../../src/testing/index.js';
+import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+
+let server: PostgresServer;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  server = await startPostgres();
+  pool = new pg.Pool({ connectionString: server.url, max: 6 });
+});
+
+afterAll(async () => {
+  await pool?.end();
+  server?.stop();
+});
+
+describe('followAppends', () => {
+  it('projects an append announced while it was catching up at once, not at the next heartbeat', async () => {
+    const schema = 'follow_during_catch_up';
+    (await migrate(pool, { schema, partitions: 1 }))._unsafeUnwrap();
+    const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+    (await log.append(events.signRequestSent({ signRequestId: 1 })))._unsafeUnwrap();
+    let appendedAt = 0;
+    let appendedPosition = 0;
+    // The first batch appends while it is being projected: that append's
+    // NOTIFY arrives during the catch-up, which read its high mark before it.
+    const worker = (
+      await createProjectionWorker(pool, {
+        schema,
+        // A heartbeat (a quarter of the lease) and a poll far longer than the wait below.
+        leaseMs: 120_000,
+        onFolded: async () => {
+          if (appendedPosition !== 0) return;
+          const sent = await log.append(events.signRequestSent({ signRequestId: 2 }));
+          appendedPosition = sent._unsafeUnwrap().position;
+          appendedAt = performance.now();
+        },
+      })
+    )._unsafeUnwrap();
+    const stop = new AbortController();
+    let projectedAt = 0;
+    const followed = followAppends(pool, worker, {
+      signal: stop.signal,
+      pollIntervalMs: 120_000,
+      onBatch: (progress) => {
+        if (appendedPosition !== 0 && progress.checkpoint >= appendedPosition) {
+          projectedAt = performance.now();
+          stop.abort();
+        }
+      },
+    });
+    const deadline = setTimeout(() => stop.abort(), 10_000);
+    try {
+      const progress = (await followed)._unsafeUnwrap();
+      expect(appendedPosition).toBeGreaterThan(1);
+      expect(progress.checkpoint).toBe(appendedPosition);
+      expect(projectedAt - appendedAt).toBeLessThan(1000);
+    } finally {
+      clearTimeout(deadline);
+      stop.abort();
+      await log.close();
+    }
+  });
+});
