@@ -57,6 +57,13 @@ export class Projector {
   readonly #audit: AuditTrail | undefined;
   readonly #quarantine: QuarantineEntry[];
   #checkpoint: number;
+  /**
+   * The last bad line quarantined above the checkpoint. A bad line never
+   * moves the checkpoint (the next entry may share its position), so a
+   * replay resumed from the checkpoint meets it again: it and the bad lines
+   * before it are passed over. Rebuilt from the quarantine on restore.
+   */
+  #badLineAhead: { readonly position: number; readonly line: number } | undefined;
   #incompleteTail: { readonly position: number; readonly line: number } | undefined;
   #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
 
@@ -67,6 +74,7 @@ export class Projector {
     this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
     this.#quarantine = [...(start?.quarantine ?? [])];
     this.#checkpoint = start?.checkpoint ?? 0;
+    this.#badLineAhead = badLineAhead(this.#quarantine, this.#checkpoint);
     if (start?.stats !== undefined) this.#stats = { ...start.stats };
   }
 
@@ -135,16 +143,27 @@ export class Projector {
 
   #processRecord(record: LogRecord): Result<ApplyResult, Halted> {
     if (record.kind === 'bad-line') {
-      if (record.position <= this.#checkpoint) return this.#alreadyApplied();
+      const { position, line } = record;
+      if (position <= this.#checkpoint) return this.#alreadyApplied();
+      const ahead = this.#badLineAhead;
+      // Quarantined before an interruption and read again: counted then, not again.
+      if (
+        ahead !== undefined &&
+        (position < ahead.position || (position === ahead.position && line <= ahead.line))
+      ) {
+        return ALREADY_APPLIED;
+      }
       if (record.tornTail === true) {
-        this.#incompleteTail = { position: record.position, line: record.line };
+        this.#incompleteTail = { position, line };
         return INCOMPLETE;
       }
       this.#incompleteTail = undefined;
-      return this.#reject(record.position, record.line, record.raw, {
+      const rejected = this.#reject(position, line, record.raw, {
         kind: 'bad-line',
         message: record.reason,
       });
+      if (rejected.isOk()) this.#badLineAhead = { position, line };
+      return rejected;
     }
     return this.#process(record.position, record.line, record.receivedAt, record.event, record);
   }
@@ -183,7 +202,7 @@ export class Projector {
       return rejected;
     }
     this.#audit?.record(event, position, receivedAt, outcome);
-    this.#checkpoint = position;
+    this.#advance(position);
     if (outcome === 'applied') this.#stats.applied += 1;
     else this.#stats.noOps += 1;
     return outcome === 'applied' ? APPLIED : NO_OP;
@@ -207,8 +226,14 @@ export class Projector {
     this.#quarantine.push(Object.freeze({ position, line, raw: previewRaw(raw), reason }));
     if (reason.kind === 'conflict') this.#stats.conflicts += 1;
     else this.#stats.invalid += 1;
-    this.#checkpoint = position;
+    // A bad line holds no position: the entry after it may have the same one.
+    if (reason.kind !== 'bad-line') this.#advance(position);
     return QUARANTINED;
+  }
+
+  #advance(position: number): void {
+    this.#checkpoint = position;
+    this.#badLineAhead = undefined;
   }
 
   /**
@@ -286,6 +311,22 @@ export class Projector {
     return this.#audit?.ofTemplate(id) ?? [];
   }
 }
+
+/**
+ * The last bad line a projector quarantined above its checkpoint, found at
+ * the end of its quarantine: anything quarantined after it would have moved
+ * the checkpoint past it.
+ */
+const badLineAhead = (
+  quarantine: readonly QuarantineEntry[],
+  checkpoint: number,
+): { readonly position: number; readonly line: number } | undefined => {
+  const last = quarantine.at(-1);
+  if (last === undefined || last.reason.kind !== 'bad-line' || last.line === undefined) {
+    return undefined;
+  }
+  return last.position > checkpoint ? { position: last.position, line: last.line } : undefined;
+};
 
 /** Creates a projector on an empty state (or on `start`, e.g. a restored snapshot). *
  * @example
