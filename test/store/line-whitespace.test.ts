@@ -28,9 +28,9 @@ const NOT_JSON_WHITESPACE: readonly (readonly [string, string])[] = [
 ];
 
 describe('lines of whitespace', () => {
-  it.each(NOT_JSON_WHITESPACE)(
-    'a line of %j is a bad line naming it, on every line',
-    async (space, name) => {
+  it.each(NOT_JSON_WHITESPACE.map(([space, name]) => [name, space] as const))(
+    'a line of %s is a bad line naming it',
+    async (name, space) => {
       const path = await fileWith(`${EVENT}\n${space}\n ${space}\t\n${EVENT}\n`);
       for (const chunkBytes of [1, 3, 1 << 20]) {
         const records = summary(await readAll(readFileEventLog(path, { chunkBytes })));
