@@ -93,8 +93,11 @@ export interface LockHolder {
 
 /**
  * One record read back from a log. `line` is the 1-based line number in the
- * file (= position for the memory log). Positions strictly increase from one
- * record to the next, bad lines included.
+ * file (= position for the memory log). Positions never decrease from one
+ * record to the next, and strictly increase from one entry to the next. A
+ * bad line holds no position of its own: in a file it has the position of
+ * the entry it stands before, which that entry may have too (see
+ * `docs/log-format.md`).
  */
 export type LogRecord =
   | {
@@ -127,7 +130,7 @@ export type LogRecord =
 
 /** Options for {@link EventLog.read}. */
 export interface ReadOptions {
-  /** First position to return (inclusive); default 1. */
+  /** First position to return (inclusive), bad lines standing before it included; default 1. */
   readonly fromPosition?: number;
   /**
    * `true` lets a log produce an entry's `raw` text only when it is read, for

@@ -48,7 +48,8 @@ const checkPosition = (value: number, name: string, least = 1): void => {
  * The embedded projection engine: applies log records one at a time (live) or
  * replays a log (bulk) through the core reducers, at O(1) per event either way.
  * Keeps a checkpoint (last processed position: re-applying at or below it is a
- * no-op), a quarantine of bad records, audit trails, and counters.
+ * no-op; a bad line never moves it, see `docs/log-format.md`), a quarantine of
+ * bad records, audit trails, and counters.
  */
 export class Projector {
   readonly #copy: WorkingCopy;
@@ -78,7 +79,7 @@ export class Projector {
     if (start?.stats !== undefined) this.#stats = { ...start.stats };
   }
 
-  /** The last processed position (0 before any). */
+  /** The last processed position (0 before any); bad lines hold none and never move it. */
   get checkpoint(): number {
     return this.#checkpoint;
   }

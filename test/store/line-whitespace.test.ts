@@ -3,11 +3,19 @@
  * other whitespace is a bad line, never skipped; and the CR of a CRLF line
  * end is no part of a line, its messages or its preview (finding 8).
  */
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProjector } from '../../src/engine/projector.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
-import { fileWith, readAll, removeTempDirs, summary } from './fixtures/log-helpers.js';
+import {
+  fileWith,
+  openLog,
+  readAll,
+  removeTempDirs,
+  summary,
+  tempDir,
+} from './fixtures/log-helpers.js';
 
 afterAll(removeTempDirs);
 
@@ -103,6 +111,29 @@ describe('lines of whitespace', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('the append path', () => {
+  it('stores such whitespace inside values and reads it back, never as a bad line', async () => {
+    const path = join(await tempDir(), 'events.ndjson');
+    const values = NOT_JSON_WHITESPACE.map(([space]) => ({
+      type: `${space}a${space}`,
+      [space]: [space, `\r${space}\n`],
+    }));
+    const log = await openLog(path);
+    for (const [i, value] of values.entries()) {
+      expect(
+        (await log.append(value, { deliveryId: `${NOT_JSON_WHITESPACE[i]?.[0]}` })).isOk(),
+      ).toBe(true);
+    }
+    await log.close();
+    const reopened = await openLog(path);
+    const records = await readAll(reopened.read());
+    await reopened.close();
+    expect(
+      records.map((r) => (r.kind === 'entry' ? [r.position, r.event, r.deliveryId] : r)),
+    ).toEqual(values.map((value, i) => [i + 1, value, NOT_JSON_WHITESPACE[i]?.[0]]));
   });
 });
 
