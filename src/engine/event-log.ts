@@ -95,9 +95,9 @@ export interface LockHolder {
  * One record read back from a log. `line` is the 1-based line number in the
  * file (= position for the memory log). Positions never decrease from one
  * record to the next, and strictly increase from one entry to the next. A
- * bad line holds no position of its own: in a file it has the position of
- * the entry it stands before, which that entry may have too (see
- * `docs/log-format.md`).
+ * file's bad line holds no position of its own: it has the position of the
+ * entry it stands before, which that entry may have too (`sharesPosition`,
+ * see `docs/log-format.md`).
  */
 export type LogRecord =
   | {
@@ -120,6 +120,13 @@ export type LogRecord =
       readonly raw: string;
       /** Why the line is not an entry, e.g. `invalid JSON: ...`, `invalid UTF-8`. */
       readonly reason: string;
+      /**
+       * Set by the file reader: the line holds no position of its own. It has
+       * the position of the entry after it, which that entry may have too, so
+       * the projector quarantines it without moving its checkpoint past it.
+       * A log whose bad lines hold their own position (PostgreSQL) leaves it out.
+       */
+      readonly sharesPosition?: true;
       /**
        * Set on an unterminated last line that does not parse: a write still in
        * progress (a live log) or cut short by a crash. It is not data yet, so

@@ -48,8 +48,8 @@ const checkPosition = (value: number, name: string, least = 1): void => {
  * The embedded projection engine: applies log records one at a time (live) or
  * replays a log (bulk) through the core reducers, at O(1) per event either way.
  * Keeps a checkpoint (last processed position: re-applying at or below it is a
- * no-op; a bad line never moves it, see `docs/log-format.md`), a quarantine of
- * bad records, audit trails, and counters.
+ * no-op; a file's bad line never moves it, see `docs/log-format.md`), a
+ * quarantine of bad records, audit trails, and counters.
  */
 export class Projector {
   readonly #copy: WorkingCopy;
@@ -59,10 +59,11 @@ export class Projector {
   readonly #quarantine: QuarantineEntry[];
   #checkpoint: number;
   /**
-   * The last bad line quarantined above the checkpoint. A bad line never
-   * moves the checkpoint (the next entry may share its position), so a
-   * replay resumed from the checkpoint meets it again: it and the bad lines
-   * before it are passed over. Rebuilt from the quarantine on restore.
+   * The last bad line quarantined above the checkpoint. A bad line that
+   * shares its position with the entry after it (`sharesPosition`, a file's)
+   * does not move the checkpoint, so a replay resumed from the checkpoint
+   * meets it again: it and the bad lines before it are passed over. Rebuilt
+   * from the quarantine on restore.
    */
   #badLineAhead: { readonly position: number; readonly line: number } | undefined;
   #incompleteTail: { readonly position: number; readonly line: number } | undefined;
@@ -79,7 +80,7 @@ export class Projector {
     if (start?.stats !== undefined) this.#stats = { ...start.stats };
   }
 
-  /** The last processed position (0 before any); bad lines hold none and never move it. */
+  /** The last processed position (0 before any); a bad line sharing its position never moves it. */
   get checkpoint(): number {
     return this.#checkpoint;
   }
@@ -159,11 +160,11 @@ export class Projector {
         return INCOMPLETE;
       }
       this.#incompleteTail = undefined;
-      const rejected = this.#reject(position, line, record.raw, {
-        kind: 'bad-line',
-        message: record.reason,
-      });
-      if (rejected.isOk()) this.#badLineAhead = { position, line };
+      // A line that shares its position with the entry after it must not move the checkpoint.
+      const shared = record.sharesPosition === true;
+      const reason: QuarantineReason = { kind: 'bad-line', message: record.reason };
+      const rejected = this.#reject(position, line, record.raw, reason, !shared);
+      if (shared && rejected.isOk()) this.#badLineAhead = { position, line };
       return rejected;
     }
     return this.#process(record.position, record.line, record.receivedAt, record.event, record);
@@ -214,6 +215,7 @@ export class Projector {
     line: number | undefined,
     raw: string,
     reason: QuarantineReason,
+    advance = true,
   ): Result<ApplyResult, Halted> {
     if (this.#policy === 'halt') {
       return err({
@@ -227,8 +229,7 @@ export class Projector {
     this.#quarantine.push(Object.freeze({ position, line, raw: previewRaw(raw), reason }));
     if (reason.kind === 'conflict') this.#stats.conflicts += 1;
     else this.#stats.invalid += 1;
-    // A bad line holds no position: the entry after it may have the same one.
-    if (reason.kind !== 'bad-line') this.#advance(position);
+    if (advance) this.#advance(position);
     return QUARANTINED;
   }
 
@@ -315,8 +316,9 @@ export class Projector {
 
 /**
  * The last bad line a projector quarantined above its checkpoint, found at
- * the end of its quarantine: anything quarantined after it would have moved
- * the checkpoint past it.
+ * the end of its quarantine: only a bad line sharing its position stays above
+ * the checkpoint, and anything processed after it would have moved the
+ * checkpoint past it.
  */
 const badLineAhead = (
   quarantine: readonly QuarantineEntry[],

@@ -93,8 +93,16 @@ export class LineClassifier implements LineSink {
     const raw = withoutCarriageReturn(preview);
     this.#records.push(
       reason === TORN_TAIL_REASON
-        ? { kind: 'bad-line', position, line: lineNo, raw, reason, tornTail: true }
-        : { kind: 'bad-line', position, line: lineNo, raw, reason },
+        ? {
+            kind: 'bad-line',
+            position,
+            line: lineNo,
+            raw,
+            reason,
+            sharesPosition: true,
+            tornTail: true,
+          }
+        : { kind: 'bad-line', position, line: lineNo, raw, reason, sharesPosition: true },
     );
   }
 

@@ -62,6 +62,7 @@ describe('a bad line in an envelope log', () => {
         line: 11,
         raw: 'garbage',
         reason: expect.stringMatching(/^invalid JSON: /),
+        sharesPosition: true,
       },
     ]);
 

@@ -106,20 +106,28 @@ export const fileRecordsOf = (items: readonly StreamItem[]): LogRecord[] => {
   let lastEntry = 0;
   return recordsOf(items).map((record, i): LogRecord => {
     const line = i + 1;
-    if (record.kind === 'bad-line') return { ...record, position: lastEntry + 1, line };
+    if (record.kind === 'bad-line') {
+      return { ...record, position: lastEntry + 1, line, sharesPosition: true };
+    }
     lastEntry += 1;
     return { ...record, position: lastEntry, line };
   });
 };
 
-/** The checkpoint after replaying `records` up to position `until`: the last entry's position. */
+/**
+ * The checkpoint after replaying `records` up to position `until`: the last
+ * position processed, but for bad lines that share theirs with the next entry.
+ */
 export const checkpointUntil = (records: readonly LogRecord[], until: number): number =>
   records.reduce(
-    (checkpoint, r) => (r.kind === 'entry' && r.position <= until ? r.position : checkpoint),
+    (checkpoint, r) =>
+      r.position <= until && (r.kind === 'entry' || r.sharesPosition !== true)
+        ? r.position
+        : checkpoint,
     0,
   );
 
-/** Both ways a log numbers its bad lines: positions of their own (PostgreSQL), or shared (files). */
+/** Both ways a log numbers its bad lines: positions of their own (PostgreSQL), or shared (files, `sharesPosition`). */
 export const RECORD_NUMBERINGS = [
   ['positions of their own', recordsOf],
   ['positions shared with the next entry', fileRecordsOf],
