@@ -12,8 +12,9 @@
  * entry may have the same position. Were a bad line to hold a position, one
  * garbage line in a log the writer numbered 1, 2, 3… would push every later
  * envelope out of order, and a bad line sharing the position of the entry
- * before it would fall behind a checkpoint already at that entry. The
- * projector never moves its checkpoint for a bad line (see `projector.ts`).
+ * before it would fall behind a checkpoint already at that entry. Its record
+ * says so (`sharesPosition: true`), and the projector then never moves its
+ * checkpoint for it (see `projector.ts`).
  */
 import type { LogRecord } from '../engine/event-log.js';
 import { previewRaw } from '../engine/quarantine.js';
