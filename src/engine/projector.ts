@@ -9,6 +9,7 @@ import type { ParticipantView, SignRequestView, TemplateView } from '../projecti
 import { WorkingCopy } from '../projections/working-copy.js';
 import type { SignRequest } from '../sign-request/sign-request.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
+import { type BadLineAhead, badLineAheadOf, isAtOrBefore } from './bad-line-ahead.js';
 import type { LogRecord } from './event-log.js';
 import type {
   ApplyResult,
@@ -65,7 +66,7 @@ export class Projector {
    * meets it again: it and the bad lines before it are passed over. Rebuilt
    * from the quarantine on restore.
    */
-  #badLineAhead: { readonly position: number; readonly line: number } | undefined;
+  #badLineAhead: BadLineAhead | undefined;
   #incompleteTail: { readonly position: number; readonly line: number } | undefined;
   #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
 
@@ -76,7 +77,7 @@ export class Projector {
     this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
     this.#quarantine = [...(start?.quarantine ?? [])];
     this.#checkpoint = start?.checkpoint ?? 0;
-    this.#badLineAhead = badLineAhead(this.#quarantine, this.#checkpoint);
+    this.#badLineAhead = badLineAheadOf(this.#quarantine, this.#checkpoint);
     if (start?.stats !== undefined) this.#stats = { ...start.stats };
   }
 
@@ -147,14 +148,8 @@ export class Projector {
     if (record.kind === 'bad-line') {
       const { position, line } = record;
       if (position <= this.#checkpoint) return this.#alreadyApplied();
-      const ahead = this.#badLineAhead;
       // Quarantined before an interruption and read again: counted then, not again.
-      if (
-        ahead !== undefined &&
-        (position < ahead.position || (position === ahead.position && line <= ahead.line))
-      ) {
-        return ALREADY_APPLIED;
-      }
+      if (isAtOrBefore(this.#badLineAhead, position, line)) return ALREADY_APPLIED;
       if (record.tornTail === true) {
         this.#incompleteTail = { position, line };
         return INCOMPLETE;
@@ -313,23 +308,6 @@ export class Projector {
     return this.#audit?.ofTemplate(id) ?? [];
   }
 }
-
-/**
- * The last bad line a projector quarantined above its checkpoint, found at
- * the end of its quarantine: only a bad line sharing its position stays above
- * the checkpoint, and anything processed after it would have moved the
- * checkpoint past it.
- */
-const badLineAhead = (
-  quarantine: readonly QuarantineEntry[],
-  checkpoint: number,
-): { readonly position: number; readonly line: number } | undefined => {
-  const last = quarantine.at(-1);
-  if (last === undefined || last.reason.kind !== 'bad-line' || last.line === undefined) {
-    return undefined;
-  }
-  return last.position > checkpoint ? { position: last.position, line: last.line } : undefined;
-};
 
 /** Creates a projector on an empty state (or on `start`, e.g. a restored snapshot). *
  * @example
