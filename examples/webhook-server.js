@@ -56,14 +56,16 @@ export const readBody = (request, limit) =>
 
 /**
  * Parses a body as JSON. Only text that is not JSON at all is refused (400): any JSON value is
- * stored, even an invalid event, so the projector can quarantine it and nothing is lost.
+ * stored, even an invalid event, so the projector can quarantine it and nothing is lost. A byte
+ * order mark is not JSON (RFC 8259 forbids one on the wire), and the file log's reader refuses it
+ * on any line but a file's first: it is kept, so JSON.parse refuses it here too.
  * @param {Buffer} body
  * @returns {{ event: unknown, text: string }}
  */
 export const parseBody = (body) => {
   let text;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
   } catch {
     throw new Rejected(400, 'body is not UTF-8');
   }

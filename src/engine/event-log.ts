@@ -93,8 +93,11 @@ export interface LockHolder {
 
 /**
  * One record read back from a log. `line` is the 1-based line number in the
- * file (= position for the memory log). Positions strictly increase from one
- * record to the next, bad lines included.
+ * file (= position for the memory log). Positions never decrease from one
+ * record to the next, and strictly increase from one entry to the next. A
+ * file's bad line holds no position of its own: it has the position of the
+ * entry it stands before, which that entry may have too (`sharesPosition`,
+ * see `docs/log-format.md`).
  */
 export type LogRecord =
   | {
@@ -118,6 +121,13 @@ export type LogRecord =
       /** Why the line is not an entry, e.g. `invalid JSON: ...`, `invalid UTF-8`. */
       readonly reason: string;
       /**
+       * Set by the file reader: the line holds no position of its own. It has
+       * the position of the entry after it, which that entry may have too, so
+       * the projector quarantines it without moving its checkpoint past it.
+       * A log whose bad lines hold their own position (PostgreSQL) leaves it out.
+       */
+      readonly sharesPosition?: true;
+      /**
        * Set on an unterminated last line that does not parse: a write still in
        * progress (a live log) or cut short by a crash. It is not data yet, so
        * the projector neither applies nor quarantines it, nor moves past it.
@@ -127,7 +137,7 @@ export type LogRecord =
 
 /** Options for {@link EventLog.read}. */
 export interface ReadOptions {
-  /** First position to return (inclusive); default 1. */
+  /** First position to return (inclusive), bad lines standing before it included; default 1. */
   readonly fromPosition?: number;
   /**
    * `true` lets a log produce an entry's `raw` text only when it is read, for

@@ -9,6 +9,7 @@ import type { ParticipantView, SignRequestView, TemplateView } from '../projecti
 import { WorkingCopy } from '../projections/working-copy.js';
 import type { SignRequest } from '../sign-request/sign-request.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
+import { type BadLineAhead, badLineAheadOf, isAtOrBefore } from './bad-line-ahead.js';
 import type { LogRecord } from './event-log.js';
 import type {
   ApplyResult,
@@ -48,7 +49,8 @@ const checkPosition = (value: number, name: string, least = 1): void => {
  * The embedded projection engine: applies log records one at a time (live) or
  * replays a log (bulk) through the core reducers, at O(1) per event either way.
  * Keeps a checkpoint (last processed position: re-applying at or below it is a
- * no-op), a quarantine of bad records, audit trails, and counters.
+ * no-op; a file's bad line never moves it, see `docs/log-format.md`), a
+ * quarantine of bad records, audit trails, and counters.
  */
 export class Projector {
   readonly #copy: WorkingCopy;
@@ -57,6 +59,14 @@ export class Projector {
   readonly #audit: AuditTrail | undefined;
   readonly #quarantine: QuarantineEntry[];
   #checkpoint: number;
+  /**
+   * The last bad line quarantined above the checkpoint. A bad line that
+   * shares its position with the entry after it (`sharesPosition`, a file's)
+   * does not move the checkpoint, so a replay resumed from the checkpoint
+   * meets it again: it and the bad lines before it are passed over. Rebuilt
+   * from the quarantine on restore.
+   */
+  #badLineAhead: BadLineAhead | undefined;
   #incompleteTail: { readonly position: number; readonly line: number } | undefined;
   #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
 
@@ -67,10 +77,11 @@ export class Projector {
     this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
     this.#quarantine = [...(start?.quarantine ?? [])];
     this.#checkpoint = start?.checkpoint ?? 0;
+    this.#badLineAhead = badLineAheadOf(this.#quarantine, this.#checkpoint);
     if (start?.stats !== undefined) this.#stats = { ...start.stats };
   }
 
-  /** The last processed position (0 before any). */
+  /** The last processed position (0 before any); a bad line sharing its position never moves it. */
   get checkpoint(): number {
     return this.#checkpoint;
   }
@@ -135,16 +146,21 @@ export class Projector {
 
   #processRecord(record: LogRecord): Result<ApplyResult, Halted> {
     if (record.kind === 'bad-line') {
-      if (record.position <= this.#checkpoint) return this.#alreadyApplied();
+      const { position, line } = record;
+      if (position <= this.#checkpoint) return this.#alreadyApplied();
+      // Quarantined before an interruption and read again: counted then, not again.
+      if (isAtOrBefore(this.#badLineAhead, position, line)) return ALREADY_APPLIED;
       if (record.tornTail === true) {
-        this.#incompleteTail = { position: record.position, line: record.line };
+        this.#incompleteTail = { position, line };
         return INCOMPLETE;
       }
       this.#incompleteTail = undefined;
-      return this.#reject(record.position, record.line, record.raw, {
-        kind: 'bad-line',
-        message: record.reason,
-      });
+      // A line that shares its position with the entry after it must not move the checkpoint.
+      const shared = record.sharesPosition === true;
+      const reason: QuarantineReason = { kind: 'bad-line', message: record.reason };
+      const rejected = this.#reject(position, line, record.raw, reason, !shared);
+      if (shared && rejected.isOk()) this.#badLineAhead = { position, line };
+      return rejected;
     }
     return this.#process(record.position, record.line, record.receivedAt, record.event, record);
   }
@@ -183,7 +199,7 @@ export class Projector {
       return rejected;
     }
     this.#audit?.record(event, position, receivedAt, outcome);
-    this.#checkpoint = position;
+    this.#advance(position);
     if (outcome === 'applied') this.#stats.applied += 1;
     else this.#stats.noOps += 1;
     return outcome === 'applied' ? APPLIED : NO_OP;
@@ -194,6 +210,7 @@ export class Projector {
     line: number | undefined,
     raw: string,
     reason: QuarantineReason,
+    advance = true,
   ): Result<ApplyResult, Halted> {
     if (this.#policy === 'halt') {
       return err({
@@ -207,8 +224,13 @@ export class Projector {
     this.#quarantine.push(Object.freeze({ position, line, raw: previewRaw(raw), reason }));
     if (reason.kind === 'conflict') this.#stats.conflicts += 1;
     else this.#stats.invalid += 1;
-    this.#checkpoint = position;
+    if (advance) this.#advance(position);
     return QUARANTINED;
+  }
+
+  #advance(position: number): void {
+    this.#checkpoint = position;
+    this.#badLineAhead = undefined;
   }
 
   /**

@@ -72,7 +72,7 @@ export interface FileEventLog extends BatchEventLog {
   readonly path: string;
   /** The torn last line open found and set aside, if any. */
   readonly tornTail: TornTail | undefined;
-  /** Highest position in the log (bad lines included), updated by appends; 0 when empty. */
+  /** Position of the last entry (bad lines hold none), updated by appends; 0 when there is none. */
   readonly lastPosition: number;
 }
 
@@ -103,15 +103,16 @@ const scan = async (
   const scanSettings = { ...settings, end: size, onTorn, lazyRaw: true };
   for await (const batch of streamRecords(handle, scanSettings)) {
     for (const record of batch) {
-      if (record.kind === 'entry' && record.deliveryId !== undefined) {
+      // Bad lines hold no position: the next append takes the one after the last entry.
+      if (record.kind !== 'entry') continue;
+      state.lastPosition = record.position;
+      if (record.deliveryId !== undefined) {
         // The first occurrence wins, as it did when the log wrote it.
         if (!state.deliveryIds.has(record.deliveryId)) {
           state.deliveryIds.set(record.deliveryId, record.position);
         }
       }
     }
-    const last = batch[batch.length - 1];
-    if (last !== undefined) state.lastPosition = last.position;
   }
   return { state, torn };
 };

@@ -1,24 +1,36 @@
 /**
- * Turns lines into {@link LogRecord}s and keeps positions strictly
- * increasing. Two line formats are accepted: a bare event object (position =
- * line number) and the envelope the log writes itself,
- * `{"position":N,"receivedAt":"…","deliveryId":"…","event":{…}}`. An object
- * is an envelope iff it has a numeric `position` and an `event` member.
+ * Turns lines into {@link LogRecord}s. Two line formats are accepted: a bare
+ * event object (position = line number) and the envelope the log writes
+ * itself, `{"position":N,"receivedAt":"…","deliveryId":"…","event":{…}}`. An
+ * object is an envelope iff it has a numeric `position` and an `event` member.
  *
- * Position rule: a bare or bad line's position is its line number, unless an
- * earlier record already used that number or a higher one (possible only
- * when envelopes with large positions precede it); then it takes the
- * previous position + 1, so positions stay unique and ordered.
+ * Position rule: entries have strictly increasing positions. A bare line's
+ * position is its line number, unless an earlier entry already used that
+ * number or a higher one (possible only when envelopes with large positions
+ * precede it); then it takes the previous entry's position + 1. A bad line
+ * takes the previous entry's position + 1 but does not hold it: the next
+ * entry may have the same position. Were a bad line to hold a position, one
+ * garbage line in a log the writer numbered 1, 2, 3… would push every later
+ * envelope out of order, and a bad line sharing the position of the entry
+ * before it would fall behind a checkpoint already at that entry. Its record
+ * says so (`sharesPosition: true`), and the projector then never moves its
+ * checkpoint for it (see `projector.ts`).
  */
 import type { LogRecord } from '../engine/event-log.js';
 import { previewRaw } from '../engine/quarantine.js';
 import type { LineSink } from './line-splitter.js';
+import { isBlankLine, whitespaceReason } from './line-whitespace.js';
 import { ScannedEntry } from './scanned-entry.js';
 
 /** The `reason` of a `bad-line` record for an unterminated, unparsable last line. */
 export const TORN_TAIL_REASON = 'torn tail (incomplete last line)';
 
 const BYTE_ORDER_MARK = 0xfeff;
+const CARRIAGE_RETURN = 0x0d;
+
+/** `text` without the CR of a CRLF line end: it is part of the line break, not of the line. */
+const withoutCarriageReturn = (text: string): string =>
+  text.charCodeAt(text.length - 1) === CARRIAGE_RETURN ? text.slice(0, -1) : text;
 
 /** Names the JSON kind of a non-object value for a `not a JSON object` reason. */
 const jsonKind = (value: unknown): string => {
@@ -31,7 +43,8 @@ const jsonKind = (value: unknown): string => {
 export class LineClassifier implements LineSink {
   readonly #fromPosition: number;
   #records: LogRecord[] = [];
-  #lastPosition = 0;
+  /** Position of the last entry (0 before any): every later entry's position exceeds it. */
+  #lastEntry = 0;
 
   /** Records before `fromPosition` still advance positions but are not kept. */
   constructor(fromPosition: number) {
@@ -71,31 +84,43 @@ export class LineClassifier implements LineSink {
     return this.#accept(text, lineNo, true);
   }
 
-  /** Records a bad line, assigning it the next position. */
+  /**
+   * Records a bad line at the position after the last entry, which it does
+   * not hold (see the file comment).
+   */
   badLine(preview: string, lineNo: number, reason: string): void {
-    const position = lineNo > this.#lastPosition ? lineNo : this.#lastPosition + 1;
-    this.#lastPosition = position;
-    if (position >= this.#fromPosition) {
-      this.#records.push(
-        reason === TORN_TAIL_REASON
-          ? { kind: 'bad-line', position, line: lineNo, raw: preview, reason, tornTail: true }
-          : { kind: 'bad-line', position, line: lineNo, raw: preview, reason },
-      );
-    }
+    const position = this.#lastEntry + 1;
+    if (position < this.#fromPosition) return;
+    const raw = withoutCarriageReturn(preview);
+    this.#records.push(
+      reason === TORN_TAIL_REASON
+        ? {
+            kind: 'bad-line',
+            position,
+            line: lineNo,
+            raw,
+            reason,
+            sharesPosition: true,
+            tornTail: true,
+          }
+        : { kind: 'bad-line', position, line: lineNo, raw, reason, sharesPosition: true },
+    );
   }
 
   #accept(input: string, lineNo: number, isFragment: boolean): boolean {
     if (input.length === 0) return true;
-    // Editors on some platforms prefix a byte order mark, which JSON.parse rejects.
-    const text = lineNo === 1 && input.charCodeAt(0) === BYTE_ORDER_MARK ? input.slice(1) : input;
+    const line = withoutCarriageReturn(input);
+    // Editors on some platforms prefix a byte order mark, which JSON.parse rejects. Only at the
+    // start of the file: anywhere else it is a character JSON does not allow there.
+    const text = lineNo === 1 && line.charCodeAt(0) === BYTE_ORDER_MARK ? line.slice(1) : line;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (cause) {
-      if (text.trim() === '') return true;
+      if (isBlankLine(text)) return true;
       if (isFragment) return false;
       const detail = cause instanceof Error ? cause.message : String(cause);
-      this.badLine(previewRaw(text), lineNo, `invalid JSON: ${detail}`);
+      this.badLine(previewRaw(text), lineNo, whitespaceReason(text) ?? `invalid JSON: ${detail}`);
       return true;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -115,12 +140,7 @@ export class LineClassifier implements LineSink {
     if (typeof position === 'number' && object.event !== undefined) {
       this.#envelope(object, position, text, lineNo);
     } else {
-      this.#entry(
-        lineNo > this.#lastPosition ? lineNo : this.#lastPosition + 1,
-        lineNo,
-        object,
-        text,
-      );
+      this.#entry(lineNo > this.#lastEntry ? lineNo : this.#lastEntry + 1, lineNo, object, text);
     }
   }
 
@@ -131,10 +151,10 @@ export class LineClassifier implements LineSink {
     lineNo: number,
   ): void {
     const invalid = !Number.isSafeInteger(position) || position < 1;
-    if (invalid || position <= this.#lastPosition) {
+    if (invalid || position <= this.#lastEntry) {
       const reason = invalid
         ? `envelope position must be a positive integer (got ${position})`
-        : `envelope position ${position} is not greater than the previous position ${this.#lastPosition}`;
+        : `envelope position ${position} is not greater than the previous position ${this.#lastEntry}`;
       this.badLine(previewRaw(text ?? JSON.stringify(object)), lineNo, reason);
       return;
     }
@@ -169,7 +189,7 @@ export class LineClassifier implements LineSink {
     parsed: object,
     text: string | undefined,
   ): void {
-    this.#lastPosition = position;
+    this.#lastEntry = position;
     if (position < this.#fromPosition) return;
     this.#records.push(
       text === undefined

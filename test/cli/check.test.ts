@@ -43,6 +43,33 @@ describe('signfold check', () => {
     expect(lines[2]).toMatch(/: 2 problems in 4 records/);
   });
 
+  it('lists lines of whitespace JSON does not allow, and no CR of a CRLF file', async () => {
+    const lines = [
+      JSON.stringify(requestEvent('sign-request-sent', 1000, true)),
+      '\u00a0',
+      '\u2028',
+      '\u3000',
+      '\ufeff{}',
+      ' \t',
+      'garbage',
+    ];
+    const log = await writeFixture(
+      'spaces.ndjson',
+      lines.map((line) => `${line}\r`),
+    );
+    const run = await runCli(['check', log]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).not.toContain('\r');
+    expect(run.stdout.trimEnd().split('\n')).toEqual([
+      `${log}:2: position 2: bad line: invalid JSON: whitespace JSON does not allow (U+00A0)`,
+      `${log}:3: position 2: bad line: invalid JSON: whitespace JSON does not allow (U+2028)`,
+      `${log}:4: position 2: bad line: invalid JSON: whitespace JSON does not allow (U+3000)`,
+      `${log}:5: position 2: bad line: invalid JSON: a byte order mark (U+FEFF) is allowed only at the start of the file`,
+      `${log}:7: position 2: bad line: invalid JSON: Unexpected token 'g', "garbage" is not valid JSON`,
+      `${log}: 5 problems in 6 records (5 bad lines or invalid events, 0 conflicts)`,
+    ]);
+  });
+
   it('exits 0 on a clean log', async () => {
     const log = await writeFixture('clean.ndjson', CLEAN_LOG);
     const run = await runCli(['check', log]);

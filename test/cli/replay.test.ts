@@ -2,11 +2,13 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  envelope,
   MIXED_LOG,
   removeTempDirs,
   runCli,
   summaryValue,
   tempDir,
+  templateEvent,
   writeFixture,
 } from './cli-helpers.js';
 
@@ -173,13 +175,42 @@ describe('signfold replay', () => {
     expect(report.checkpoint).toBe(6);
   });
 
+  it('one garbage line among envelopes is one bad line; --until and snapshots cut around it', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) =>
+      envelope(i + 1, templateEvent('template-activated', { templateId: 100 + i }), `d-${i + 1}`),
+    );
+    lines.splice(10, 0, 'garbage');
+    const log = await writeFixture('garbage-in-envelopes.ndjson', lines);
+    const dir = await tempDir();
+    const full = await runCli(['replay', log]);
+    expect(summaryValue(full.stdout, 'Quarantined')).toBe(
+      '1 (1 bad lines or invalid events, 0 conflicts)',
+    );
+    expect(full.stdout).toContain(
+      `  position 11 (line 11): bad line: invalid JSON: Unexpected token 'g', "garbage" is not valid JSON\n`,
+    );
+    expect(summaryValue(full.stdout, 'Checkpoint')).toBe('40');
+    for (const until of ['10', '11']) {
+      const snapshot = join(dir, `garbage-${until}.json`);
+      const head = await runCli(['replay', log, '--until', until, '--snapshot', snapshot]);
+      expect(summaryValue(head.stdout, 'Quarantined')).toMatch(until === '10' ? /^0 / : /^1 /);
+      const rest = await runCli(['replay', log, '--from-snapshot', snapshot, '--json']);
+      const whole = await runCli(['replay', log, '--json']);
+      expect(JSON.parse(rest.stdout)).toEqual({
+        ...JSON.parse(whole.stdout),
+        fromSnapshot: { path: snapshot, checkpoint: Number(until) },
+      });
+    }
+  });
+
   it('lists 20 quarantined records, then counts the rest', async () => {
     const lines = Array.from({ length: 25 }, (_, i) => `not json ${i}`);
     const run = await runCli(['replay', await writeFixture('bad.ndjson', lines)]);
     expect(run.code).toBe(0);
     const listed = run.stdout.split('\n').filter((l) => l.startsWith('  position '));
     expect(listed).toHaveLength(20);
-    expect(listed[19]).toMatch(/^ {2}position 20 \(line 20\)/);
+    // No entry: every bad line stands before position 1, and none holds it.
+    expect(listed[19]).toMatch(/^ {2}position 1 \(line 20\)/);
     expect(run.stdout).toContain('  … and 5 more');
   });
 });

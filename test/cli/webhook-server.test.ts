@@ -117,6 +117,33 @@ describe('examples/webhook-server.js', () => {
     expect(lines.some((l) => l.deliveryId === 'd-2' || l.deliveryId === 'd-4')).toBe(false);
   });
 
+  it('refuses what the file reader calls a bad line: a byte order mark, whitespace JSON does not allow', async () => {
+    const path = join(await tempDir(), 'bom.ndjson');
+    const server = await example.startServer({ logPath: path, port: 0 });
+    try {
+      // Each is a bad line in a log file (a BOM only passes at the start of the file).
+      for (const [i, body] of [
+        `\uFEFF${SENT}`,
+        '\u00A0',
+        '\f',
+        '\v',
+        '\u2028',
+        '\u3000',
+      ].entries()) {
+        const refused = await post(server.url, body, `bad-${i}`);
+        expect(refused.status).toBe(400);
+        expect(refused.body.error).toMatch(/^body is not JSON/);
+      }
+      expect(await post(server.url, SENT, 'good')).toMatchObject({
+        status: 200,
+        body: { position: 1 },
+      });
+    } finally {
+      await server.close();
+    }
+    expect((await readFile(path, 'utf8')).split('\n')).toHaveLength(2);
+  });
+
   it('catches up from the log on restart, and the CLI reads the same log', async () => {
     const server = await example.startServer({ logPath, port: 0 });
     try {

@@ -55,6 +55,30 @@ describe('skip policy (default)', () => {
     expect(projector.stats()).toMatchObject({ invalid: 1, conflicts: 0, applied: 0 });
   });
 
+  it('a bad line sharing its position with the next entry (a file) leaves the checkpoint alone', () => {
+    const projector = createProjector();
+    const bad = {
+      kind: 'bad-line',
+      position: 4,
+      line: 6,
+      raw: 'garbage',
+      reason: 'invalid JSON',
+      sharesPosition: true,
+    } as const;
+    expect(projector.applyRecord(bad)._unsafeUnwrap()).toBe('quarantined');
+    expect(projector.checkpoint).toBe(0);
+    // Met again (a resumed replay reads from the checkpoint): passed over, counted once.
+    expect(projector.applyRecord(bad)._unsafeUnwrap()).toBe('already-applied');
+    expect(projector.applyRecord({ ...bad, line: 5 })._unsafeUnwrap()).toBe('already-applied');
+    expect(projector.applyRecord({ ...bad, line: 7 })._unsafeUnwrap()).toBe('quarantined');
+    expect(projector.quarantine().map((q) => q.line)).toEqual([6, 7]);
+    expect(projector.stats()).toMatchObject({ invalid: 2, alreadyApplied: 0 });
+    // The entry at that position is applied, not taken for one already applied.
+    expect(projector.applyRecord(entry(4, ev('participant-sent')))._unsafeUnwrap()).toBe('applied');
+    expect(projector.checkpoint).toBe(4);
+    expect(projector.applyRecord(bad)._unsafeUnwrap()).toBe('already-applied');
+  });
+
   it('quarantines an undecodable event naming the member in the message', () => {
     fc.assert(
       fc.property(wireMutationArb, (mutation) => {

@@ -241,9 +241,15 @@ describe('openFileEventLog', () => {
     await log.close();
     await appendFile(path, '\u0000\u0001garbage\n');
     const reopened = await openLog(path);
-    expect((await reopened.append({ a: 2 }))._unsafeUnwrap().position).toBe(3);
-    const kinds = (await readAll(reopened.read())).map((record) => record.kind);
-    expect(kinds).toEqual(['entry', 'bad-line', 'entry']);
+    // The bad line holds no position: the append takes the one after the last entry.
+    expect((await reopened.append({ a: 2 }))._unsafeUnwrap().position).toBe(2);
+    expect(reopened.lastPosition).toBe(2);
+    const records = (await readAll(reopened.read())).map((r) => [r.kind, r.position, r.line]);
+    expect(records).toEqual([
+      ['entry', 1, 1],
+      ['bad-line', 2, 2],
+      ['entry', 2, 3],
+    ]);
     await reopened.close();
   });
 });

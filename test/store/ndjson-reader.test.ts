@@ -89,32 +89,35 @@ describe('readFileEventLog: line formats', () => {
         'null',
         '{"position":1.5,"event":{}}',
         '{"position":2,"event":{}}',
+        '{"position":2,"event":{}}',
         '{"position":20,"event":{"type":"ok20"}}',
-        '{"type":"ok9"}',
+        '{"type":"ok10"}',
         '',
       ].join('\n'),
     );
     const records = summary(await readAll(readFileEventLog(path)));
+    // Bad lines take the position after the last entry without holding it.
     expect(records).toEqual([
       { kind: 'entry', position: 1, line: 1, event: { type: 'ok1' } },
       { kind: 'bad', position: 2, line: 2, reason: expect.stringMatching(/^invalid JSON: /) },
-      { kind: 'bad', position: 3, line: 3, reason: 'not a JSON object (got array)' },
-      { kind: 'bad', position: 4, line: 4, reason: 'not a JSON object (got number)' },
-      { kind: 'bad', position: 5, line: 5, reason: 'not a JSON object (got null)' },
+      { kind: 'bad', position: 2, line: 3, reason: 'not a JSON object (got array)' },
+      { kind: 'bad', position: 2, line: 4, reason: 'not a JSON object (got number)' },
+      { kind: 'bad', position: 2, line: 5, reason: 'not a JSON object (got null)' },
       {
         kind: 'bad',
-        position: 6,
+        position: 2,
         line: 6,
         reason: 'envelope position must be a positive integer (got 1.5)',
       },
+      { kind: 'entry', position: 2, line: 7, event: {} },
       {
         kind: 'bad',
-        position: 7,
-        line: 7,
-        reason: 'envelope position 2 is not greater than the previous position 6',
+        position: 3,
+        line: 8,
+        reason: 'envelope position 2 is not greater than the previous position 2',
       },
-      { kind: 'entry', position: 20, line: 8, event: { type: 'ok20' } },
-      { kind: 'entry', position: 21, line: 9, event: { type: 'ok9' } },
+      { kind: 'entry', position: 20, line: 9, event: { type: 'ok20' } },
+      { kind: 'entry', position: 21, line: 10, event: { type: 'ok10' } },
     ]);
   });
 

@@ -97,6 +97,42 @@ export const recordsOf = (items: readonly StreamItem[]): LogRecord[] =>
     };
   });
 
+/**
+ * The records of `items` numbered as the file reader numbers a log the
+ * writer wrote (entries 1, 2, 3…) with bad lines among them: a bad line takes
+ * the position after the last entry and the next entry takes it too.
+ */
+export const fileRecordsOf = (items: readonly StreamItem[]): LogRecord[] => {
+  let lastEntry = 0;
+  return recordsOf(items).map((record, i): LogRecord => {
+    const line = i + 1;
+    if (record.kind === 'bad-line') {
+      return { ...record, position: lastEntry + 1, line, sharesPosition: true };
+    }
+    lastEntry += 1;
+    return { ...record, position: lastEntry, line };
+  });
+};
+
+/**
+ * The checkpoint after replaying `records` up to position `until`: the last
+ * position processed, but for bad lines that share theirs with the next entry.
+ */
+export const checkpointUntil = (records: readonly LogRecord[], until: number): number =>
+  records.reduce(
+    (checkpoint, r) =>
+      r.position <= until && (r.kind === 'entry' || r.sharesPosition !== true)
+        ? r.position
+        : checkpoint,
+    0,
+  );
+
+/** Both ways a log numbers its bad lines: positions of their own (PostgreSQL), or shared (files, `sharesPosition`). */
+export const RECORD_NUMBERINGS = [
+  ['positions of their own', recordsOf],
+  ['positions shared with the next entry', fileRecordsOf],
+] as const;
+
 /** An {@link EventLog} that serves fixed records in small batches (read-only). */
 export const recordsLog = (records: readonly LogRecord[], batchSize = 3): EventLog => ({
   append: () => Promise.reject(new Error('read-only test log')),
