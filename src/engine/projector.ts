@@ -122,15 +122,14 @@ export class Projector {
     const resumedAt = this.#checkpoint;
     let processed = 0;
     // Read from the checkpoint itself, not after it: a record there (or later) proves the
-    // log reaches it. That record was processed already and is passed over uncounted.
+    // log reaches it. Records at the checkpoint were processed already (a file's bad line may
+    // share that position with its entry): they are passed over uncounted, as before.
     let reached = resumedAt === 0;
     const reading = { fromPosition: Math.max(resumedAt, 1), lazyRaw: true };
     for await (const batch of log.read(reading)) {
       for (const record of batch) {
-        if (!reached && record.position >= resumedAt) {
-          reached = true;
-          if (record.position === resumedAt) continue;
-        }
+        if (record.position >= resumedAt) reached = true;
+        if (record.position === resumedAt) continue;
         if (record.position > until) {
           options.onProgress?.(this.#checkpoint, processed);
           return ok(this.stats());

@@ -73,6 +73,19 @@ describe('resuming a snapshot against a log', () => {
     // The record at the checkpoint is the one already applied; 9 follows it.
     expect((await projector.replay(gappy))._unsafeUnwrap().applied).toBe(2);
     expect(projector.checkpoint).toBe(9);
+    // Every record at the checkpoint is passed over uncounted, even two sharing that position.
+    const bad: LogRecord = {
+      kind: 'bad-line',
+      position: 5,
+      line: 2,
+      raw: 'x',
+      reason: 'invalid JSON',
+    };
+    const shared = createProjector();
+    shared.apply({ position: 5, event: ev('participant-sent') });
+    const counted = (await shared.replay(recordsLog([at(1), bad, at(5)])))._unsafeUnwrap();
+    expect(counted).toMatchObject({ applied: 1, alreadyApplied: 0, invalid: 0 });
+    expect(shared.quarantine()).toEqual([]);
     // A checkpoint inside a gap the log does not reach is still refused once past its end.
     const ahead = createProjector();
     ahead.apply({ position: 10, event: ev('participant-sent') });
