@@ -20,12 +20,14 @@ export { createProjector } from './engine/projector.js';
 export type {
   ApplyResult,
   BadInputPolicy,
+  CheckpointPastLog,
   Halted,
   LiveEvent,
   ProjectorOptions,
   ProjectorStart,
   ProjectorStats,
   ReadableLog,
+  ReplayError,
   ReplayOptions,
 } from './engine/projector-types.js';
 export type { QuarantineEntry, QuarantineReason } from './engine/quarantine.js';
@@ -36,6 +38,8 @@ export {
   SNAPSHOT_VERSION,
   takeSnapshot,
 } from './engine/snapshot.js';
+export type { Sha256Hex } from './engine/snapshot-document.js';
+export { decodeSnapshotDocument, encodeSnapshotDocument } from './engine/snapshot-document.js';
 export { stateAsOf } from './engine/time-travel.js';
 export type {
   DecodeEventJsonOptions,
@@ -164,6 +168,7 @@ export type { FileReadOptions } from './store/file-record-stream.js';
 export { readFileEventLog } from './store/file-record-stream.js';
 export type { MemoryEventLog, MemoryEventLogOptions } from './store/memory-event-log.js';
 export { createMemoryEventLog } from './store/memory-event-log.js';
+export { decodeSnapshot, encodeSnapshot } from './store/snapshot-checksum.js';
 export type { SnapshotFileError } from './store/snapshot-file.js';
 export { readSnapshotFile, writeSnapshotFile } from './store/snapshot-file.js';
 export type { WriterLockOptions } from './store/writer-lock.js';

@@ -29,7 +29,8 @@ export const processedCount = (stats: ProjectorStats): number =>
 /**
  * Replays `log` into `projector` from its checkpoint, up to `until`
  * (inclusive) if given, with progress named `label`, then closes `log`.
- * Throws a {@link CliError} if the log cannot be read.
+ * Throws a {@link CliError} if the log cannot be read, or if the projector's
+ * checkpoint (a restored snapshot's) lies past the log's last position.
  */
 export const replayOpenLog = async (
   projector: Projector,
@@ -41,9 +42,14 @@ export const replayOpenLog = async (
   const progress = new ReplayProgress(io.stderr, io.now, label);
   const started = io.now();
   try {
-    const result = await projector.replay(log, {
+    const replayed = await projector.replay(log, {
       ...(until === undefined ? {} : { until }),
       onProgress: (position, processed) => progress.tick(position, processed),
+    });
+    const result = replayed.mapErr((error) => {
+      // Nothing was applied: resuming there would drop every record, so it is an input error.
+      if (error.kind === 'checkpoint-past-log') throw new CliError(`${label}: ${error.message}`);
+      return error;
     });
     return {
       result,

@@ -47,6 +47,20 @@ export interface Halted {
   readonly message: string;
 }
 
+/**
+ * Why a replay did not start: the projector's checkpoint (typically a
+ * restored snapshot's) lies past the log's last position, so the snapshot
+ * was taken from another or a longer log and every record would be skipped.
+ */
+export interface CheckpointPastLog {
+  readonly kind: 'checkpoint-past-log';
+  readonly checkpoint: number;
+  readonly message: string;
+}
+
+/** Why `Projector.replay` stopped with an error. */
+export type ReplayError = Halted | CheckpointPastLog;
+
 /** Counters of what a projector has processed. */
 export interface ProjectorStats {
   readonly applied: number;

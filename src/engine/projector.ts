@@ -20,6 +20,7 @@ import type {
   ProjectorStart,
   ProjectorStats,
   ReadableLog,
+  ReplayError,
   ReplayOptions,
 } from './projector-types.js';
 import {
@@ -120,17 +121,26 @@ export class Projector {
   /**
    * Replays a log from the record after the checkpoint (up to `until`).
    * Memory stays bounded by the projection: the log is streamed in batches.
+   * A checkpoint past the log's last position is refused (`checkpoint-past-log`)
+   * before anything is applied: every record would be skipped as already applied.
    */
   async replay(
     log: ReadableLog,
     options: ReplayOptions = {},
-  ): Promise<Result<ProjectorStats, Halted>> {
+  ): Promise<Result<ProjectorStats, ReplayError>> {
     if (options.until !== undefined) checkPosition(options.until, 'until', 0);
     const until = options.until ?? Number.POSITIVE_INFINITY;
+    const resumedAt = this.#checkpoint;
     let processed = 0;
-    const reading = { fromPosition: this.#checkpoint + 1, lazyRaw: true };
+    // Read from the checkpoint itself, not after it: a record there (or later) proves the
+    // log reaches it. Records at the checkpoint were processed already (a file's bad line may
+    // share that position with its entry): they are passed over uncounted, as before.
+    let reached = resumedAt === 0;
+    const reading = { fromPosition: Math.max(resumedAt, 1), lazyRaw: true };
     for await (const batch of log.read(reading)) {
       for (const record of batch) {
+        if (record.position >= resumedAt) reached = true;
+        if (record.position === resumedAt) continue;
         if (record.position > until) {
           options.onProgress?.(this.#checkpoint, processed);
           return ok(this.stats());
@@ -140,6 +150,13 @@ export class Projector {
         processed += 1;
       }
       options.onProgress?.(this.#checkpoint, processed);
+    }
+    if (!reached) {
+      return err({
+        kind: 'checkpoint-past-log',
+        checkpoint: resumedAt,
+        message: `the checkpoint ${resumedAt} lies past the end of the log (it has no record at position ${resumedAt} or later): the snapshot was taken from another or a longer log; replay from the start`,
+      });
     }
     return ok(this.stats());
   }

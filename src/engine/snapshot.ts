@@ -12,8 +12,14 @@ import { snapshotContentProblem } from './snapshot-validation.js';
 
 /** The snapshot format tag. */
 export const SNAPSHOT_FORMAT = 'signfold.snapshot';
-/** The snapshot format version this build writes and reads. */
-export const SNAPSHOT_VERSION = 1;
+/**
+ * The snapshot format version this build writes and reads. Version 2 added
+ * the checksum of the written document (see `encodeSnapshotDocument`).
+ */
+export const SNAPSHOT_VERSION = 2;
+
+/** The member of a written snapshot document that holds its SHA-256 (never part of a value). */
+export const SNAPSHOT_CHECKSUM_MEMBER = 'checksum';
 
 /** A projector's state as a JSON-ready value: restore it, then replay only the tail. */
 export interface Snapshot {
@@ -30,9 +36,10 @@ export interface Snapshot {
   readonly stats: ProjectorStats;
 }
 
-/** Why a snapshot cannot be restored. */
+/** Why a snapshot cannot be read or restored. */
 export interface SnapshotError {
-  readonly kind: 'snapshot-invalid' | 'snapshot-version';
+  /** `snapshot-checksum`: the document's bytes are not those that were written. */
+  readonly kind: 'snapshot-invalid' | 'snapshot-version' | 'snapshot-checksum';
   readonly message: string;
 }
 
@@ -55,6 +62,35 @@ export const takeSnapshot = (projector: Projector): Snapshot => {
 };
 
 const invalid = (message: string): SnapshotError => ({ kind: 'snapshot-invalid', message });
+
+/**
+ * Refuses a value that is not a snapshot object of the version this build
+ * reads. Shared by the document decoder and `restoreProjector`, so a file and
+ * a value are refused with the same words.
+ */
+export const snapshotHeaderProblem = (value: unknown): SnapshotError | undefined => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return invalid('a snapshot must be a JSON object');
+  }
+  const s = value as Record<string, unknown>;
+  if (s.format !== SNAPSHOT_FORMAT) {
+    return invalid(`not a signfold snapshot (format is ${JSON.stringify(s.format)})`);
+  }
+  if (s.version === 1) {
+    // Version 1 had no checksum: its bytes cannot be trusted, and a snapshot is only a cache.
+    return {
+      kind: 'snapshot-version',
+      message: `snapshot format version 1 has no checksum and is no longer read (this build reads version ${SNAPSHOT_VERSION}); replay the log from the start and take a new snapshot`,
+    };
+  }
+  if (s.version !== SNAPSHOT_VERSION) {
+    return {
+      kind: 'snapshot-version',
+      message: `snapshot format version ${JSON.stringify(s.version)} is not supported (this build reads version ${SNAPSHOT_VERSION})`,
+    };
+  }
+  return undefined;
+};
 
 const stateFrom = (s: Record<string, unknown>): ProjectionState => {
   const templates = new Map<TemplateId, TemplateView>();
@@ -82,24 +118,24 @@ const stateFrom = (s: Record<string, unknown>): ProjectionState => {
 };
 
 /**
- * Rebuilds a projector from a snapshot value (typically parsed JSON). Refuses,
- * with a clear error, anything that is not a snapshot of a version it reads.
+ * Rebuilds a projector from a snapshot value: one from `takeSnapshot`, or one
+ * read (and checksum-verified) by `readSnapshotFile` / `decodeSnapshot`.
+ * Refuses, with a clear error, anything that is not a snapshot of a version
+ * it reads, and a parsed document that still carries its `checksum` member:
+ * that value was parsed without being verified.
  */
 export const restoreProjector = (
   value: unknown,
   options?: ProjectorOptions,
 ): Result<Projector, SnapshotError> => {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return err(invalid('a snapshot must be a JSON object'));
-  }
+  const header = snapshotHeaderProblem(value);
+  if (header !== undefined) return err(header);
   const s = value as Record<string, unknown>;
-  if (s.format !== SNAPSHOT_FORMAT) {
-    return err(invalid(`not a signfold snapshot (format is ${JSON.stringify(s.format)})`));
-  }
-  if (s.version !== SNAPSHOT_VERSION) {
+  if (Object.hasOwn(s, SNAPSHOT_CHECKSUM_MEMBER)) {
     return err({
-      kind: 'snapshot-version',
-      message: `snapshot format version ${JSON.stringify(s.version)} is not supported (this build reads version ${SNAPSHOT_VERSION})`,
+      kind: 'snapshot-checksum',
+      message:
+        'snapshot checksum not verified: read the document with readSnapshotFile or decodeSnapshot, not JSON.parse',
     });
   }
   if (typeof s.checkpoint !== 'number' || !Number.isSafeInteger(s.checkpoint) || s.checkpoint < 0) {

@@ -14,5 +14,6 @@ export const stateAsOf = async (
 ): Promise<Result<ProjectionState, Halted>> => {
   const projector = createProjector(options);
   const replayed = await projector.replay(log, { until: position });
-  return replayed.map(() => projector.state());
+  // A fresh projector starts at checkpoint 0, which no log lies before: only a halt is possible.
+  return replayed.map(() => projector.state()).mapErr((e) => e as Halted);
 };

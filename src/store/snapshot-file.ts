@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
-import type { Snapshot } from '../engine/snapshot.js';
+import type { Snapshot, SnapshotError } from '../engine/snapshot.js';
 import { processExists } from './process-liveness.js';
+import { decodeSnapshot, encodeSnapshot } from './snapshot-checksum.js';
 
 /** Why a snapshot file could not be written or read. */
 export interface SnapshotFileError {
-  readonly kind: 'snapshot-io' | 'snapshot-invalid';
+  readonly kind: 'snapshot-io' | SnapshotError['kind'];
   readonly path: string;
   readonly code: string | undefined;
   readonly message: string;
@@ -72,7 +73,7 @@ export const writeSnapshotFile = async (
   inFlight.add(temporary);
   try {
     // Serialise before the first await: the caller's projector may move on meanwhile.
-    const text = JSON.stringify(snapshot);
+    const text = encodeSnapshot(snapshot);
     const handle = await open(temporary, 'w');
     try {
       await handle.writeFile(text);
@@ -91,24 +92,23 @@ export const writeSnapshotFile = async (
   }
 };
 
-/** Reads and parses a snapshot file (restore it with `restoreProjector`). */
+/**
+ * Reads a snapshot file and verifies it (UTF-8, format, version, checksum);
+ * restore the value with `restoreProjector`.
+ */
 export const readSnapshotFile = async (
   path: string,
 ): Promise<Result<unknown, SnapshotFileError>> => {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (cause) {
     return err(ioError(path, cause));
   }
-  try {
-    return ok(JSON.parse(text));
-  } catch (cause) {
-    return err({
-      kind: 'snapshot-invalid',
-      path,
-      code: undefined,
-      message: `${path}: not JSON (${(cause as Error).message})`,
-    });
-  }
+  return decodeSnapshot(bytes).mapErr((e) => ({
+    kind: e.kind,
+    path,
+    code: undefined,
+    message: `${path}: ${e.message}`,
+  }));
 };

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
+import type { Halted, ReplayError } from '../../src/engine/projector-types.js';
 import { previewRaw, RAW_PREVIEW_LENGTH } from '../../src/engine/quarantine.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
 import { encodeEvent } from '../../src/events/encode-event.js';
@@ -18,6 +19,12 @@ import {
   summarize,
 } from '../support/engine-arbitraries.js';
 import { ev } from '../support/events.js';
+
+/** A replay error that must be a halt (a fresh projector cannot start past the log). */
+const haltOf = (error: ReplayError): Halted => {
+  if (error.kind !== 'halted') throw new Error(`expected a halt, got ${error.kind}`);
+  return error;
+};
 
 const REQUEST = signRequestId(1000);
 
@@ -167,7 +174,7 @@ describe('halt policy', () => {
   it('stops at the first bad record with an error naming its position and line', async () => {
     const records = recordsOf(items);
     const projector = createProjector({ policy: 'halt' });
-    const halted = (await projector.replay(recordsLog(records)))._unsafeUnwrapErr();
+    const halted = haltOf((await projector.replay(recordsLog(records)))._unsafeUnwrapErr());
     expect(halted).toMatchObject({ kind: 'halted', position: 3, line: 3 });
     expect(halted.reason.kind).toBe('conflict');
     expect(halted.message).toMatch(/^halted at position 3 \(line 3\): company-mismatch/);
@@ -180,7 +187,9 @@ describe('halt policy', () => {
     expect(projector.signRequestHistory(REQUEST).map((e) => e.position)).toEqual([2]);
     expect(projector.stats()).toMatchObject({ applied: 2, conflicts: 0, invalid: 0 });
     // Replaying again halts at the same place.
-    expect((await projector.replay(recordsLog(records)))._unsafeUnwrapErr().position).toBe(3);
+    expect(haltOf((await projector.replay(recordsLog(records)))._unsafeUnwrapErr()).position).toBe(
+      3,
+    );
     expect(projector.checkpoint).toBe(2);
   });
 
@@ -219,8 +228,9 @@ describe('halt policy', () => {
           expect(summarize(halting)).toEqual(summarize(skipping));
           return;
         }
-        expect(first.error.position).toBe(skipping.quarantine()[0]?.position);
-        expect(halting.checkpoint).toBe(first.error.position - 1);
+        const halted = haltOf(first.error);
+        expect(halted.position).toBe(skipping.quarantine()[0]?.position);
+        expect(halting.checkpoint).toBe(halted.position - 1);
         const resumed = restoreProjector(
           JSON.parse(JSON.stringify(takeSnapshot(halting))),
         )._unsafeUnwrap();

@@ -81,7 +81,7 @@ describe('snapshots', () => {
     const snapshot = takeSnapshot(projector);
     expect(snapshot).toMatchObject({
       format: 'signfold.snapshot',
-      version: 1,
+      version: 2,
       checkpoint: 6,
     });
     expect(snapshot.templates.map((t) => t.id)).toEqual([100]);
@@ -123,10 +123,10 @@ describe('snapshots', () => {
   });
 
   it('refuses an unknown format version, naming it', () => {
-    const snapshot = { ...(through(takeSnapshot(createProjector())) as object), version: 2 };
+    const snapshot = { ...(through(takeSnapshot(createProjector())) as object), version: 3 };
     const refused = restoreProjector(snapshot)._unsafeUnwrapErr();
     expect(refused.kind).toBe('snapshot-version');
-    expect(refused.message).toContain('version 2');
+    expect(refused.message).toContain('version 3');
     expect(refused.message).toContain(`version ${SNAPSHOT_VERSION}`);
     const missing = { ...snapshot, version: undefined };
     expect(restoreProjector(missing)._unsafeUnwrapErr().kind).toBe('snapshot-version');
