@@ -57,6 +57,12 @@ export interface Observed {
   readonly ageMs: number;
 }
 
+/** Who holds an observed lock, as the `locked` error and `unlock` name it. */
+export const holderOf = (seen: Observed | undefined): LockHolder | undefined =>
+  seen?.content === undefined
+    ? undefined
+    : { pid: seen.content.pid, host: seen.content.host, since: seen.content.since };
+
 /** Reads a lock file; `undefined` when it does not exist (any more). */
 export const observe = async (path: string): Promise<Observed | undefined> => {
   try {

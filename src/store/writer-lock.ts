@@ -16,6 +16,7 @@ import { byteLimit } from '../engine/log-limits.js';
 import {
   createWith,
   freshContent,
+  holderOf,
   type LockContent,
   type Observed,
   observe,
@@ -133,11 +134,6 @@ export const breakLock = async (
   }
   return false;
 };
-
-const holderOf = (seen: Observed | undefined): LockHolder | undefined =>
-  seen?.content === undefined
-    ? undefined
-    : { pid: seen.content.pid, host: seen.content.host, since: seen.content.since };
 
 const isGone = (verdict: LockVerdict): boolean => verdict.kind === 'gone';
 

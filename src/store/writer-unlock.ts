@@ -6,7 +6,7 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import type { LockHolder, LogError } from '../engine/event-log.js';
-import { type Observed, observe, removeIfUnchanged, removeLeftoverScratch } from './lock-file.js';
+import { holderOf, observe, removeIfUnchanged, removeLeftoverScratch } from './lock-file.js';
 import { judgeLock, type LockVerdict } from './lock-verdict.js';
 import { ioError } from './log-error.js';
 import { breakLock } from './writer-lock.js';
@@ -32,11 +32,6 @@ export type UnlockOutcome =
     }
   /** Another process took the lock, or was taking it, at the same time: it was left alone. */
   | { readonly kind: 'busy'; readonly lockPath: string };
-
-const holderOf = (seen: Observed): LockHolder | undefined =>
-  seen.content === undefined
-    ? undefined
-    : { pid: seen.content.pid, host: seen.content.host, since: seen.content.since };
 
 const isLive = (verdict: LockVerdict): boolean =>
   verdict.kind === 'running' || verdict.kind === 'held-here';
