@@ -12,13 +12,14 @@ Commands:
   validate FILE   validate a sign-request representation (JSON)
   report LOG      write a self-contained HTML report of a log (--out FILE)
   pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, status, export (see signfold pg --help)
+  unlock LOG      remove the writer lock LOG.lock of a writer that is gone (see its --help)
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
   --version       print the version
 
 Exit codes: 0 ok, 1 problems found (or halted, or not found), 2 usage or input error.
-LOG is never modified.`;
+LOG is never modified; only unlock touches its writer lock.`;
 
 /** Help of each command, by name. */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
@@ -115,6 +116,26 @@ Options:
   -h, --help   show this help
 
 Exit codes: 0 valid, 1 invalid (including not JSON), 2 usage or unreadable file.`,
+  unlock: `Usage: signfold unlock LOG [--force]
+
+Remove LOG.lock, the writer lock of a file log, when its writer is gone but
+signfold cannot tell: a writer on another host or in another container (pid
+namespace) is never presumed dead, so its lock stays until removed here. Also
+removes a LOG.lock.break and scratch files left by crashed openers.
+
+RISK: if that writer still runs, removing its lock lets a second writer in,
+and writes still pending in the first (a stalled disk, a paused container)
+land over the second's: acknowledged events are lost. Make sure it stopped.
+
+A lock whose holder still runs on this host is kept (exit 1) unless --force.
+
+Options:
+  --force      also remove the lock of a process that runs on this host (when
+               that pid is not a signfold writer)
+  -h, --help   show this help
+
+Exit codes: 0 removed (or not locked), 1 the holder runs on this host (kept),
+2 usage or I/O error.`,
   report: `Usage: signfold report LOG --out FILE [--stuck-after DURATION]
        signfold report --database URL [--schema NAME] [--connect-timeout SECONDS]
                        --out FILE [--stuck-after DURATION]

@@ -29,6 +29,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   validate: async (args, io) => (await import('./validate-command.js')).validateCommand(args, io),
   report: async (args, io) => (await import('./report-command.js')).reportCommand(args, io),
   pg: async (args, io) => (await import('./pg-command.js')).pgCommand(args, io),
+  unlock: async (args, io) => (await import('./unlock-command.js')).unlockCommand(args, io),
 };
 
 const commandNamed = (name: string): Command | undefined =>

@@ -67,12 +67,14 @@ export type LogError =
       readonly path: string;
       readonly lockPath: string;
       readonly holder: LockHolder | undefined;
+      /** Age of the holder's heartbeat (its lock file's modification time), when it could be read. */
+      readonly heartbeatAgeMs: number | undefined;
       readonly message: string;
     }
   /**
-   * This writer's lock was taken over or removed while the log was open (its
-   * heartbeat had expired, or the lock file was deleted by hand). The append
-   * was not written, and no later one will be: reopen the log.
+   * This writer's lock was removed while the log was open (by hand, or by
+   * `signfold unlock`). The append was not written, and no later one will be:
+   * reopen the log.
    */
   | {
       readonly kind: 'lock-lost';

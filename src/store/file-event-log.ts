@@ -27,7 +27,8 @@ import {
   streamSettings,
   type TornFragment,
 } from './file-record-stream.js';
-import { ioError, lockedError, lockLostError } from './log-error.js';
+import { lockedError } from './locked-error.js';
+import { ioError, lockLostError } from './log-error.js';
 import { setAsideTornTail, type TornTail } from './torn-tail.js';
 import {
   acquireWriterLock,
@@ -60,8 +61,9 @@ export interface FileEventLogOptions {
   readonly now?: () => Date;
   /**
    * Timing of the writer lock `<path>.lock` (see `docs/log-format.md`): a
-   * lock whose holder died on this host is taken over at once; any other
-   * lock only once its heartbeat is older than `staleAfterMs`.
+   * lock whose holder died in this pid namespace is taken over at once; a
+   * live holder's lock never, however old its heartbeat; a lock from another
+   * host or namespace only by `signfold unlock`.
    */
   readonly lock?: WriterLockOptions;
 }
@@ -129,7 +131,8 @@ const endsWithoutNewline = async (handle: FileHandleIO, size: number): Promise<b
  * Opens (creating if missing) an NDJSON event log for appending. It first
  * takes the log's exclusive writer lock `<path>.lock`, so a second writer (in
  * this process or another) gets a `locked` error and writes nothing; a lock
- * left by a writer that died is taken over. `close()` releases it. Open scans
+ * left by a writer that died in this pid namespace is taken over, a live
+ * writer's never. `close()` releases it. Open scans
  * the file to rebuild the last position and the delivery ids, sets aside a
  * torn last line (see {@link FileEventLog.tornTail}), and remembers to add
  * the newline a complete but unterminated last line lacks. Fails with an
@@ -164,7 +167,7 @@ export const openFileEventLog = async (
     const { refused } = acquired;
     return err(
       refused.kind === 'held'
-        ? lockedError(path, lockPath, refused.holder)
+        ? lockedError(path, lockPath, refused, timing.staleAfterMs)
         : ioError(refused.cause, path, 'locking'),
     );
   }
@@ -222,8 +225,10 @@ export const openFileEventLog = async (
       if (encoded.isErr()) job.settle(err(encoded.error));
       else accepted.push({ job, outcomes: planner.add(encoded.value) });
     }
+    // Not the fence (a check before an asynchronous write cannot be one: the lock is
+    // simply never broken while this process lives), but a lock removed by hand or by
+    // `signfold unlock` stops this writer before a new one can be acknowledged.
     if (planner.entries.length > 0 && !lock.stillHeld()) {
-      // Fencing: whoever took the lock over may be appending now.
       const error = lockLostError(path, lockPath);
       for (const { job } of accepted) job.settle(err(error));
       return;

@@ -4,7 +4,7 @@
  * run on another file system binding. The default, {@link nodeFileIO}, uses
  * `node:fs/promises`.
  */
-import { constants, open } from 'node:fs/promises';
+import { constants, open, unlink } from 'node:fs/promises';
 
 /** How to open a file. */
 export type OpenMode =
@@ -37,6 +37,8 @@ export interface FileIO {
   open(path: string, mode: OpenMode): Promise<FileHandleIO>;
   /** Makes a created or renamed directory entry durable; a no-op where the platform cannot. */
   syncDirectory(path: string): Promise<void>;
+  /** Deletes a file the log created and no longer needs (default: `unlink` of `node:fs/promises`). */
+  remove?(path: string): Promise<void>;
 }
 
 const FLAGS: Readonly<Record<OpenMode, number>> = {
@@ -75,6 +77,7 @@ export const nodeFileIO: FileIO = {
       await handle?.close();
     }
   },
+  remove: (path) => unlink(path),
 };
 
 /** Writes all of `data` at `position`, looping over short writes. */

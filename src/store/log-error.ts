@@ -1,5 +1,4 @@
-import { hostname } from 'node:os';
-import type { LockHolder, LogError } from '../engine/event-log.js';
+import type { LogError } from '../engine/event-log.js';
 
 /** Narrowing helper: `node:fs` errors carry their errno name in `code`. */
 export const errnoCode = (cause: unknown): string | undefined => {
@@ -17,28 +16,10 @@ export const ioError = (cause: unknown, path: string, doing: string): LogError =
   return { kind: 'io', code, path, message: `${doing} ${path} failed: ${detail}` };
 };
 
-/** The error of an open refused because another writer holds the lock. */
-export const lockedError = (
-  path: string,
-  lockPath: string,
-  holder: LockHolder | undefined,
-): LogError => {
-  const who =
-    holder === undefined
-      ? 'another writer (its lock file is unreadable)'
-      : holder.pid === process.pid && holder.host === hostname()
-        ? `this process (pid ${holder.pid}) since ${holder.since}`
-        : `pid ${holder.pid} on ${holder.host} since ${holder.since}`;
-  const message =
-    `event log ${path} is locked by ${who} (${lockPath}): only one writer may append to a log; ` +
-    'stop or close the other writer first, or read the log without writing (readFileEventLog, the CLI)';
-  return { kind: 'locked', path, lockPath, holder, message };
-};
-
 /** The error of an append after this writer lost its lock. */
 export const lockLostError = (path: string, lockPath: string): LogError => ({
   kind: 'lock-lost',
   path,
   lockPath,
-  message: `event log ${path}: this writer no longer holds its lock ${lockPath} (taken over or removed); nothing was written, reopen the log`,
+  message: `event log ${path}: this writer no longer holds its lock ${lockPath} (removed by hand or by signfold unlock); nothing was written, reopen the log`,
 });

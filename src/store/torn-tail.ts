@@ -4,7 +4,10 @@
  * sibling file `<log>.torn-<UTC time stamp>` (made durable), and only then is
  * the log truncated to its last complete line, so a crash during this step
  * can duplicate the fragment but never lose it, and it is never parsed as data.
+ * A copy that fails (a full disk) is removed again, so no empty or partial
+ * sibling is left behind.
  */
+import { unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
 import type { LogError } from '../engine/event-log.js';
@@ -84,7 +87,13 @@ export const setAsideTornTail = async (
     await log.sync();
     return ok({ line: fragment.line, bytes: size - fragment.offset, setAsideTo });
   } catch (cause) {
-    await sibling?.handle.close().catch(() => undefined);
+    if (sibling !== undefined) {
+      // The fragment is still in the log, untouched: an empty or partial copy would only
+      // mislead, and the next open makes a new one.
+      const { handle, path: copy } = sibling;
+      await handle.close().catch(() => undefined);
+      await (io.remove ?? unlink)(copy).catch(() => undefined);
+    }
     return err(ioError(cause, path, 'setting aside the torn tail of'));
   }
 };

@@ -3,23 +3,36 @@
  * naming its holder. See `docs/log-format.md#one-writer-the-writer-lock`.
  *
  * Why hand-written rather than `proper-lockfile`: that library decides
- * staleness by mtime alone, so after a crash every restart waits out the
- * stale period (2 s at least), and two openers breaking the same stale lock
- * can both succeed. Here a holder that died on this host is recognised at
- * once by its pid, and breaking a stale lock is serialised by a second lock.
+ * staleness by mtime alone, which breaks the lock of a writer that is merely
+ * stalled (its pending write then lands after the new writer's), and two
+ * openers breaking the same stale lock can both succeed. Here a lock is
+ * broken only when its holder is known to be gone (`lock-verdict.ts`), and
+ * breaking is serialised by a second lock.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync, unlinkSync } from 'node:fs';
-import { type FileHandle, link, open, readFile, stat, unlink } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { type FileHandle, unlink } from 'node:fs/promises';
 import type { LockHolder } from '../engine/event-log.js';
 import { byteLimit } from '../engine/log-limits.js';
-import { errnoCode } from './log-error.js';
-import { processExists } from './process-liveness.js';
+import {
+  createWith,
+  freshContent,
+  holderOf,
+  type LockContent,
+  type Observed,
+  observe,
+  parseContent,
+  removeIfUnchanged,
+  removeLeftoverScratch,
+} from './lock-file.js';
+import { heldTokens, judgeLock, type LockVerdict } from './lock-verdict.js';
 
 /** Timing of the writer lock's heartbeat (the `lock` option of `openFileEventLog`). */
 export interface WriterLockOptions {
-  /** A lock whose heartbeat is older than this is stale, whoever holds it (default 30,000 ms). */
+  /**
+   * A heartbeat older than this (default 30,000 ms) marks a lock of another
+   * host as probably abandoned in the `locked` error; no lock is ever broken
+   * for its age alone.
+   */
   readonly staleAfterMs?: number;
   /** How often the holder refreshes its heartbeat (default a fifth of `staleAfterMs`). */
   readonly heartbeatMs?: number;
@@ -42,28 +55,30 @@ export const lockTiming = (options: WriterLockOptions | undefined): LockTiming =
   return { staleAfterMs, heartbeatMs };
 };
 
+/** Why a held lock was not taken: what its verdict was, or `contended` (others kept taking it). */
+export type HeldBecause = Exclude<LockVerdict['kind'], 'gone'> | 'contended';
+
 /** Why the lock could not be taken. */
 export type LockRefusal =
-  | { readonly kind: 'held'; readonly holder: LockHolder | undefined }
+  | {
+      readonly kind: 'held';
+      readonly holder: LockHolder | undefined;
+      readonly because: HeldBecause;
+      /** Age of the holder's heartbeat (the lock file's modification time). */
+      readonly heartbeatAgeMs: number | undefined;
+    }
   | { readonly kind: 'io'; readonly cause: unknown };
 
 /** A lock this process holds. */
 export interface HeldLock {
   /** The lock file. */
   readonly lockPath: string;
-  /** Whether the lock file is still this holder's (false once taken over or deleted). */
+  /** Whether the lock file is still this holder's (false once removed by hand or by `unlock`). */
   stillHeld(): boolean;
   /** Removes the lock file if it is still ours; never rejects. */
   release(): Promise<void>;
 }
 
-interface LockContent extends LockHolder {
-  readonly token: string;
-}
-
-const HOST = hostname();
-/** Tokens of the locks this process holds now, to tell our own lock from a dead twin's with our pid. */
-const heldTokens = new Set<string>();
 /** Lock files to remove if the process exits without closing its logs. */
 const heldPaths = new Map<string, string>();
 let exitHookInstalled = false;
@@ -79,111 +94,22 @@ const removeOnExit = (): void => {
   }
 };
 
-const parseContent = (text: string): LockContent | undefined => {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null) return undefined;
-    const { pid, host, since, token } = value as Record<string, unknown>;
-    if (!Number.isSafeInteger(pid) || typeof host !== 'string') return undefined;
-    if (typeof since !== 'string' || typeof token !== 'string') return undefined;
-    return { pid: pid as number, host, since, token };
-  } catch {
-    return undefined;
-  }
-};
-
-interface Observed {
-  readonly content: LockContent | undefined;
-  readonly text: string;
-  readonly ageMs: number;
-}
-
-/** Reads a lock file; `undefined` when it does not exist (any more). */
-const observe = async (path: string): Promise<Observed | undefined> => {
-  try {
-    const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-    return { content: parseContent(text), text, ageMs: Date.now() - info.mtimeMs };
-  } catch (cause) {
-    if (errnoCode(cause) === 'ENOENT') return undefined;
-    throw cause;
-  }
-};
-
-/** Whether an observed lock may be broken: its holder is gone, or its heartbeat expired. */
-const isStale = (seen: Observed, staleAfterMs: number): boolean => {
-  if (seen.ageMs > staleAfterMs) return true;
-  const { content } = seen;
-  // Unreadable content can only be a hand-made file; only its age can free it.
-  if (content === undefined || content.host !== HOST) return false;
-  if (content.pid === process.pid) return !heldTokens.has(content.token);
-  return !processExists(content.pid);
-};
-
-/** File systems without hard links answer link() with one of these. */
-const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
-
-/**
- * Creates `path` atomically with its full content (write a private file,
- * then hard-link it into place, which fails with EEXIST if taken; link is
- * also atomic on NFS, unlike O_EXCL on old clients). Without hard links,
- * falls back to O_EXCL, where a reader may briefly see an empty file.
- * Resolves to the open lock file, or `undefined` if `path` exists.
- */
-const createWith = async (path: string, content: LockContent): Promise<FileHandle | undefined> => {
-  const text = `${JSON.stringify(content)}\n`;
-  const scratch = `${path}.${process.pid}.${content.token}`;
-  const handle = await open(scratch, 'wx');
-  let linked = false;
-  try {
-    await handle.writeFile(text);
-    await link(scratch, path);
-    linked = true;
-    return handle;
-  } catch (cause) {
-    const code = errnoCode(cause);
-    if (code === 'EEXIST') return undefined;
-    if (code === undefined || !NO_HARD_LINKS.has(code)) throw cause;
-    return await createExclusive(path, text);
-  } finally {
-    if (!linked) await handle.close().catch(() => undefined);
-    await unlink(scratch).catch(() => undefined);
-  }
-};
-
-const createExclusive = async (path: string, text: string): Promise<FileHandle | undefined> => {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'wx');
-  } catch (cause) {
-    if (errnoCode(cause) === 'EEXIST') return undefined;
-    throw cause;
-  }
-  await handle.writeFile(text);
-  return handle;
-};
-
-/** Removes `path` only if it still holds exactly `text`. */
-const removeIfUnchanged = async (path: string, text: string): Promise<void> => {
-  const now = await observe(path);
-  if (now !== undefined && now.text === text) await unlink(path).catch(() => undefined);
-};
-
-const freshContent = (): LockContent => ({
-  pid: process.pid,
-  host: HOST,
-  since: new Date().toISOString(),
-  token: randomBytes(12).toString('hex'),
-});
-
 const BREAK_ATTEMPTS = 50;
 const BREAK_WAIT_MS = 20;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Breaks the stale lock `seen` under `<lock>.break`, so two openers racing
- * for the same stale lock cannot both remove it: the second finds it changed.
+ * Removes the lock `seen` under `<lock>.break`, so two openers racing for the
+ * same lock cannot both remove it: the second finds it changed. A `.break`
+ * left behind is removed when `mayBreak` accepts its verdict; one a live
+ * process holds is waited for (1 s at most). Resolves to whether the break
+ * lock was had (the lock is then gone or changed).
  */
-const breakStale = async (lockPath: string, seen: Observed, staleAfterMs: number) => {
+export const breakLock = async (
+  lockPath: string,
+  seen: Observed,
+  mayBreak: (verdict: LockVerdict) => boolean,
+): Promise<boolean> => {
   const breakPath = `${lockPath}.break`;
   for (let attempt = 0; attempt < BREAK_ATTEMPTS; attempt += 1) {
     const breaker = freshContent();
@@ -197,43 +123,54 @@ const breakStale = async (lockPath: string, seen: Observed, staleAfterMs: number
         heldTokens.delete(breaker.token);
         await unlink(breakPath).catch(() => undefined);
       }
-      return;
+      return true;
     }
     const other = await observe(breakPath);
-    if (other !== undefined && isStale(other, Math.min(staleAfterMs, 10_000))) {
+    if (other !== undefined && mayBreak(judgeLock(other))) {
       await removeIfUnchanged(breakPath, other.text);
     } else {
       await sleep(BREAK_WAIT_MS);
     }
   }
+  return false;
 };
 
-const holderOf = (seen: Observed | undefined): LockHolder | undefined =>
-  seen?.content === undefined
-    ? undefined
-    : { pid: seen.content.pid, host: seen.content.host, since: seen.content.since };
+const isGone = (verdict: LockVerdict): boolean => verdict.kind === 'gone';
 
 /**
- * Takes the writer lock `lockPath`, breaking a stale one. Resolves to the
- * held lock, or to why not (held by a live writer, or an I/O failure).
+ * Takes the writer lock `lockPath`, breaking it only if its holder is gone
+ * (see `lock-verdict.ts`), and removes scratch files left by openers killed
+ * mid-way. Resolves to the held lock, or to why not.
  */
 export const acquireWriterLock = async (
   lockPath: string,
-  { staleAfterMs, heartbeatMs }: LockTiming,
+  { heartbeatMs }: LockTiming,
 ): Promise<{ readonly held: HeldLock } | { readonly refused: LockRefusal }> => {
   const content = freshContent();
   try {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const created = await createWith(lockPath, content);
-      if (created !== undefined)
-        return { held: await hold(lockPath, created, content, heartbeatMs) };
+      if (created !== undefined) {
+        const held = await hold(lockPath, created, content, heartbeatMs);
+        await removeLeftoverScratch(lockPath);
+        return { held };
+      }
       const seen = await observe(lockPath);
       if (seen === undefined) continue;
-      if (!isStale(seen, staleAfterMs))
-        return { refused: { kind: 'held', holder: holderOf(seen) } };
-      await breakStale(lockPath, seen, staleAfterMs);
+      const verdict = judgeLock(seen);
+      if (verdict.kind !== 'gone') {
+        const because = verdict.kind;
+        return {
+          refused: { kind: 'held', holder: holderOf(seen), because, heartbeatAgeMs: seen.ageMs },
+        };
+      }
+      await breakLock(lockPath, seen, isGone);
     }
-    return { refused: { kind: 'held', holder: holderOf(await observe(lockPath)) } };
+    const seen = await observe(lockPath);
+    const heartbeatAgeMs = seen?.ageMs;
+    return {
+      refused: { kind: 'held', holder: holderOf(seen), because: 'contended', heartbeatAgeMs },
+    };
   } catch (cause) {
     return { refused: { kind: 'io', cause } };
   }
@@ -257,7 +194,7 @@ const hold = async (
     process.once('exit', removeOnExit);
     exitHookInstalled = true;
   }
-  // One synchronous stat (a few µs): cheap enough to fence every group commit.
+  // One synchronous stat (a few µs): cheap enough to check before every group commit.
   const stillHeld = (): boolean => {
     try {
       const now = statSync(lockPath, { throwIfNoEntry: false });
@@ -268,7 +205,7 @@ const hold = async (
   };
   const beat = setInterval(() => {
     const now = new Date();
-    // Touches our own inode: harmless if the path was taken over meanwhile.
+    // Touches our own inode: harmless if the path was removed meanwhile.
     file.utimes(now, now).catch(() => undefined);
   }, heartbeatMs);
   beat.unref();

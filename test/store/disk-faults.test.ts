@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openFileEventLog } from '../../src/store/file-event-log.js';
@@ -86,14 +86,27 @@ describe('persistent faults', () => {
     expect(result._unsafeUnwrapErr()).toMatchObject({ kind: 'io', code: 'EACCES', path });
   });
 
-  it('fails open with an io error when the torn tail cannot be set aside', async () => {
-    const dir = await tempDir();
-    const path = join(dir, 'log.ndjson');
-    const { writeFile } = await import('node:fs/promises');
-    await writeFile(path, '{"a":1}\n{"a":');
-    const result = await openFileEventLog(path, { io: faultyIO({ write: 'ENOSPC' }) });
-    expect(result._unsafeUnwrapErr()).toMatchObject({ kind: 'io', code: 'ENOSPC' });
-    // Nothing was cut: the fragment is still there for the next attempt.
-    expect(await readFile(path, 'utf8')).toBe('{"a":1}\n{"a":');
-  });
+  it.each([
+    ['nothing', 0],
+    ['part of it', 3],
+  ])(
+    'fails open with an io error when the torn tail cannot be set aside (%s copied), leaving no .torn-* file',
+    async (_copied, partialBytes) => {
+      const dir = await tempDir();
+      const path = join(dir, 'log.ndjson');
+      await writeFile(path, '{"a":1}\n{"a":');
+      const result = await openFileEventLog(path, {
+        io: faultyIO({ write: 'ENOSPC', partialBytes }),
+      });
+      expect(result._unsafeUnwrapErr()).toMatchObject({ kind: 'io', code: 'ENOSPC' });
+      // Nothing was cut: the fragment is still there for the next attempt, and only there.
+      expect(await readFile(path, 'utf8')).toBe('{"a":1}\n{"a":');
+      expect(await readdir(dir)).toEqual(['log.ndjson']);
+      // Once there is room, the next open sets it aside as usual.
+      const log = await openLog(path);
+      expect(log.tornTail?.bytes).toBe(5);
+      await log.close();
+      expect((await readdir(dir)).filter((name) => name.includes('.torn-'))).toHaveLength(1);
+    },
+  );
 });

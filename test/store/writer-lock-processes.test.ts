@@ -17,6 +17,8 @@ afterAll(removeTempDirs);
 const WRITER = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'lock-writer.mjs');
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const KILLS = process.env.SIGNFOLD_STRESS ? 200 : 20;
+/** `<log>.lock.<pid>.<token>` (or `.lock.break.…`): what an opener killed mid-way leaves. */
+const SCRATCH = /\.lock(\.break)?\.\d+\.[0-9a-f]{24}$/;
 
 interface Run {
   readonly child: ChildProcess;
@@ -102,6 +104,7 @@ describe('writer lock across processes (compiled build)', () => {
     const path = join(await tempDir(), 'killed.ndjson');
     const acked: string[] = [];
     let stale = 0;
+    let scratch = 0;
     for (let round = 0; round < KILLS; round += 1) {
       const run = start(path, `k${round}`, 1_000_000);
       // Odd rounds: anywhere from start-up (before or while opening) on; even rounds: while
@@ -112,6 +115,7 @@ describe('writer lock across processes (compiled build)', () => {
       const { out } = await run.finished;
       acked.push(...ackedIds(out, `k${round}`));
       if (await stat(`${path}.lock`).catch(() => undefined)) stale += 1;
+      scratch += (await readdir(dirname(path))).filter((name) => SCRATCH.test(name)).length;
     }
     // Reopen at once: the lock of the dead writer must not block.
     const last = start(path, 'final', 10);
@@ -126,13 +130,51 @@ describe('writer lock across processes (compiled build)', () => {
     expect(bad).toBe(0);
     // At least every even round left its lock behind for the next writer to take over.
     expect(stale).toBeGreaterThanOrEqual(KILLS / 2);
+    // Scratch files of openers killed while creating the lock were removed by the next holder.
+    expect((await readdir(dirname(path))).filter((name) => SCRATCH.test(name))).toEqual([]);
     const figures = new Figures('writer lock: SIGKILLed writers');
     figures.set('SIGKILLs', KILLS);
     figures.set('stale locks left and taken over at once', stale);
+    figures.set('scratch files left by a kill (all removed)', scratch);
     figures.set('acknowledged appends', acked.length);
     figures.set('acknowledged appends lost', acked.filter((id) => !stored.has(id)).length);
     figures.print();
   }, 120_000);
+
+  it('removes the scratch file of an opener SIGKILLed while creating the lock', async () => {
+    const path = join(await tempDir(), 'scratch.ndjson');
+    const dist = new URL('../../dist/store/file-event-log.js', import.meta.url).href;
+    // Opens and closes the log in a loop: each open creates and removes a scratch file.
+    const loop =
+      `const { openFileEventLog } = await import(${JSON.stringify(dist)});` +
+      `for (;;) { const r = await openFileEventLog(${JSON.stringify(path)}); if (r.isOk()) await r.value.close(); }`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', loop]);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    const pid = child.pid ?? 0;
+    const stopped = async () => {
+      while (!/^\d+ \(.*\) T/.test(await readFile(`/proc/${pid}/stat`, 'utf8'))) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const scratchFiles = async () =>
+      (await readdir(dirname(path))).filter((name) => SCRATCH.test(name));
+    // Freeze the loop (SIGSTOP) at random moments until it is caught holding a scratch file.
+    let left: string[] = [];
+    const until = Date.now() + 30_000;
+    while (left.length === 0 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
+      child.kill('SIGSTOP');
+      await stopped();
+      left = await scratchFiles();
+      child.kill(left.length === 0 ? 'SIGCONT' : 'SIGKILL');
+    }
+    child.kill('SIGKILL');
+    await exited;
+    expect(left.length).toBeGreaterThan(0);
+    const { code } = await start(path, 'after', 1).finished;
+    expect(code).toBe(0);
+    expect((await readdir(dirname(path))).filter((name) => SCRATCH.test(name))).toEqual([]);
+  }, 60_000);
 
   it('lets exactly one of several processes racing for a stale lock win', async () => {
     for (let round = 0; round < 5; round += 1) {

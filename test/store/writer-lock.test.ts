@@ -1,16 +1,21 @@
 /**
- * The file log's writer lock within one process: refusal, release, stale
- * locks (dead pid, expired heartbeat, unreadable, a dead twin with our pid),
- * racing openers, fencing after a lost lock. Cross-process behaviour is in
+ * The file log's writer lock within one process: refusal, release, which
+ * locks are broken (dead pid, reused pid, a dead twin with our pid, an
+ * earlier boot) and which never are (a live holder, another host or pid
+ * namespace, an unreadable file, whatever their heartbeat's age), unlock,
+ * racing openers, leftover scratch files, an append after a removed lock. Cross-process behaviour is in
  * writer-lock-processes.test.ts.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readdir, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openFileEventLog } from '../../src/store/file-event-log.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
+import { unlockWriterLock } from '../../src/store/writer-unlock.js';
+import { lockOf } from './fixtures/lock-content.js';
 import { openLog, readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
 
 afterAll(removeTempDirs);
@@ -21,15 +26,6 @@ const deadPid = (): number => {
   if (child.pid === undefined) throw new Error('could not start a child process');
   return child.pid;
 };
-
-const lockFile = (content: object): string => `${JSON.stringify(content)}\n`;
-
-const holder = (pid: number, host = hostname()) => ({
-  pid,
-  host,
-  since: '2026-01-02T03:04:05.000Z',
-  token: 'feedface',
-});
 
 /** Sets a file's modification time `ms` into the past. */
 const age = async (path: string, ms: number): Promise<void> => {
@@ -71,65 +67,140 @@ describe('writer lock', () => {
     await again.close();
   });
 
-  it('takes over a lock whose holder died on this host, at once', async () => {
+  it('takes over a lock whose holder died in this pid namespace, at once', async () => {
     const path = await freshLog();
-    await writeFile(`${path}.lock`, lockFile(holder(deadPid())));
+    await writeFile(`${path}.lock`, lockOf(deadPid()));
     const log = await openLog(path);
-    expect(JSON.parse(await readFile(`${path}.lock`, 'utf8')).pid).toBe(process.pid);
+    expect(JSON.parse(await readFile(`${path}.lock`, 'utf8'))).toMatchObject({
+      pid: process.pid,
+      pidNamespace: expect.stringMatching(/^pid:\[\d+\]$/),
+      bootId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      startTime: expect.stringMatching(/^\d+$/),
+    });
     await log.close();
   });
 
-  it('takes over a lock left by an earlier process that had our pid (a restarted container)', async () => {
+  it('takes over a lock whose pid now belongs to another process (pid reused: other start time)', async () => {
     const path = await freshLog();
-    await writeFile(`${path}.lock`, lockFile(holder(process.pid)));
+    await writeFile(`${path}.lock`, lockOf(process.ppid, { startTime: '1' }));
+    const log = await openLog(path);
+    await log.close();
+  });
+
+  it('takes over a lock left by an earlier process that had our pid', async () => {
+    const path = await freshLog();
+    await writeFile(`${path}.lock`, lockOf(process.pid, { startTime: '1' }));
     const log = await openLog(path);
     expect(JSON.parse(await readFile(`${path}.lock`, 'utf8')).token).not.toBe('feedface');
     await log.close();
   });
 
-  it('respects a lock of another host until its heartbeat is older than staleAfterMs', async () => {
+  it('never breaks the lock of a live holder in this pid namespace, however old its heartbeat', async () => {
     const path = await freshLog();
-    await writeFile(`${path}.lock`, lockFile(holder(1234, 'elsewhere.example')));
-    const refused = await openFileEventLog(path, { lock: { staleAfterMs: 5_000 } });
-    expect(refused._unsafeUnwrapErr()).toMatchObject({
-      kind: 'locked',
-      holder: { pid: 1234, host: 'elsewhere.example', since: '2026-01-02T03:04:05.000Z' },
-    });
-    expect(refused._unsafeUnwrapErr().message).toContain(
-      'locked by pid 1234 on elsewhere.example since 2026-01-02T03:04:05.000Z',
+    // The parent of this process is alive, with the start time recorded.
+    await writeFile(`${path}.lock`, lockOf(process.ppid));
+    await age(`${path}.lock`, 86_400_000);
+    const error = (
+      await openFileEventLog(path, { lock: { staleAfterMs: 300 } })
+    )._unsafeUnwrapErr();
+    expect(error).toMatchObject({ kind: 'locked', holder: { pid: process.ppid } });
+    if (error.kind !== 'locked') throw new Error('not a locked error');
+    expect(error.heartbeatAgeMs).toBeGreaterThan(86_000_000);
+    expect(error.message).toContain(`since 2026-01-02T03:04:05.000Z, heartbeat 86400.`);
+    expect(error.message).toContain(`pid ${process.ppid} still runs on this host`);
+    expect(error.message).toContain(
+      `If pid ${process.ppid} is not a signfold writer, remove the lock with 'signfold unlock --force ${path}'`,
     );
-    await age(`${path}.lock`, 6_000);
-    const log = await openLog(path, { lock: { staleAfterMs: 5_000 } });
-    await log.close();
-  });
-
-  it('respects a live holder on this host until its heartbeat expires', async () => {
-    const path = await freshLog();
-    // The parent of this process is alive: its lock is respected while fresh.
-    await writeFile(`${path}.lock`, lockFile(holder(process.ppid)));
-    const refused = await openFileEventLog(path);
-    expect(refused._unsafeUnwrapErr()).toMatchObject({ kind: 'locked' });
-    // An expired heartbeat frees it even so (a stalled or reused pid).
-    await age(`${path}.lock`, 31_000);
+    // unlock keeps it too, unless forced.
+    expect((await unlockWriterLock(path))._unsafeUnwrap()).toMatchObject({ kind: 'running' });
+    expect((await unlockWriterLock(path, { force: true }))._unsafeUnwrap()).toMatchObject({
+      kind: 'removed',
+      verdict: { kind: 'running' },
+    });
     const log = await openLog(path);
     await log.close();
   });
 
-  it('refuses an unreadable lock file while it is fresh and takes it over once stale', async () => {
+  it('never breaks a lock of another host, however old its heartbeat; unlock removes it', async () => {
+    const path = await freshLog();
+    const other = { host: 'elsewhere.example', bootId: 'another-boot', pidNamespace: 'pid:[1]' };
+    await writeFile(`${path}.lock`, lockOf(1234, other));
+    await age(`${path}.lock`, 3_600_000);
+    const refused = await openFileEventLog(path, { lock: { staleAfterMs: 5_000 } });
+    const error = refused._unsafeUnwrapErr();
+    expect(error).toMatchObject({
+      kind: 'locked',
+      holder: { pid: 1234, host: 'elsewhere.example', since: '2026-01-02T03:04:05.000Z' },
+    });
+    expect(error.message).toContain(
+      'locked by pid 1234 on elsewhere.example since 2026-01-02T03:04:05.000Z, heartbeat 3600.',
+    );
+    expect(error.message).toContain('on another host or in another pid namespace');
+    expect(error.message).toContain('no heartbeat for over lock.staleAfterMs, 5.0 s');
+    expect(error.message).toContain(`'signfold unlock ${path}'`);
+    expect((await unlockWriterLock(path))._unsafeUnwrap()).toMatchObject({
+      kind: 'removed',
+      holder: { pid: 1234, host: 'elsewhere.example' },
+      verdict: { kind: 'elsewhere' },
+    });
+    const log = await openLog(path);
+    await log.close();
+  });
+
+  it('treats a lock of another pid namespace on this kernel (another container) as from elsewhere', async () => {
+    const path = await freshLog();
+    // Same host name and kernel, and a pid that runs here (even ours): still not this namespace's.
+    for (const pid of [1, process.pid]) {
+      await writeFile(`${path}.lock`, lockOf(pid, { pidNamespace: 'pid:[1]', startTime: '7' }));
+      const error = (await openFileEventLog(path))._unsafeUnwrapErr();
+      expect(error.message).toContain('in another pid namespace (another container)');
+    }
+  });
+
+  it('takes over a lock of this host name left before this boot, but not one refreshed since', async () => {
+    const path = await freshLog();
+    const uptimeMs = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 1000;
+    await writeFile(`${path}.lock`, lockOf(4242, { bootId: 'an-earlier-boot' }));
+    const refused = await openFileEventLog(path);
+    expect(refused._unsafeUnwrapErr().kind).toBe('locked');
+    await age(`${path}.lock`, uptimeMs + 60_000);
+    const log = await openLog(path);
+    await log.close();
+  });
+
+  it('treats a lock without a process identity (an older signfold) as from elsewhere', async () => {
+    const path = await freshLog();
+    const legacy = {
+      pid: deadPid(),
+      host: hostname(),
+      since: '2026-01-02T03:04:05.000Z',
+      token: 'f',
+    };
+    await writeFile(`${path}.lock`, `${JSON.stringify(legacy)}\n`);
+    expect((await openFileEventLog(path))._unsafeUnwrapErr().kind).toBe('locked');
+  });
+
+  it('never breaks an unreadable lock file, however old; unlock removes it', async () => {
     const path = await freshLog();
     await writeFile(`${path}.lock`, 'not json');
-    const refused = await openFileEventLog(path);
-    const error = refused._unsafeUnwrapErr();
+    await age(`${path}.lock`, 3_600_000);
+    const error = (await openFileEventLog(path))._unsafeUnwrapErr();
     expect(error).toMatchObject({ kind: 'locked', holder: undefined });
-    expect(error.message).toContain('another writer (its lock file is unreadable)');
-    await age(`${path}.lock`, 31_000);
+    expect(error.message).toContain(
+      'another writer (its lock file is unreadable), heartbeat 3600.',
+    );
+    expect(error.message).toContain(`not written by signfold`);
+    expect((await unlockWriterLock(path))._unsafeUnwrap()).toMatchObject({
+      kind: 'removed',
+      verdict: { kind: 'unreadable' },
+    });
     const log = await openLog(path);
     await log.close();
   });
 
   it('lets exactly one of many concurrent openers take a stale lock', async () => {
     const path = await freshLog();
-    await writeFile(`${path}.lock`, lockFile(holder(deadPid())));
+    await writeFile(`${path}.lock`, lockOf(deadPid()));
     const results = await Promise.all(Array.from({ length: 12 }, () => openFileEventLog(path)));
     const opened = results.filter((result) => result.isOk());
     expect(opened).toHaveLength(1);
@@ -142,18 +213,49 @@ describe('writer lock', () => {
 
   it('breaks a break-lock left by a breaker that died', async () => {
     const path = await freshLog();
-    await writeFile(`${path}.lock`, lockFile(holder(deadPid())));
-    await writeFile(`${path}.lock.break`, lockFile(holder(deadPid())));
+    await writeFile(`${path}.lock`, lockOf(deadPid()));
+    await writeFile(`${path}.lock.break`, lockOf(deadPid()));
     const log = await openLog(path);
     await log.close();
   });
 
-  it('fails appends with lock-lost once its lock is taken over, and leaves the new lock alone', async () => {
+  it('waits for a break-lock whose holder runs, and then refuses rather than break it', async () => {
+    const path = await freshLog();
+    await writeFile(`${path}.lock`, lockOf(deadPid()));
+    await writeFile(`${path}.lock.break`, lockOf(process.ppid));
+    await age(`${path}.lock.break`, 3_600_000);
+    const error = (await openFileEventLog(path))._unsafeUnwrapErr();
+    expect(error.message).toContain('other writers kept taking it over meanwhile; try again');
+    expect(await readFile(`${path}.lock.break`, 'utf8')).toBe(lockOf(process.ppid));
+  });
+
+  it('removes scratch files left by openers killed mid-way, keeping those of live openers', async () => {
+    const path = await freshLog();
+    const dead = deadPid();
+    const token = 'ab'.repeat(12);
+    const leftovers = [
+      `log.ndjson.lock.${dead}.${token}`,
+      `log.ndjson.lock.break.${dead}.${token}`,
+    ];
+    await writeFile(join(path, '..', leftovers[0] ?? ''), lockOf(dead));
+    await writeFile(join(path, '..', leftovers[1] ?? ''), '');
+    // A live process's fresh one may be in use; our own pid's, not in use by us, is a dead twin's.
+    const live = `log.ndjson.lock.${process.ppid}.${token}`;
+    await writeFile(join(path, '..', live), '');
+    await writeFile(join(path, '..', `log.ndjson.lock.${process.pid}.${token}`), '');
+    const log = await openLog(path);
+    expect((await readdir(join(path, '..'))).sort()).toEqual(
+      ['log.ndjson', 'log.ndjson.lock', live].sort(),
+    );
+    await log.close();
+  });
+
+  it('fails appends with lock-lost once its lock was removed and replaced, and leaves the new lock alone', async () => {
     const path = await freshLog();
     const log = await openLog(path);
     await log.append({ type: 'kept' });
-    // Someone judged the lock stale and took it, as a breaker does: remove, then create anew.
-    const intruder = lockFile(holder(1234, 'elsewhere.example'));
+    // Someone removed the lock (signfold unlock) and another writer took it.
+    const intruder = lockOf(1234, { host: 'elsewhere.example', bootId: 'another-boot' });
     await unlink(`${path}.lock`);
     await writeFile(`${path}.lock`, intruder);
     const result = await log.append({ type: 'refused' });
