@@ -6,8 +6,9 @@
  * both would then write over each other: the help and `docs/cli.md` say so.
  */
 import type { LockVerdict } from '../store/lock-verdict.js';
-import { printable, seconds } from '../store/locked-error.js';
+import { seconds } from '../store/locked-error.js';
 import { unlockWriterLock } from '../store/writer-unlock.js';
+import { visibleText } from '../visible-text.js';
 import { booleanFlag, expectPositionals, type OptionTable, parseCommandArgs } from './args.js';
 import { CliError, EXIT, type ExitCode } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
@@ -33,7 +34,7 @@ const knownOf = (verdict: LockVerdict): string => {
 const holderText = (holder: { pid: number; host: string; since: string } | undefined): string =>
   holder === undefined
     ? 'of an unknown holder'
-    : `of pid ${holder.pid} on ${printable(holder.host)} since ${printable(holder.since)}`;
+    : `of pid ${holder.pid} on ${visibleText(holder.host)} since ${visibleText(holder.since)}`;
 
 /**
  * Runs `unlock` with `args` (the words after `unlock`): exit 0 when the lock

@@ -1,15 +1,11 @@
-/** The `locked` error of an open refused because another writer holds the log's lock. */
-import type { LogError } from '../engine/event-log.js';
-import type { LockRefusal } from './writer-lock.js';
-
 /**
- * Lock files are data anyone can write: their text (host, since) is shown
- * with C0/C1 controls, DEL and bidirectional overrides escaped as `\uXXXX`.
+ * The `locked` error of an open refused because another writer holds the
+ * log's lock. Lock files are data anyone can write: their text (host, since)
+ * goes through {@link visibleText}.
  */
-export const printable = (text: string): string =>
-  text.replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu, (char) => {
-    return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
+import type { LogError } from '../engine/event-log.js';
+import { visibleText } from '../visible-text.js';
+import type { LockRefusal } from './writer-lock.js';
 
 /** A duration for messages: `1.2 s` (never negative, whatever the clocks say). */
 export const seconds = (ms: number): string => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
@@ -65,8 +61,8 @@ export const lockedError = (
         ? 'another writer (its lock file is unreadable)'
         : 'another writer'
       : because === 'held-here'
-        ? `this process (pid ${holder.pid}) since ${printable(holder.since)}`
-        : `pid ${holder.pid} on ${printable(holder.host)} since ${printable(holder.since)}`;
+        ? `this process (pid ${holder.pid}) since ${visibleText(holder.since)}`
+        : `pid ${holder.pid} on ${visibleText(holder.host)} since ${visibleText(holder.since)}`;
   const beat = heartbeatAgeMs === undefined ? '' : `, heartbeat ${seconds(heartbeatAgeMs)} ago`;
   const message =
     `event log ${path} is locked by ${who}${beat} (${lockPath}): only one writer may append to a log; ` +
