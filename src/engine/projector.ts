@@ -8,6 +8,7 @@ import { initialState, type ProjectionState } from '../projections/projection-st
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
 import { WorkingCopy } from '../projections/working-copy.js';
 import type { SignRequest } from '../sign-request/sign-request.js';
+import * as results from './apply-results.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
 import { type BadLineAhead, badLineAheadOf, isAtOrBefore } from './bad-line-ahead.js';
 import type { LogRecord } from './event-log.js';
@@ -31,20 +32,8 @@ import {
   type QuarantineReason,
   rawTextOf,
 } from './quarantine.js';
-
-// Results are immutable: share one per outcome instead of allocating per event.
-const APPLIED: Result<ApplyResult, Halted> = ok('applied');
-const NO_OP: Result<ApplyResult, Halted> = ok('no-op');
-const ALREADY_APPLIED: Result<ApplyResult, Halted> = ok('already-applied');
-const QUARANTINED: Result<ApplyResult, Halted> = ok('quarantined');
-const INCOMPLETE: Result<ApplyResult, Halted> = ok('incomplete');
-
-/** Positions are safe integers; NaN, fractions or Infinity would corrupt the checkpoint. */
-const checkPosition = (value: number, name: string, least = 1): void => {
-  if (!Number.isSafeInteger(value) || value < least) {
-    throw new RangeError(`${name} must be an integer ≥ ${least} (got ${value})`);
-  }
-};
+import { checkPosition } from './read-position.js';
+import { replayRecords } from './replay-records.js';
 
 /**
  * The embedded projection engine: applies log records one at a time (live) or
@@ -129,36 +118,7 @@ export class Projector {
     options: ReplayOptions = {},
   ): Promise<Result<ProjectorStats, ReplayError>> {
     if (options.until !== undefined) checkPosition(options.until, 'until', 0);
-    const until = options.until ?? Number.POSITIVE_INFINITY;
-    const resumedAt = this.#checkpoint;
-    let processed = 0;
-    // Read from the checkpoint itself, not after it: a record there (or later) proves the
-    // log reaches it. Records at the checkpoint were processed already (a file's bad line may
-    // share that position with its entry): they are passed over uncounted, as before.
-    let reached = resumedAt === 0;
-    const reading = { fromPosition: Math.max(resumedAt, 1), lazyRaw: true };
-    for await (const batch of log.read(reading)) {
-      for (const record of batch) {
-        if (record.position >= resumedAt) reached = true;
-        if (record.position === resumedAt) continue;
-        if (record.position > until) {
-          options.onProgress?.(this.#checkpoint, processed);
-          return ok(this.stats());
-        }
-        const result = this.#processRecord(record);
-        if (result.isErr()) return err(result.error);
-        processed += 1;
-      }
-      options.onProgress?.(this.#checkpoint, processed);
-    }
-    if (!reached) {
-      return err({
-        kind: 'checkpoint-past-log',
-        checkpoint: resumedAt,
-        message: `the checkpoint ${resumedAt} lies past the end of the log (it has no record at position ${resumedAt} or later): the snapshot was taken from another or a longer log; replay from the start`,
-      });
-    }
-    return ok(this.stats());
+    return replayRecords(this, log, options);
   }
 
   #processRecord(record: LogRecord): Result<ApplyResult, Halted> {
@@ -166,10 +126,10 @@ export class Projector {
       const { position, line } = record;
       if (position <= this.#checkpoint) return this.#alreadyApplied();
       // Quarantined before an interruption and read again: counted then, not again.
-      if (isAtOrBefore(this.#badLineAhead, position, line)) return ALREADY_APPLIED;
+      if (isAtOrBefore(this.#badLineAhead, position, line)) return results.ALREADY_APPLIED;
       if (record.tornTail === true) {
         this.#incompleteTail = { position, line };
-        return INCOMPLETE;
+        return results.INCOMPLETE;
       }
       this.#incompleteTail = undefined;
       // A line that shares its position with the entry after it must not move the checkpoint.
@@ -184,7 +144,7 @@ export class Projector {
 
   #alreadyApplied(): Result<ApplyResult, Halted> {
     this.#stats.alreadyApplied += 1;
-    return ALREADY_APPLIED;
+    return results.ALREADY_APPLIED;
   }
 
   #process(
@@ -219,7 +179,7 @@ export class Projector {
     this.#advance(position);
     if (outcome === 'applied') this.#stats.applied += 1;
     else this.#stats.noOps += 1;
-    return outcome === 'applied' ? APPLIED : NO_OP;
+    return outcome === 'applied' ? results.APPLIED : results.NO_OP;
   }
 
   #reject(
@@ -229,20 +189,12 @@ export class Projector {
     reason: QuarantineReason,
     advance = true,
   ): Result<ApplyResult, Halted> {
-    if (this.#policy === 'halt') {
-      return err({
-        kind: 'halted',
-        position,
-        line,
-        reason,
-        message: `halted at position ${position}${line === undefined ? '' : ` (line ${line})`}: ${reason.message}`,
-      });
-    }
+    if (this.#policy === 'halt') return err(results.haltedAt(position, line, reason));
     this.#quarantine.push(Object.freeze({ position, line, raw: previewRaw(raw), reason }));
     if (reason.kind === 'conflict') this.#stats.conflicts += 1;
     else this.#stats.invalid += 1;
     if (advance) this.#advance(position);
-    return QUARANTINED;
+    return results.QUARANTINED;
   }
 
   #advance(position: number): void {
@@ -326,7 +278,9 @@ export class Projector {
   }
 }
 
-/** Creates a projector on an empty state (or on `start`, e.g. a restored snapshot). *
+/**
+ * Creates a projector on an empty state (or on `start`, e.g. a restored snapshot).
+ *
  * @example
  * ```ts
  * import { createMemoryEventLog, createProjector } from 'signfold';

@@ -18,17 +18,12 @@ import type {
 import { GroupCommitQueue } from '../engine/group-commit.js';
 import { closedError, EventLogReadError } from '../engine/log-errors.js';
 import { writeLimits } from '../engine/log-limits.js';
-import { AppendPlanner, type AppendState } from './append-planner.js';
+import { AppendPlanner } from './append-planner.js';
 import { type FileHandleIO, type FileIO, nodeFileIO, writeFully } from './file-io.js';
-import {
-  guardReads,
-  type StreamSettings,
-  streamRecords,
-  streamSettings,
-  type TornFragment,
-} from './file-record-stream.js';
+import { guardReads, streamRecords, streamSettings } from './file-record-stream.js';
 import { lockedError } from './locked-error.js';
 import { ioError, lockLostError } from './log-error.js';
+import { endsWithoutNewline, type Scan, scan } from './log-scan.js';
 import { setAsideTornTail, type TornTail } from './torn-tail.js';
 import {
   acquireWriterLock,
@@ -83,49 +78,6 @@ interface AppendJob {
   readonly items: readonly AppendItem[];
   readonly settle: (result: Result<readonly AppendOutcome[], LogError>) => void;
 }
-
-/** What scanning the existing file found. */
-interface Scan {
-  readonly state: AppendState;
-  readonly torn: TornFragment | undefined;
-}
-
-/** Replays the whole file once to rebuild the last position and the delivery ids. */
-const scan = async (
-  handle: FileHandleIO,
-  settings: StreamSettings,
-  size: number,
-): Promise<Scan> => {
-  const state: AppendState = { lastPosition: 0, deliveryIds: new Map() };
-  let torn: TornFragment | undefined;
-  const onTorn = (fragment: TornFragment): void => {
-    torn = fragment;
-  };
-  // Only positions and delivery ids are needed: no line text.
-  const scanSettings = { ...settings, end: size, onTorn, lazyRaw: true };
-  for await (const batch of streamRecords(handle, scanSettings)) {
-    for (const record of batch) {
-      // Bad lines hold no position: the next append takes the one after the last entry.
-      if (record.kind !== 'entry') continue;
-      state.lastPosition = record.position;
-      if (record.deliveryId !== undefined) {
-        // The first occurrence wins, as it did when the log wrote it.
-        if (!state.deliveryIds.has(record.deliveryId)) {
-          state.deliveryIds.set(record.deliveryId, record.position);
-        }
-      }
-    }
-  }
-  return { state, torn };
-};
-
-/** Whether the file's last byte is something other than a newline (a complete but unterminated line). */
-const endsWithoutNewline = async (handle: FileHandleIO, size: number): Promise<boolean> => {
-  if (size === 0) return false;
-  const byte = Buffer.alloc(1);
-  await handle.read(byte, 0, 1, size - 1);
-  return byte[0] !== 0x0a;
-};
 
 /**
  * Opens (creating if missing) an NDJSON event log for appending. It first
