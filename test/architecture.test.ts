@@ -18,11 +18,11 @@ interface Import {
   readonly kind: 'static' | 'type' | 'dynamic';
 }
 
-const files = (dir: string): string[] =>
+const files = (dir: string, extension = '.ts'): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
-      ? files(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
+      ? files(join(dir, entry.name), extension)
+      : entry.name.endsWith(extension)
         ? [join(dir, entry.name)]
         : [],
   );
@@ -126,6 +126,18 @@ const cyclesOf = (sources: ReadonlyMap<string, readonly Import[]>): string[][] =
   return cycles;
 };
 
+/** Source files over the line limit until their planned split (issue 19 splits them after merging). */
+const LONG_UNTIL_SPLIT = ['src/engine/projector.ts', 'src/store/file-event-log.ts'];
+
+/** The lines of every source file of src/ and scripts/ (as `wc -l` counts them). */
+const lineCounts = (): Map<string, number> => {
+  const root = resolve(SRC, '..');
+  const all = [...files(SRC), ...files(join(root, 'scripts'), '.js')];
+  return new Map(
+    all.map((file) => [relative(root, file), readFileSync(file, 'utf8').split('\n').length - 1]),
+  );
+};
+
 describe('architecture', () => {
   it('reads the imports it checks', () => {
     expect(SOURCES.get('postgres/import-events.ts')).toContainEqual({
@@ -155,6 +167,15 @@ describe('architecture', () => {
 
   it('no file of src/ imports itself back, by any path', () => {
     expect(cyclesOf(SOURCES).map((cycle) => cycle.join(' → '))).toEqual([]);
+  });
+
+  it('every source file of src/ and scripts/ stays under 300 lines (one concept per file)', () => {
+    const counts = lineCounts();
+    expect(counts.get('scripts/generate-example.js')).toBeGreaterThan(20);
+    expect(counts.size).toBeGreaterThan(100);
+    const long = [...counts].filter(([, lines]) => lines >= 300).map(([file]) => file);
+    // Once a listed file is split, take it off the list.
+    expect(long.sort()).toEqual(LONG_UNTIL_SPLIT);
   });
 
   it.each([...SOURCES.keys()].filter((path) => ALLOWED[layerOf(path)] !== undefined))(
