@@ -24,18 +24,26 @@ export const templateEvent = (type, t) => ({
 });
 
 /**
- * @typedef {{ id: number, name: string, role: Role, stage: number, viewsLeft: number,
- *   viewed: boolean, download: boolean, declines: boolean }} Part
+ * What the builders read of a sign request and of a participant: the
+ * generator's own records ({@link Req}, {@link Part}) carry more, and
+ * `scripts/generate-example.js` rebuilds these from a stream it generated.
  * @typedef {{ id: number, name: string, companyId: number, template: Template, owner: User,
- *   sender: User, parts: Part[], phase: number, g0: number, g1: number, nextToSend: number,
- *   groupLeft: number, declined: boolean, deleteAfter: number, deleteAtEnd: boolean,
- *   done: boolean, seq: number }} Req
+ *   sender: User }} RequestMembers
+ * @typedef {{ id: number, name: string, role: Role }} ParticipantMembers
+ */
+
+/**
+ * @typedef {ParticipantMembers & { stage: number, viewsLeft: number, viewed: boolean,
+ *   download: boolean, declines: boolean }} Part
+ * @typedef {RequestMembers & { parts: Part[], phase: number, g0: number, g1: number,
+ *   nextToSend: number, groupLeft: number, declined: boolean, deleteAfter: number,
+ *   deleteAtEnd: boolean, done: boolean, seq: number }} Req
  */
 
 /**
  * A sign-request event with template members (sent, completed).
  * @param {string} type
- * @param {Req} r
+ * @param {RequestMembers} r
  */
 export const requestEventT = (type, r) => ({
   type,
@@ -53,7 +61,7 @@ export const requestEventT = (type, r) => ({
 /**
  * A sign-request event without template members (declined, deleted).
  * @param {string} type
- * @param {Req} r
+ * @param {RequestMembers} r
  */
 export const requestEvent = (type, r) => ({
   type,
@@ -69,8 +77,8 @@ export const requestEvent = (type, r) => ({
 /**
  * A participant event with template members (sent, signed).
  * @param {string} type
- * @param {Req} r
- * @param {Part} p
+ * @param {RequestMembers} r
+ * @param {ParticipantMembers} p
  */
 export const participantEventT = (type, r, p) => ({
   type,
@@ -92,8 +100,8 @@ export const participantEventT = (type, r, p) => ({
 /**
  * A participant event without template members (viewed, downloaded, declined).
  * @param {string} type
- * @param {Req} r
- * @param {Part} p
+ * @param {RequestMembers} r
+ * @param {ParticipantMembers} p
  */
 export const participantEvent = (type, r, p) => ({
   type,

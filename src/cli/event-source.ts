@@ -1,15 +1,12 @@
 /**
  * Where `report` and `inspect` read events: a log file (`LOG`) or a
- * PostgreSQL event store (`--database URL [--schema NAME]`). The database
- * path is loaded on use, so reading a file never loads `pg`.
+ * PostgreSQL event store (`--database URL [--schema NAME]`), as the command
+ * line names it. `replay-source.ts` reads it.
  */
-import type { Projector } from '../engine/projector.js';
 import { type ParsedArgs, stringFlag } from './args.js';
 import { usageError } from './cli-error.js';
-import type { CliIO } from './cli-io.js';
 import { checkDatabaseUrl, shownUrl } from './database-url.js';
 import { connectTimeoutOf } from './pg-pool.js';
-import { type ReplayRun, replayLogFile } from './replay-log.js';
 
 /** A log file, or the event table of a PostgreSQL schema. */
 export type EventSource =
@@ -65,20 +62,3 @@ export const sourceLabel = (source: EventSource): string =>
   source.kind === 'file'
     ? source.path
     : `${shownUrl(source.url)}${source.schema === undefined ? '' : ` (schema ${source.schema})`}`;
-
-/**
- * Replays `source` into `projector` (up to `until` if given), with progress
- * on a terminal. `command` names the command in the message shown when the
- * database path needs `pg` and it is not installed.
- */
-export const replaySource = async (
-  projector: Projector,
-  source: EventSource,
-  io: CliIO,
-  command: string,
-  until?: number,
-): Promise<ReplayRun> => {
-  if (source.kind === 'file') return replayLogFile(projector, source.path, io, until);
-  const { replayDatabase } = await import('./replay-database.js');
-  return replayDatabase(projector, source, io, command, until);
-};

@@ -12,8 +12,9 @@ import type { SignRequestView } from '../projections/records.js';
 import { idFlag, integerFlag, type OptionTable, parseCommandArgs, stringFlag } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
-import { eventSourceOf, replaySource, sourceLabel } from './event-source.js';
+import { eventSourceOf, sourceLabel } from './event-source.js';
 import { DATABASE_OPTIONS } from './pg-pool.js';
+import { replaySource } from './replay-source.js';
 import { formatTable } from './table.js';
 
 /** The flags of `inspect`. */

@@ -3,7 +3,7 @@
  * line. Loaded only when a `pg` command runs, so the other commands never
  * load `pg` (an optional peer dependency).
  */
-import { migrate, type PostgresError, type SchemaOptions } from '../postgres/index.js';
+import { migrate } from '../postgres/index.js';
 import {
   booleanFlag,
   expectPositionals,
@@ -12,12 +12,14 @@ import {
   parseCommandArgs,
   stringFlag,
 } from './args.js';
-import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
+import { EXIT, type ExitCode, usageError } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
 import { pgExport } from './pg-export.js';
+import { postgresFailure } from './pg-failure.js';
 import { pgImport } from './pg-import.js';
 import { connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pg-pool.js';
 import { pgStatus } from './pg-status.js';
+import type { PgTarget } from './pg-target.js';
 import { pgWork } from './pg-work.js';
 
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
@@ -48,16 +50,6 @@ const integerAtLeast = (
   if (value < least) throw usageError(`--${name} must be at least ${least}${unit}`);
   return value;
 };
-
-/** A failure of the database, as one line (exit 2). */
-export const postgresFailure = (error: PostgresError): CliError => new CliError(error.message);
-
-/** The parsed options shared by the subcommands. */
-export interface PgTarget {
-  readonly database: string;
-  /** `--schema`, as the adapter's functions take it (empty: the default schema). */
-  readonly schemaOptions: SchemaOptions;
-}
 
 /** `signfold pg SUBCOMMAND …`. */
 export const pgCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {

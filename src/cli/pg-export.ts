@@ -12,7 +12,8 @@ import {
 } from '../projections/projection-state.js';
 import { EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeJson } from './cli-io.js';
-import { type PgTarget, postgresFailure } from './pg-command.js';
+import { postgresFailure } from './pg-failure.js';
+import type { PgTarget } from './pg-target.js';
 
 /** Prints the tables as one JSON document, read in one snapshot. */
 export const pgExport = async (pool: SqlPool, target: PgTarget, io: CliIO): Promise<ExitCode> => {

@@ -3,7 +3,7 @@ import { importRecords, type SqlPool } from '../postgres/index.js';
 import { CliError, EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
 import { openReadOnlyLog } from './log-source.js';
-import type { PgTarget } from './pg-command.js';
+import type { PgTarget } from './pg-target.js';
 import { ReplayProgress } from './progress.js';
 
 /** Imports `logPath`; prints what was stored. */

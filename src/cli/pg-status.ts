@@ -2,8 +2,9 @@
 import { type ProjectionStatus, readProjectionStatus, type SqlPool } from '../postgres/index.js';
 import { EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeJson, writeLines } from './cli-io.js';
-import { type PgTarget, postgresFailure } from './pg-command.js';
-import { summary } from './pg-work.js';
+import { postgresFailure } from './pg-failure.js';
+import type { PgTarget } from './pg-target.js';
+import { projectionSummary } from './projection-summary.js';
 import { formatTable } from './table.js';
 
 const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
@@ -42,7 +43,7 @@ export const formatStatus = (status: ProjectionStatus): string[] => {
   return [
     `schema ${status.schema}: ${counted(status.events, 'event')} (last position ${status.lastPosition}, ${megabytes(status.storeBytes)}), ` +
       `${counted(status.partitions.length, 'partition')}, ${counted(status.workers.length, 'worker')} alive`,
-    summary({ checkpoint: status.checkpoint, ...totals }),
+    projectionSummary({ checkpoint: status.checkpoint, ...totals }),
     ...formatTable(
       ['partition', 'owner', 'lease', 'checkpoint', 'lag', 'lag s', 'last error'],
       rows,

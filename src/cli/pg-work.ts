@@ -4,8 +4,10 @@ import { followAppends } from '../postgres/follow-appends.js';
 import { createProjectionWorker, type SqlPool, type WorkerProgress } from '../postgres/index.js';
 import { EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
-import { type PgTarget, postgresFailure } from './pg-command.js';
+import { postgresFailure } from './pg-failure.js';
+import type { PgTarget } from './pg-target.js';
 import { ReplayProgress } from './progress.js';
+import { projectionSummary } from './projection-summary.js';
 
 /** The options of `pg work`. */
 export interface WorkOptions {
@@ -15,13 +17,6 @@ export interface WorkOptions {
   readonly leaseMs: number | undefined;
   readonly workerId: string | undefined;
 }
-
-/** One line: the checkpoint and the counters. */
-export const summary = (
-  progress: Pick<WorkerProgress, 'checkpoint' | 'applied' | 'noOps' | 'conflicts' | 'invalid'>,
-): string =>
-  `projected up to position ${progress.checkpoint}: ${progress.applied} applied, ${progress.noOps} no-ops, ` +
-  `${progress.conflicts} conflicts, ${progress.invalid} invalid`;
 
 /** Runs the worker; in follow mode SIGINT and SIGTERM stop it after the batch in progress. */
 export const pgWork = async (
@@ -52,7 +47,7 @@ export const pgWork = async (
     const drained = await worker.drain(onBatch);
     progress.finish();
     if (drained.isErr()) throw postgresFailure(drained.error);
-    writeLines(io.stdout, [summary(drained.value)]);
+    writeLines(io.stdout, [projectionSummary(drained.value)]);
     return EXIT.ok;
   }
   const stop = new AbortController();
@@ -67,7 +62,7 @@ export const pgWork = async (
     });
     progress.finish();
     if (followed.isErr()) throw postgresFailure(followed.error);
-    writeLines(io.stdout, [summary(followed.value)]);
+    writeLines(io.stdout, [projectionSummary(followed.value)]);
     return EXIT.ok;
   } finally {
     process.off('SIGINT', onSignal);

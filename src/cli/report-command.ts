@@ -15,15 +15,10 @@ import { type OptionTable, parseCommandArgs, stringFlag } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
 import { durationFlag } from './duration-flag.js';
-import {
-  type EventSource,
-  eventSourceOf,
-  replaySource,
-  sourceArgs,
-  sourceLabel,
-} from './event-source.js';
+import { type EventSource, eventSourceOf, sourceArgs, sourceLabel } from './event-source.js';
 import { ensureReadableFile, isSameFile } from './log-source.js';
 import { DATABASE_OPTIONS } from './pg-pool.js';
+import { replaySource } from './replay-source.js';
 
 /** The flags of `report`. */
 export const REPORT_OPTIONS: OptionTable = {

@@ -6,15 +6,7 @@
  */
 import type { TemplateView } from '../projections/records.js';
 import { type TableSpec, TEMPLATES } from './projection-columns.js';
-import { type Changes, select, write } from './projection-tables.js';
-import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
-
-/** Reads and writes one partition's templates. */
-export interface TemplateRows {
-  load(db: SqlQueryable, schema: SchemaName, ids: readonly number[]): Promise<TemplateView[]>;
-  write(db: SqlQueryable, schema: SchemaName, changes: Changes<TemplateView>): Promise<void>;
-}
+import { select, type TemplateRows, write } from './projection-tables.js';
 
 type ScopedTemplate = TemplateView & { readonly partition: number };
 

@@ -7,7 +7,6 @@ import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
 import type { ProjectionState } from '../projections/projection-state.js';
 import { markPublished } from '../projections/published-states.js';
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
-import type { TemplateRows } from './partition-templates.js';
 import {
   columnArrays,
   insertSql,
@@ -113,6 +112,16 @@ export const readAllRecords = async (
 export interface Changes<V> {
   readonly created: V[];
   readonly updated: V[];
+}
+
+/**
+ * Reads and writes one partition's templates (partition-templates.ts has the
+ * two kinds): declared here, where it is used, so that file can build on
+ * {@link select} and {@link write} without the two importing each other.
+ */
+export interface TemplateRows {
+  load(db: SqlQueryable, schema: SchemaName, ids: readonly number[]): Promise<TemplateView[]>;
+  write(db: SqlQueryable, schema: SchemaName, changes: Changes<TemplateView>): Promise<void>;
 }
 
 const collect = <K, V>(
