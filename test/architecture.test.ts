@@ -126,12 +126,6 @@ const cyclesOf = (sources: ReadonlyMap<string, readonly Import[]>): string[][] =
   return cycles;
 };
 
-/**
- * Source files allowed over the line limit until their split (main splits both
- * in 88f9e5c): once that is merged here, this list is to be emptied.
- */
-const LONG_UNTIL_SPLIT = ['src/engine/projector.ts', 'src/store/file-event-log.ts'];
-
 /** The lines of every source file of src/ and scripts/ (as `wc -l` counts them). */
 const lineCounts = (): Map<string, number> => {
   const root = resolve(SRC, '..');
@@ -177,7 +171,7 @@ describe('architecture', () => {
     expect(counts.get('scripts/generate-example.js')).toBeGreaterThan(20);
     expect(counts.size).toBeGreaterThan(100);
     const long = [...counts].filter(([, lines]) => lines >= 300).map(([file]) => file);
-    expect(long.filter((file) => !LONG_UNTIL_SPLIT.includes(file))).toEqual([]);
+    expect(long).toEqual([]);
   });
 
   it.each([...SOURCES.keys()].filter((path) => ALLOWED[layerOf(path)] !== undefined))(
