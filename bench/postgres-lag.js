@@ -157,9 +157,11 @@ const pool = new pg.Pool({ connectionString: server.url, max: 4 });
 const watcher = new pg.Client({ connectionString: server.url });
 try {
   (await migrate(pool))._unsafeUnwrap();
+  // stderr through a pipe, not the terminal: as under a supervisor, no progress line is drawn.
   worker = spawn(process.execPath, [CLI, 'pg', 'work', '--database', server.url], {
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  worker.stderr.pipe(process.stderr);
   await watcher.connect();
   // Wait until the worker holds every partition.
   for (let tries = 0; ; tries += 1) {
@@ -186,7 +188,12 @@ try {
   await log.close();
   if (!opts['no-write']) writeResults(warm, main);
 } finally {
-  worker?.kill('SIGTERM');
+  // Let the worker stop cleanly before the server goes away.
+  if (worker !== undefined && worker.exitCode === null) {
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.kill('SIGTERM');
+    await exited;
+  }
   await watcher.end().catch(() => undefined);
   await pool.end();
   server.stop();
