@@ -114,8 +114,6 @@ export const projectPartitionBatch = async (
 
   // Fold: template events change every partition's templates, but only
   // partition 0 counts them and quarantines them, so each is counted once.
-  // No event of its own (others' appends moved `high`): nothing to load or
-  // write, only the checkpoint moves (loadRecords skips empty key sets).
   const records = events.rows.map(recordOfRow);
   const templateRows = templateRowsOf(partition);
   const before = await loadRecords(pool, schema, keysOf(records), templateRows);
@@ -154,8 +152,9 @@ export const projectPartitionBatch = async (
     );
     // Lock the claim before writing anything: a stale batch stops here, before
     // it touches a row the new owner may be writing, and no claim can slip in
-    // until this transaction ends. With no events there is nothing to write
-    // before the checkpoint's UPDATE, which is fenced on its own.
+    // until this transaction ends. A partition with no new event (others'
+    // appends moved `high`) loads nothing (no keys) and writes nothing but
+    // its checkpoint, whose UPDATE is fenced on its own: no lock needed.
     const held =
       records.length === 0
         ? { rowCount: 1 }
