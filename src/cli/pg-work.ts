@@ -39,10 +39,15 @@ export const pgWork = async (
   const worker = created.value;
   const progress = new ReplayProgress(io.stderr, io.now, worker.schema, 'projecting');
   let processed = 0;
-  const onBatch = (batch: WorkerProgress): void => {
-    processed += batch.processed;
-    progress.tick(batch.checkpoint, processed);
-  };
+  // Only a progress line needs the totals after each batch, and reading them
+  // is a query per batch: a worker whose stderr is no terminal skips it.
+  const onBatch =
+    io.stderr.isTTY === true
+      ? (batch: WorkerProgress): void => {
+          processed += batch.processed;
+          progress.tick(batch.checkpoint, processed);
+        }
+      : undefined;
   if (options.drain) {
     const drained = await worker.drain(onBatch);
     progress.finish();
@@ -58,7 +63,7 @@ export const pgWork = async (
     const followed = await followAppends(pool, worker, {
       signal: stop.signal,
       ...(options.pollMs === undefined ? {} : { pollIntervalMs: options.pollMs }),
-      onBatch,
+      ...(onBatch === undefined ? {} : { onBatch }),
     });
     progress.finish();
     if (followed.isErr()) throw postgresFailure(followed.error);

@@ -80,17 +80,22 @@ export const loadRecords = async (
   templateRows: TemplateRows,
 ): Promise<ProjectionState> => {
   // One after the other: `db` may be a single client inside a transaction.
-  const templates = await templateRows.load(db, schema, [...keys.templates]);
-  const signRequests = await select(db, SIGN_REQUESTS, schema, 'WHERE id = ANY($1::bigint[])', [
-    [...keys.signRequests],
-  ]);
-  const participants = await select(
-    db,
-    PARTICIPANTS,
-    schema,
-    'WHERE sign_request_id = ANY($1::bigint[])',
-    [[...keys.participantsOf]],
-  );
+  // No query for an empty set of keys: a live worker's small batches often
+  // name no template, and a partition with no new event names nothing.
+  const templates =
+    keys.templates.size === 0 ? [] : await templateRows.load(db, schema, [...keys.templates]);
+  const signRequests =
+    keys.signRequests.size === 0
+      ? []
+      : await select(db, SIGN_REQUESTS, schema, 'WHERE id = ANY($1::bigint[])', [
+          [...keys.signRequests],
+        ]);
+  const participants =
+    keys.participantsOf.size === 0
+      ? []
+      : await select(db, PARTICIPANTS, schema, 'WHERE sign_request_id = ANY($1::bigint[])', [
+          [...keys.participantsOf],
+        ]);
   return toState(templates, signRequests, participants);
 };
 

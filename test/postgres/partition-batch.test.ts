@@ -1,0 +1,158 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/postgres/migrate.js';
+import { type BatchContext, projectPartitionBatch } from '../../src/postgres/partition-batch.js';
+import { maintainClaims } from '../../src/postgres/partition-leases.js';
+import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { schemaName } from '../../src/postgres/schema-name.js';
+import type { SqlPool, SqlPoolClient } from '../../src/postgres/sql-client.js';
+import { events } from '../../src/testing/index.js';
+import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+
+let server: PostgresServer;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  server = await startPostgres();
+  pool = new pg.Pool({ connectionString: server.url, max: 3 });
+});
+
+afterAll(async () => {
+  await pool?.end();
+  server?.stop();
+});
+
+const WORKER = 'batch-test-worker';
+const LEASE_MS = 60_000;
+
+/** A pool that records every statement it runs, and the transaction's synchronous_commit at each COMMIT. */
+const recordingPool = (): { pool: SqlPool; statements: string[]; commitSettings: string[] } => {
+  const statements: string[] = [];
+  const commitSettings: string[] = [];
+  const recorded: SqlPool = {
+    query: (text, values) => {
+      statements.push(text);
+      return pool.query(text, values as unknown[]) as never;
+    },
+    connect: async () => {
+      const client = await pool.connect();
+      const wrapped: SqlPoolClient = {
+        query: async (text, values) => {
+          statements.push(text);
+          if (text === 'COMMIT') {
+            const shown = await client.query('SHOW synchronous_commit');
+            commitSettings.push(String(shown.rows[0]?.synchronous_commit));
+          }
+          return client.query(text, values as unknown[]) as never;
+        },
+        release: (destroy) => client.release(destroy),
+      };
+      return wrapped;
+    },
+  };
+  return { pool: recorded, statements, commitSettings };
+};
+
+/** A migrated schema (4 partitions) with one event appended, claimed whole by {@link WORKER}. */
+const oneEventSchema = async (schema: string) => {
+  (await migrate(pool, { schema, partitions: 4 }))._unsafeUnwrap();
+  const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+  const stored = (await log.append(events.signRequestSent({ signRequestId: 7 })))._unsafeUnwrap();
+  const { rows } = await pool.query<{ partition: number }>(
+    `SELECT partition FROM ${schema}.events WHERE position = $1`,
+    [stored.position],
+  );
+  const own = rows[0]?.partition ?? -2;
+  const name = schemaName(schema)._unsafeUnwrap();
+  const claims = await maintainClaims(pool, name, WORKER, LEASE_MS, 4);
+  expect(claims.size).toBe(4);
+  const context: BatchContext = {
+    schema: name,
+    workerId: WORKER,
+    leaseMs: LEASE_MS,
+    batchSize: 100,
+    strict: false,
+  };
+  const other = [0, 1, 2, 3].find((p) => p !== own) ?? -2;
+  return { context, claims, own, other, position: stored.position };
+};
+
+const partitionRow = async (schema: string, partition: number) =>
+  (
+    await pool.query<{ position: string; applied: string; invalid: string; conflicts: string }>(
+      `SELECT position, applied, invalid, conflicts FROM ${schema}.partitions WHERE partition = $1`,
+      [partition],
+    )
+  ).rows[0];
+
+describe('a partition batch', () => {
+  it('of a partition with no new event of its own moves only its checkpoint: no row loaded, no lock taken', async () => {
+    const schema = 'batch_empty';
+    const { context, claims, other, position } = await oneEventSchema(schema);
+    const recording = recordingPool();
+    const outcome = await projectPartitionBatch(
+      recording.pool,
+      context,
+      other,
+      claims.get(other) ?? 0,
+    );
+    expect(outcome).toEqual({ kind: 'projected', processed: 0, caughtUp: true });
+    expect(await partitionRow(schema, other)).toEqual({
+      position: String(position),
+      applied: '0',
+      invalid: '0',
+      conflicts: '0',
+    });
+    // Every wake-up of a live worker visits every partition it holds: an idle
+    // one must cost a few round trips, not a full batch.
+    const text = recording.statements.join('\n');
+    expect(text).not.toMatch(/FOR UPDATE/);
+    expect(text).not.toMatch(
+      /FROM \S+\.(sign_requests|participants|templates|partition_templates)\b/,
+    );
+    expect(recording.statements.length).toBeLessThanOrEqual(5);
+  });
+
+  it('of a partition with no new event still refuses to move a checkpoint that another worker claimed meanwhile', async () => {
+    const schema = 'batch_empty_fenced';
+    const { context, claims, other } = await oneEventSchema(schema);
+    const outcome = await projectPartitionBatch(
+      pool,
+      {
+        ...context,
+        // Another worker claims the partition between the read and the write.
+        onFolded: async (partition) => {
+          await pool.query(
+            `UPDATE ${schema}.partitions SET owner = 'someone-else', epoch = epoch + 1 WHERE partition = $1`,
+            [partition],
+          );
+        },
+      },
+      other,
+      claims.get(other) ?? 0,
+    );
+    expect(outcome).toEqual({ kind: 'lost' });
+    expect((await partitionRow(schema, other))?.position).toBe('0');
+  });
+
+  it('commits without waiting for the WAL flush, and leaves the pool’s connections synchronous (appends)', async () => {
+    const schema = 'batch_async_commit';
+    const { context, claims, own, position } = await oneEventSchema(schema);
+    const recording = recordingPool();
+    const outcome = await projectPartitionBatch(recording.pool, context, own, claims.get(own) ?? 0);
+    expect(outcome).toMatchObject({ kind: 'projected', processed: 1, caughtUp: true });
+    expect((await partitionRow(schema, own))?.position).toBe(String(position));
+    expect(recording.commitSettings).toEqual(['off']);
+    // SET LOCAL ends with the transaction: every connection of the pool (the
+    // one the batch used among them) still commits synchronously.
+    const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
+    try {
+      for (const client of clients) {
+        const shown = await client.query('SHOW synchronous_commit');
+        expect(shown.rows[0]?.synchronous_commit).toBe('on');
+      }
+    } finally {
+      for (const client of clients) client.release();
+    }
+  });
+});
