@@ -9,6 +9,7 @@
 import type { LogRecord } from '../engine/event-log.js';
 import { createProjector } from '../engine/projector.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
+import { wireId } from '../events/wire-id.js';
 import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-rows.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { leaseEnd } from './partition-leases.js';
@@ -52,7 +53,11 @@ interface PartitionRow {
 
 type PartitionEventRow = EventRow & { readonly partition: number };
 
-/** The records a batch may read; ids taken leniently from the raw values. */
+/**
+ * The records a batch may read, keyed by the ids the decoder would read
+ * (`wireId`): a member that is no id (`0.5`, `1e400`, a string) makes its
+ * event invalid, so it names no record and is never sent as a key.
+ */
 const keysOf = (records: readonly LogRecord[]): RecordKeys => {
   const templates = new Set<number>();
   const signRequests = new Set<number>();
@@ -61,11 +66,13 @@ const keysOf = (records: readonly LogRecord[]): RecordKeys => {
     if (record.kind !== 'entry') continue;
     const event = record.event;
     if (typeof event !== 'object' || event === null) continue;
-    const { templateId, signRequestId, participantId } = event as Record<string, unknown>;
-    if (typeof templateId === 'number') templates.add(templateId);
-    if (typeof signRequestId === 'number') {
-      signRequests.add(signRequestId);
-      if (participantId !== undefined) participantsOf.add(signRequestId);
+    const members = event as Record<string, unknown>;
+    const template = wireId(members.templateId);
+    const signRequest = wireId(members.signRequestId);
+    if (template !== undefined) templates.add(template);
+    if (signRequest !== undefined) {
+      signRequests.add(signRequest);
+      if (wireId(members.participantId) !== undefined) participantsOf.add(signRequest);
     }
   }
   return { templates, signRequests, participantsOf };
