@@ -184,6 +184,35 @@ describe('the hostile corpus through pg import and pg work', () => {
     });
   }
 
+  it("envelopes without receivedAt, or whose event is not an object, get replay's verdict and message", async () => {
+    const template = JSON.stringify({
+      type: 'template-activated',
+      companyId: 1,
+      templateId: 7,
+      templateName: 'NDA',
+      ownerId: 3,
+      ownerName: 'Sam',
+    });
+    const file = join(await tempDir(), 'envelopes.ndjson');
+    const lines = [
+      '{"position":1,"deliveryId":"e-1","event":17}',
+      `{"position":2,"event":${template}}`,
+      '{ "position" : 3 , "event" : [1, {"a":"}"}] , "event": "x\\"y" }',
+      '{"position":4,"receivedAt":"2026-03-01T10:00:00.000Z","event":null}',
+      '{"position":5,"event":{"type":"template-deleted","companyId":1,"templateId":1e400}}',
+    ];
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const replay = await replayOf(file);
+    expect(replay.verdicts.map((v) => v.outcome)).toEqual([
+      'quarantined',
+      'applied',
+      'quarantined',
+      'quarantined',
+      'quarantined',
+    ]);
+    await checkThroughPostgres(file, 1);
+  });
+
   it("counts a redelivered line as a duplicate where replay's fold sees a no-op", async () => {
     const event = {
       type: 'template-activated',
