@@ -21,7 +21,7 @@ import { readProjections } from '../../src/postgres/read-projections.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
-import { summedCounters } from '../support/partition-checks.js';
+import { asStored, summedCounters } from '../support/partition-checks.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
@@ -80,16 +80,6 @@ const duplicatesOf = (verdicts: readonly Verdict[]): Set<Verdict> => {
     seen.add(id);
   }
   return duplicates;
-};
-
-/** Every string of a value as PostgreSQL text stores it (NUL and lone surrogates as U+FFFD). */
-const asStored = (value: unknown): unknown => {
-  if (typeof value === 'string') return sqlText(value);
-  if (Array.isArray(value)) return value.map(asStored);
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asStored(v)]));
-  }
-  return value;
 };
 
 const exitOf = (args: readonly string[]): Promise<{ code: number | null; stderr: string }> =>
