@@ -1,8 +1,14 @@
 /** `signfold pg work`: run a projection worker, until caught up (`--drain`) or until stopped. */
 
 import { followAppends } from '../postgres/follow-appends.js';
-import { createProjectionWorker, type SqlPool, type WorkerProgress } from '../postgres/index.js';
-import { EXIT, type ExitCode } from './cli-error.js';
+import {
+  createProjectionWorker,
+  type PostgresError,
+  type ProjectionWorker,
+  type SqlPool,
+  type WorkerProgress,
+} from '../postgres/index.js';
+import { type CliError, EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
 import { type PgTarget, postgresFailure } from './pg-command.js';
 import { ReplayProgress } from './progress.js';
@@ -22,6 +28,16 @@ export const summary = (
 ): string =>
   `projected up to position ${progress.checkpoint}: ${progress.applied} applied, ${progress.noOps} no-ops, ` +
   `${progress.conflicts} conflicts, ${progress.invalid} invalid`;
+
+/**
+ * The failure to report, once the worker has given its partitions back (if
+ * the database still answers): a worker restarted after a fix, or `pg skip`,
+ * need not wait for its leases to expire.
+ */
+const failed = async (worker: ProjectionWorker, error: PostgresError): Promise<CliError> => {
+  await worker.release();
+  return postgresFailure(error);
+};
 
 /** Runs the worker; in follow mode SIGINT and SIGTERM stop it after the batch in progress. */
 export const pgWork = async (
@@ -51,7 +67,7 @@ export const pgWork = async (
   if (options.drain) {
     const drained = await worker.drain(onBatch);
     progress.finish();
-    if (drained.isErr()) throw postgresFailure(drained.error);
+    if (drained.isErr()) throw await failed(worker, drained.error);
     writeLines(io.stdout, [summary(drained.value)]);
     return EXIT.ok;
   }
@@ -66,7 +82,7 @@ export const pgWork = async (
       onBatch,
     });
     progress.finish();
-    if (followed.isErr()) throw postgresFailure(followed.error);
+    if (followed.isErr()) throw await failed(worker, followed.error);
     writeLines(io.stdout, [summary(followed.value)]);
     return EXIT.ok;
   } finally {

@@ -10,6 +10,7 @@ import type { LogRecord } from '../engine/event-log.js';
 import { createProjector } from '../engine/projector.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
 import { wireId } from '../events/wire-id.js';
+import { BatchWriteError } from './event-failure.js';
 import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-rows.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { leaseEnd } from './partition-leases.js';
@@ -118,10 +119,35 @@ export const projectPartitionBatch = async (
   ]);
   const caughtUp = events.rows.length < context.batchSize;
   const to = caughtUp ? high : Number(events.rows.at(-1)?.position);
+  try {
+    return await foldAndWrite(pool, context, { partition, epoch, from, to, caughtUp }, events.rows);
+  } catch (cause) {
+    // Say which events: the worker narrows a refusal down to one of them.
+    throw new BatchWriteError(partition, Number(events.rows[0]?.position ?? to), to, cause);
+  }
+};
+
+/** Where a batch stands: its partition and claim, and the positions it covers. */
+interface BatchRange {
+  readonly partition: number;
+  readonly epoch: number;
+  readonly from: number;
+  readonly to: number;
+  readonly caughtUp: boolean;
+}
+
+/** Folds the rows read and writes the result in one fenced transaction. */
+const foldAndWrite = async (
+  pool: SqlPool,
+  context: BatchContext,
+  { partition, epoch, from, to, caughtUp }: BatchRange,
+  rows: readonly PartitionEventRow[],
+): Promise<BatchOutcome> => {
+  const { schema, workerId } = context;
 
   // Fold: template events change every partition's templates, but only
   // partition 0 counts them and quarantines them, so each is counted once.
-  const records = events.rows.map(recordOfRow);
+  const records = rows.map(recordOfRow);
   const templateRows = templateRowsOf(partition);
   const before = await loadRecords(pool, schema, keysOf(records), templateRows);
   const projector = createProjector(
@@ -131,7 +157,7 @@ export const projectPartitionBatch = async (
   let uncounted = ZERO;
   const uncountedPositions = new Set<number>();
   records.forEach((record, i) => {
-    const counted = partition === 0 || events.rows[i]?.partition !== EVERY_PARTITION;
+    const counted = partition === 0 || rows[i]?.partition !== EVERY_PARTITION;
     if (counted) {
       projector.applyRecord(record);
       return;
@@ -165,6 +191,17 @@ export const projectPartitionBatch = async (
       await client.query('ROLLBACK');
       client.release();
       return { kind: 'lost' };
+    }
+    // An operator skipped one of these events since they were read: fold again.
+    const read = rows.filter((row) => row.skipped === null).map((row) => row.position);
+    const skipped = await client.query(
+      `SELECT 1 FROM ${schema}.skipped WHERE position = ANY($1::bigint[]) LIMIT 1`,
+      [read],
+    );
+    if ((skipped.rowCount ?? 0) > 0) {
+      await client.query('ROLLBACK');
+      client.release();
+      return { kind: 'projected', processed: 0, caughtUp: false };
     }
     await writeChanges(client, schema, before, projector.state(), templateRows);
     await writeQuarantine(client, schema, quarantine);
