@@ -9,7 +9,7 @@ import type { SchemaName } from './schema-name.js';
 /** Version 3 (see the file comment). */
 export const version3 = (s: SchemaName): string => `
 CREATE TABLE ${s}.skipped (
-  position    bigint PRIMARY KEY REFERENCES ${s}.events (position),
+  position    bigint PRIMARY KEY,
   reason      text NOT NULL,
   skipped_at  timestamptz NOT NULL DEFAULT clock_timestamp()
 );

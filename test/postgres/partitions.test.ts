@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEvents } from '../../bench/generate-stream.js';
 import { importRecords } from '../../src/postgres/import-events.js';
 import { migrate } from '../../src/postgres/migrate.js';
+import { SCHEMA_VERSION } from '../../src/postgres/migrations.js';
 import { MIGRATIONS } from '../../src/postgres/migrations.js';
 import { readProjectionStatus } from '../../src/postgres/partition-status.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
@@ -92,7 +93,7 @@ describe('partitioned workers', () => {
       );
     }
     const migrated = (await migrate(pool, { schema, partitions: 4 }))._unsafeUnwrap();
-    expect(migrated).toMatchObject({ from: 1, to: 2, partitions: 4 });
+    expect(migrated).toMatchObject({ from: 1, to: SCHEMA_VERSION, partitions: 4 });
     const spread = await pool.query<{ partition: number }>(
       `SELECT DISTINCT partition FROM ${schema}.events ORDER BY partition`,
     );
@@ -105,7 +106,7 @@ describe('partitioned workers', () => {
   it('the number of partitions is fixed once chosen', async () => {
     const schema = await freshSchema(4);
     expect((await migrate(pool, { schema, partitions: 4 }))._unsafeUnwrap()).toMatchObject({
-      from: 2,
+      from: SCHEMA_VERSION,
       partitions: 4,
     });
     const refused = await migrate(pool, { schema, partitions: 8 });
