@@ -30,12 +30,14 @@ export const summary = (
   `${progress.conflicts} conflicts, ${progress.invalid} invalid`;
 
 /**
- * The failure to report, once the worker has given its partitions back (if
- * the database still answers): a worker restarted after a fix, or `pg skip`,
- * need not wait for its leases to expire.
+ * The failure to report. When the server answered (an error with a SQLSTATE
+ * that is not about the connection), the worker first gives its partitions
+ * back, so that a restarted worker, or one after `pg skip`, need not wait for
+ * its leases to expire; a server that does not answer is not asked again.
  */
 const failed = async (worker: ProjectionWorker, error: PostgresError): Promise<CliError> => {
-  await worker.release();
+  const answered = error.kind === 'database' && error.code !== undefined;
+  if (answered && !error.code.startsWith('08')) await worker.release();
   return postgresFailure(error);
 };
 
