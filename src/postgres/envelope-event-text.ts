@@ -10,45 +10,68 @@
  * JSON.parse keeps the last of repeated members, so this does too.
  */
 
-const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+/** JSON's own whitespace: space, tab, LF, CR. */
+const isWhitespace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/** The index after the string whose opening quote is at `from`, or -1. */
+const stringEnd = (text: string, from: number): number => {
+  let quote = text.indexOf('"', from + 1);
+  while (quote !== -1) {
+    // A quote ends the string unless an odd number of backslashes precede it.
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes += 1;
+    if (slashes % 2 === 0) return quote + 1;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return -1;
+};
 
 /** The index after the JSON value that starts at `from` (the text is valid JSON), or -1. */
 const valueEnd = (text: string, from: number): number => {
   let depth = 0;
   let i = from;
   while (i < text.length) {
-    const c = text[i];
-    if (c === '"') {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
       i = stringEnd(text, i);
-      if (i < 0) return -1;
-      if (depth === 0) return i;
+      if (i < 0 || depth === 0) return i;
       continue;
     }
-    if (c === '{' || c === '[') depth += 1;
-    else if (c === '}' || c === ']') {
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth += 1;
+    else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       if (depth === 0) return i;
       depth -= 1;
       if (depth === 0) return i + 1;
-    } else if (depth === 0 && (c === ',' || WHITESPACE.has(c ?? ''))) return i;
+    } else if (depth === 0 && (c === COMMA || isWhitespace(c))) return i;
     i += 1;
   }
   return depth === 0 ? i : -1;
 };
 
-/** The index after the string whose opening quote is at `from`, or -1. */
-const stringEnd = (text: string, from: number): number => {
-  for (let i = from + 1; i < text.length; i += 1) {
-    const c = text[i];
-    if (c === '\\') i += 1;
-    else if (c === '"') return i + 1;
-  }
-  return -1;
-};
-
 const skipWhitespace = (text: string, from: number): number => {
   let i = from;
-  while (i < text.length && WHITESPACE.has(text[i] ?? '')) i += 1;
+  while (i < text.length && isWhitespace(text.charCodeAt(i))) i += 1;
   return i;
+};
+
+/** A member name: its text between the quotes, decoded only when it has an escape. */
+const nameOf = (text: string, start: number, end: number): string | undefined => {
+  const inner = text.slice(start + 1, end - 1);
+  if (!inner.includes('\\')) return inner;
+  try {
+    return String(JSON.parse(text.slice(start, end)));
+  } catch {
+    return undefined;
+  }
 };
 
 /** The members of the top-level object of `text`: name and the source text of the value. */
@@ -57,28 +80,24 @@ const topLevelMembers = (text: string): Map<string, string> | undefined => {
   let i = skipWhitespace(text, 0);
   // A byte order mark before the first line's object is allowed by the reader.
   if (text.charCodeAt(i) === 0xfeff) i = skipWhitespace(text, i + 1);
-  if (text[i] !== '{') return undefined;
+  if (text.charCodeAt(i) !== OPEN_OBJECT) return undefined;
   i = skipWhitespace(text, i + 1);
-  if (text[i] === '}') return members;
+  if (text.charCodeAt(i) === CLOSE_OBJECT) return members;
   for (;;) {
-    if (text[i] !== '"') return undefined;
+    if (text.charCodeAt(i) !== QUOTE) return undefined;
     const nameEnd = stringEnd(text, i);
     if (nameEnd < 0) return undefined;
-    let name: unknown;
-    try {
-      name = JSON.parse(text.slice(i, nameEnd));
-    } catch {
-      return undefined;
-    }
+    const name = nameOf(text, i, nameEnd);
+    if (name === undefined) return undefined;
     i = skipWhitespace(text, nameEnd);
-    if (text[i] !== ':') return undefined;
+    if (text.charCodeAt(i) !== COLON) return undefined;
     const start = skipWhitespace(text, i + 1);
     const end = valueEnd(text, start);
     if (end <= start) return undefined;
-    members.set(String(name), text.slice(start, end));
+    members.set(name, text.slice(start, end));
     i = skipWhitespace(text, end);
-    if (text[i] === '}') return members;
-    if (text[i] !== ',') return undefined;
+    if (text.charCodeAt(i) === CLOSE_OBJECT) return members;
+    if (text.charCodeAt(i) !== COMMA) return undefined;
     i = skipWhitespace(text, i + 1);
   }
 };
