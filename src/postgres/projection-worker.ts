@@ -11,8 +11,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { err, ok, type Result } from 'neverthrow';
 import type { ProjectorStats } from '../engine/projector-types.js';
-import { BatchWriteError, eventFailure, mayBeAboutAnEvent } from './event-failure.js';
+import { BatchWriteError, eventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
+import { retryOneAtATime } from './one-at-a-time.js';
 import { type BatchContext, type BatchOutcome, projectPartitionBatch } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
@@ -182,7 +183,12 @@ export const createProjectionWorker = async (
       try {
         outcome = await projectPartitionBatch(pool, context, partition, epoch);
       } catch (cause) {
-        outcome = await oneByOne(partition, epoch, cause);
+        try {
+          outcome = await retryOneAtATime(pool, context, partition, epoch, cause);
+        } catch (failure) {
+          await recordError(partition, failure);
+          throw failure;
+        }
       }
       if (outcome.kind === 'lost') {
         claims.delete(partition);
@@ -196,47 +202,6 @@ export const createProjectionWorker = async (
       if (outcome.processed > 0) return outcome.processed;
       await heartbeat();
     }
-  };
-
-  /**
-   * After a refused batch, the same events one at a time: those that can be
-   * written are, and the first that cannot fails the worker, naming its
-   * position. A batch refused for a reason that is not about its events (a
-   * lost connection) fails as it is.
-   */
-  const oneByOne = async (
-    partition: number,
-    epoch: number,
-    cause: unknown,
-  ): Promise<BatchOutcome> => {
-    let failure = cause;
-    if (mayBeAboutAnEvent(cause) && batchSize > 1) {
-      const single = { ...context, batchSize: 1 };
-      let processed = 0;
-      try {
-        for (;;) {
-          const outcome = await projectPartitionBatch(pool, single, partition, epoch);
-          if (outcome.kind === 'lost') return outcome;
-          processed += outcome.processed;
-          if (outcome.caughtUp || (await checkpointOf(partition)) >= cause.last) {
-            // Every event of the batch went in: the refusal was not about one of them.
-            return { ...outcome, processed, caughtUp: false };
-          }
-        }
-      } catch (again) {
-        failure = again;
-      }
-    }
-    await recordError(partition, failure);
-    throw failure;
-  };
-
-  const checkpointOf = async (partition: number): Promise<number> => {
-    const { rows } = await pool.query<{ position: string }>(
-      `SELECT position FROM ${schema}.partitions WHERE partition = $1`,
-      [partition],
-    );
-    return Number(rows[0]?.position ?? 0);
   };
 
   const recordError = async (partition: number, cause: unknown): Promise<void> => {
