@@ -5,6 +5,10 @@
  * that first locks the partition's row, checking that this worker still holds
  * it with the same epoch and that the checkpoint is still the one the batch
  * started from, and ends by updating that row under the same conditions.
+ * Under that lock it also looks for events an operator skipped since they
+ * were read (`skipPosition`): then it rolls back and the batch is folded
+ * again. A failure after the events were read is a `BatchWriteError` naming
+ * their positions, which the worker narrows down to one event.
  */
 import type { LogRecord } from '../engine/event-log.js';
 import { createProjector } from '../engine/projector.js';

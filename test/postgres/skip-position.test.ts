@@ -2,7 +2,8 @@
  * A batch the database refuses for a reason no check foresaw (here: a constraint an operator
  * added): `pg work` narrows it down to one event and names its position in one line, with the
  * command that skips it; `pg skip` quarantines that event (visible, counted once), whether
- * workers run or not, and the workers go on. Two skips at once, and a skip landing between a
+ * workers run or not, and the workers go on; a batch refused as a whole but not event by event
+ * goes in one at a time. Two skips at once, and a skip landing between a
  * worker's fold and its write, change nothing but that one event.
  */
 import pg from 'pg';
@@ -162,5 +163,38 @@ describe('an event the database refuses', () => {
     expect(drained).toMatchObject({ applied: 1, invalid: 1 });
     expect(await quarantineAt(schema, target.position)).toMatchObject({ reason: 'bad-line' });
     await expectEqualsSequentialFold(pool, schema);
+  });
+
+  it('a batch refused as a whole but not event by event goes in one at a time, and work goes on', async () => {
+    const schema = 'refused_as_batch';
+    (await migrate(pool, { schema, partitions: 1 }))._unsafeUnwrap();
+    // Refuses any statement that inserts more than one sign request: no single event is the cause.
+    await pool.query(`
+      CREATE FUNCTION ${schema}.one_at_a_time() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF (SELECT count(*) FROM inserted) > 1 THEN RAISE EXCEPTION 'more than one row'; END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER one_at_a_time AFTER INSERT ON ${schema}.sign_requests
+        REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.one_at_a_time();`);
+    const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+    (await log.append(templateEvent('template-activated')))._unsafeUnwrap();
+    for (const id of [1, 2, 3]) {
+      (await log.append(requestEvent('sign-request-sent', id, true)))._unsafeUnwrap();
+    }
+    await log.close();
+    const worked = await runCli([
+      'pg',
+      'work',
+      '--drain',
+      '--database',
+      server.url,
+      '--schema',
+      schema,
+    ]);
+    expect(worked).toMatchObject({ code: 0, stderr: '' });
+    await expectEqualsSequentialFold(pool, schema);
+    const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+    expect(stored.state.signRequests.size).toBe(3);
   });
 });
