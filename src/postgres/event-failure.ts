@@ -28,10 +28,11 @@ export class BatchWriteError extends Error {
 
 /**
  * SQLSTATE classes that say nothing about the events: the connection (08),
+ * the transaction's state (25, e.g. a worker stalled past its idle timeout),
  * a rollback to retry (40), resources (53), an operator or a shutdown (57),
  * the system (58). Any other refusal may come from one event's values.
  */
-const NOT_ABOUT_THE_EVENTS = new Set(['08', '40', '53', '57', '58']);
+const NOT_ABOUT_THE_EVENTS = new Set(['08', '25', '40', '53', '57', '58']);
 
 /** Whether retrying the batch one event at a time may find an event the database refuses. */
 export const mayBeAboutAnEvent = (cause: unknown): cause is BatchWriteError => {
