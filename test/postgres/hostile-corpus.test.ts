@@ -5,11 +5,15 @@
  * (reason and message of each line) and the counters equal what `replay` computes from the
  * same file, line by line. The one difference the store makes: a line whose delivery id is
  * already stored is a duplicate there (not stored), where the fold of the file sees it again.
+ * Posted line by line to the PostgreSQL webhook recipe, whatever it stores keeps 1 and 3 workers
+ * going, and the tables equal the fold of the store (the HTTP answers themselves are checked in
+ * test/reliability/hostile-corpus-paths.test.ts).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +25,11 @@ import { readProjections } from '../../src/postgres/read-projections.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
-import { asStored, summedCounters } from '../support/partition-checks.js';
+import {
+  asStored,
+  expectEqualsSequentialFold,
+  summedCounters,
+} from '../support/partition-checks.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
@@ -309,5 +317,62 @@ describe('the hostile corpus with random id values, through pg import and pg wor
       }),
       { numRuns: count(3, 30), endOnFailure: true },
     );
+  });
+});
+
+/** How the HTTP path gets a line: an envelope's event with its delivery id, anything else as it is. */
+const deliveryOf = (line: Buffer): { body: Uint8Array; deliveryId?: string } => {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(line));
+  } catch {
+    return { body: line };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { body: line };
+  const { position, event, deliveryId } = value as Record<string, unknown>;
+  if (typeof position !== 'number' || !('event' in value)) return { body: line };
+  const body = new TextEncoder().encode(JSON.stringify(event));
+  return typeof deliveryId === 'string' ? { body, deliveryId } : { body };
+};
+
+describe('the hostile corpus, posted line by line to examples/webhook-server-pg.js', () => {
+  it('whatever the receiver stores, 1 and 3 pg work processes exit 0 and the tables equal the fold of the store', async () => {
+    const bytes = readFileSync(CORPUS);
+    const lines: Buffer[] = [];
+    for (let start = 0, end = bytes.indexOf(0x0a); end !== -1; end = bytes.indexOf(0x0a, start)) {
+      lines.push(bytes.subarray(start, end));
+      start = end + 1;
+    }
+    const recipe = (await import(
+      pathToFileURL(join(ROOT, 'examples/webhook-server-pg.js')).href
+    )) as {
+      startServer(options: object): Promise<{ url: string; close(): Promise<void> }>;
+    };
+    for (const workers of [1, 3]) {
+      const schema = `hostile_http_${workers}`;
+      (await migrate(pool, { schema, partitions: 4 }))._unsafeUnwrap();
+      const receiver = await recipe.startServer({ databaseUrl: server.url, schema, port: 0 });
+      try {
+        for (const line of lines) {
+          const { body, deliveryId } = deliveryOf(line);
+          const headers: Record<string, string> = { 'content-type': 'application/json' };
+          if (deliveryId !== undefined) headers['x-delivery-id'] = deliveryId;
+          const answer = await fetch(receiver.url, { method: 'POST', body, headers });
+          // Stored (200) or refused as not JSON (400): never a server error.
+          expect([200, 400]).toContain(answer.status);
+          await answer.arrayBuffer();
+        }
+      } finally {
+        await receiver.close();
+      }
+      const database = ['--database', server.url, '--schema', schema];
+      const runs = await Promise.all(
+        Array.from({ length: workers }, () =>
+          exitOf(['pg', 'work', '--drain', '--batch-size', '3', '--lease', '2000', ...database]),
+        ),
+      );
+      for (const run of runs) expect(run).toEqual({ code: 0, stderr: '' });
+      await expectEqualsSequentialFold(pool, schema);
+    }
   });
 });
