@@ -7,21 +7,24 @@
 import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
 import { DEFAULT_SCHEMA, type SchemaName } from './schema-name.js';
 
-/** A failure of the batch of `partition` that covered `first`..`last`. */
+/** A failure of the batch of `partition` that read `events` events, `first`..`last`. */
 export class BatchWriteError extends Error {
   readonly partition: number;
   readonly first: number;
   readonly last: number;
+  /** How many events the batch read: the failure names an event when it is 1. */
+  readonly events: number;
   /** What the database threw. */
   readonly failure: unknown;
 
   /** Wraps `failure`, keeping its message. */
-  constructor(partition: number, first: number, last: number, failure: unknown) {
+  constructor(partition: number, first: number, last: number, events: number, failure: unknown) {
     super(failure instanceof Error ? failure.message : String(failure));
     this.name = 'BatchWriteError';
     this.partition = partition;
     this.first = first;
     this.last = last;
+    this.events = events;
     this.failure = failure;
   }
 }
@@ -33,6 +36,10 @@ export class BatchWriteError extends Error {
  * the system (58). Any other refusal may come from one event's values.
  */
 const NOT_ABOUT_THE_EVENTS = new Set(['08', '25', '40', '53', '57', '58']);
+
+/** Whether the failure is that of one event (a batch that read one). */
+export const isEventFailure = (cause: unknown): cause is BatchWriteError =>
+  cause instanceof BatchWriteError && cause.events === 1;
 
 /** Whether retrying the batch one event at a time may find an event the database refuses. */
 export const mayBeAboutAnEvent = (cause: unknown): cause is BatchWriteError => {

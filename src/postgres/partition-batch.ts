@@ -127,7 +127,8 @@ export const projectPartitionBatch = async (
     return await foldAndWrite(pool, context, { partition, epoch, from, to, caughtUp }, events.rows);
   } catch (cause) {
     // Say which events: the worker narrows a refusal down to one of them.
-    throw new BatchWriteError(partition, Number(events.rows[0]?.position ?? to), to, cause);
+    const first = Number(events.rows[0]?.position ?? to);
+    throw new BatchWriteError(partition, first, to, events.rows.length, cause);
   }
 };
 

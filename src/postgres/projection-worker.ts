@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { err, ok, type Result } from 'neverthrow';
 import type { ProjectorStats } from '../engine/projector-types.js';
-import { BatchWriteError, eventFailure } from './event-failure.js';
+import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
 import { retryOneAtATime } from './one-at-a-time.js';
 import { type BatchContext, type BatchOutcome, projectPartitionBatch } from './partition-batch.js';
@@ -205,12 +205,11 @@ export const createProjectionWorker = async (
   };
 
   const recordError = async (partition: number, cause: unknown): Promise<void> => {
-    const message =
-      cause instanceof BatchWriteError && cause.first === cause.last
-        ? eventFailure(schema, cause).message
-        : cause instanceof Error
-          ? cause.message
-          : String(cause);
+    const message = isEventFailure(cause)
+      ? eventFailure(schema, cause).message
+      : cause instanceof Error
+        ? cause.message
+        : String(cause);
     await pool
       .query(
         `UPDATE ${schema}.partitions SET last_error = $2, last_error_at = clock_timestamp()
@@ -228,7 +227,7 @@ export const createProjectionWorker = async (
       return ok(await run());
     } catch (cause) {
       // A refusal narrowed down to one event names it and how to skip it.
-      if (cause instanceof BatchWriteError && cause.first === cause.last) {
+      if (isEventFailure(cause)) {
         return err(eventFailure(schema, cause));
       }
       return err(databaseError(cause, doing));
