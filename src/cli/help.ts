@@ -11,7 +11,7 @@ Commands:
   inspect LOG     show one sign request, its participants and its timeline
   validate FILE   validate a sign-request representation (JSON)
   report LOG      write a self-contained HTML report of a log (--out FILE)
-  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, status, export (see signfold pg --help)
+  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, status, export, skip (see signfold pg --help)
   unlock LOG      remove the writer lock LOG.lock of a writer that is gone (see its --help)
 
 Options:
@@ -29,6 +29,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
                         [--lease MS] [--worker-id ID]
        signfold pg status --database URL [--schema NAME] [--json]
        signfold pg export --database URL [--schema NAME]
+       signfold pg skip --position N --database URL [--schema NAME] [--reason TEXT]
 Every subcommand also takes [--connect-timeout SECONDS].
 
 The PostgreSQL store and projection tables (needs the package pg; import also
@@ -57,6 +58,10 @@ schema (default signfold).
             checkpoint, lag and last error (--json)
   export    print the tables as JSON: the templates, signRequests and
             participants arrays of replay --json, the checkpoint, the quarantine
+  skip      quarantine the stored event at position N instead of projecting
+            it: the way past an event a worker names when the database keeps
+            refusing it (safe while workers run; see docs/postgres.md)
+            --reason TEXT        shown in its quarantine message
 
 Exit codes: 0 done, 2 usage, input or database error.`,
   replay: `Usage: signfold replay LOG [options]

@@ -1,5 +1,5 @@
 /**
- * `signfold pg migrate|import|work|status|export`: the PostgreSQL adapter from the command
+ * `signfold pg migrate|import|work|status|export|skip`: the PostgreSQL adapter from the command
  * line. Loaded only when a `pg` command runs, so the other commands never
  * load `pg` (an optional peer dependency).
  */
@@ -18,6 +18,7 @@ import { pgExport } from './pg-export.js';
 import { postgresFailure } from './pg-failure.js';
 import { pgImport } from './pg-import.js';
 import { connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pg-pool.js';
+import { pgSkip } from './pg-skip.js';
 import { pgStatus } from './pg-status.js';
 import type { PgTarget } from './pg-target.js';
 import { pgWork } from './pg-work.js';
@@ -35,6 +36,7 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
   },
   status: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
   export: DATABASE_OPTIONS,
+  skip: { ...DATABASE_OPTIONS, position: { type: 'string' }, reason: { type: 'string' } },
 };
 
 /** An optional integer flag of at least `least`. */
@@ -55,7 +57,7 @@ const integerAtLeast = (
 export const pgCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const [sub, ...rest] = args;
   if (sub === undefined)
-    throw usageError('missing subcommand: migrate, import, work, status or export');
+    throw usageError('missing subcommand: migrate, import, work, status, export or skip');
   const options = Object.hasOwn(SUBCOMMAND_OPTIONS, sub) ? SUBCOMMAND_OPTIONS[sub] : undefined;
   if (options === undefined) throw usageError(`unknown subcommand 'pg ${sub}'`);
   const parsed = parseCommandArgs(rest, options);
@@ -76,6 +78,8 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
     throw usageError('--partitions must be at most 1024');
   const leaseMs = integerAtLeast(parsed, 'lease', 100, ' (ms)');
   const workerId = stringFlag(parsed, 'worker-id');
+  const skipAt = integerAtLeast(parsed, 'position', 1);
+  if (sub === 'skip' && skipAt === undefined) throw usageError('pg skip: --position N is required');
   const poolOptions = {
     connectTimeoutMs: connectTimeoutOf(parsed),
     origin: fromFlag === undefined ? ('DATABASE_URL' as const) : ('--database' as const),
@@ -98,6 +102,9 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
     if (sub === 'import') return await pgImport(pool, target, positionals[0] ?? '', io);
     if (sub === 'status') return await pgStatus(pool, target, booleanFlag(parsed, 'json'), io);
     if (sub === 'export') return await pgExport(pool, target, io);
+    if (sub === 'skip') {
+      return await pgSkip(pool, target, skipAt ?? 0, stringFlag(parsed, 'reason'), io);
+    }
     return await pgWork(
       pool,
       target,

@@ -1,8 +1,14 @@
 /** `signfold pg work`: run a projection worker, until caught up (`--drain`) or until stopped. */
 
 import { followAppends } from '../postgres/follow-appends.js';
-import { createProjectionWorker, type SqlPool, type WorkerProgress } from '../postgres/index.js';
-import { EXIT, type ExitCode } from './cli-error.js';
+import {
+  createProjectionWorker,
+  type PostgresError,
+  type ProjectionWorker,
+  type SqlPool,
+  type WorkerProgress,
+} from '../postgres/index.js';
+import { type CliError, EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
 import { postgresFailure } from './pg-failure.js';
 import type { PgTarget } from './pg-target.js';
@@ -17,6 +23,18 @@ export interface WorkOptions {
   readonly leaseMs: number | undefined;
   readonly workerId: string | undefined;
 }
+
+/**
+ * The failure to report. When the server answered (an error with a SQLSTATE
+ * that is not about the connection), the worker first gives its partitions
+ * back, so that a restarted worker, or one after `pg skip`, need not wait for
+ * its leases to expire; a server that does not answer is not asked again.
+ */
+const failed = async (worker: ProjectionWorker, error: PostgresError): Promise<CliError> => {
+  const answered = error.kind === 'database' && error.code !== undefined;
+  if (answered && !error.code.startsWith('08')) await worker.release();
+  return postgresFailure(error);
+};
 
 /** Runs the worker; in follow mode SIGINT and SIGTERM stop it after the batch in progress. */
 export const pgWork = async (
@@ -51,7 +69,7 @@ export const pgWork = async (
   if (options.drain) {
     const drained = await worker.drain(onBatch);
     progress.finish();
-    if (drained.isErr()) throw postgresFailure(drained.error);
+    if (drained.isErr()) throw await failed(worker, drained.error);
     writeLines(io.stdout, [projectionSummary(drained.value)]);
     return EXIT.ok;
   }
@@ -66,7 +84,7 @@ export const pgWork = async (
       ...(onBatch === undefined ? {} : { onBatch }),
     });
     progress.finish();
-    if (followed.isErr()) throw postgresFailure(followed.error);
+    if (followed.isErr()) throw await failed(worker, followed.error);
     writeLines(io.stdout, [projectionSummary(followed.value)]);
     return EXIT.ok;
   } finally {

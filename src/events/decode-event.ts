@@ -11,6 +11,7 @@ import {
   WIRE_PARTICIPANT_NAME,
 } from './event-members.js';
 import type { SignEvent } from './sign-event.js';
+import { wireId } from './wire-id.js';
 
 /** Options of {@link decodeEvent} and {@link decodeEventJson}. */
 export interface DecodeEventOptions {
@@ -130,11 +131,9 @@ const decodeObject = (
       return err(decodeError('missing-member', name, `missing member "${name}" for ${type}`));
     }
     if (kind === 'id') {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-        return err(wrongKind(name, kind, value));
-      }
-      // -0 and 0 are the same id; keep one representation.
-      out[name] = value === 0 ? 0 : value;
+      const id = wireId(value);
+      if (id === undefined) return err(wrongKind(name, kind, value));
+      out[name] = id;
     } else {
       if (typeof value !== 'string') return err(wrongKind(name, kind, value));
       out[name] = value;

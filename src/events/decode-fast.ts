@@ -8,6 +8,7 @@ import type {
 } from '../ids.js';
 import type { EventType } from './event-members.js';
 import type { ParticipantEvent, SignEvent, SignRequestEvent, TemplateEvent } from './sign-event.js';
+import { isWireId } from './wire-id.js';
 
 /**
  * The decoder's fast path for well-formed events: one function per event
@@ -22,7 +23,7 @@ type Wire = Readonly<Record<string, unknown>>;
 // Every check is written out in the function of its shape: a helper shared by
 // all shapes would see every hidden class and make its property reads megamorphic.
 
-const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const isId = isWireId;
 // `+ 0` turns -0 into 0: both are the same id.
 const id = <T extends number>(v: number): T => (v + 0) as T;
 

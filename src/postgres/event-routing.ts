@@ -1,10 +1,11 @@
 /**
  * The columns stored beside each event so workers and applications can
  * select events cheaply (by type, company, template, sign request). Taken
- * from the raw value without decoding it: a member that is not where the
- * service puts it, or not a safe integer, is stored as NULL. The body
- * itself is always stored whole.
+ * from the raw value member by member, ids by the decoder's own rule
+ * (`wireId`): a member that is absent, or not an id the core would accept,
+ * is stored as NULL. The body itself is always stored whole.
  */
+import { wireId } from '../events/wire-id.js';
 
 /** The routing columns of one event. */
 export interface EventRouting {
@@ -21,10 +22,9 @@ const NONE: EventRouting = {
   signRequestId: null,
 };
 
-const integerAt = (value: Record<string, unknown>, member: string): number | null => {
-  const found = Object.hasOwn(value, member) ? value[member] : undefined;
-  return typeof found === 'number' && Number.isSafeInteger(found) ? found : null;
-};
+/** The id at `member`, by the decoder's own rule; NULL when it is absent or no id. */
+const idAt = (value: Record<string, unknown>, member: string): number | null =>
+  (Object.hasOwn(value, member) ? wireId(value[member]) : undefined) ?? null;
 
 /** Reads the routing columns of a raw event value; never throws. */
 export const routingOf = (event: unknown): EventRouting => {
@@ -33,9 +33,9 @@ export const routingOf = (event: unknown): EventRouting => {
   const type = Object.hasOwn(value, 'type') ? value.type : undefined;
   return {
     eventType: typeof type === 'string' ? sqlText(type) : null,
-    companyId: integerAt(value, 'companyId'),
-    templateId: integerAt(value, 'templateId'),
-    signRequestId: integerAt(value, 'signRequestId'),
+    companyId: idAt(value, 'companyId'),
+    templateId: idAt(value, 'templateId'),
+    signRequestId: idAt(value, 'signRequestId'),
   };
 };
 

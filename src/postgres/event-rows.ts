@@ -16,17 +16,38 @@ export interface EventRow {
   readonly received_ms: string | null;
   readonly body: string;
   readonly bad_line: string | null;
+  /** Why an operator skipped it (`skipPosition`); NULL for an event that is not skipped. */
+  readonly skipped: string | null;
 }
+
+/** The quarantine message of a skipped event: a bad line, so it is visible and counted once. */
+export const skippedReason = (reason: string): string => `skipped with signfold pg skip: ${reason}`;
+
+/** The `skipped` column of the reads: the reason of a skip, joined by position. */
+const SKIPPED = (schema: SchemaName, events: string): string =>
+  `(SELECT s.reason FROM ${schema}.skipped AS s WHERE s.position = ${events}.position) AS skipped`;
 
 /** Reads `limit` events from position `$1` on, in position order. */
 export const selectEventsSql = (schema: SchemaName): string =>
-  `SELECT position, delivery_id, body, bad_line,
+  `SELECT position, delivery_id, body, bad_line, ${SKIPPED(schema, 'e')},
           (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
-     FROM ${schema}.events WHERE position >= $1 ORDER BY position LIMIT $2`;
+     FROM ${schema}.events AS e WHERE position >= $1 ORDER BY position LIMIT $2`;
 
-/** The log record of a row; a body that is not JSON (an imported bad line) is a `bad-line` record. */
+/**
+ * The log record of a row; an imported bad line, a body that is not JSON and
+ * a skipped event are `bad-line` records.
+ */
 export const recordOfRow = (row: EventRow): LogRecord => {
   const position = Number(row.position);
+  if (row.skipped !== null) {
+    return {
+      kind: 'bad-line',
+      position,
+      line: position,
+      raw: row.body,
+      reason: skippedReason(row.skipped),
+    };
+  }
   if (row.bad_line === null) {
     try {
       return {
@@ -118,9 +139,9 @@ export const eventColumns = (items: readonly StoredItem[]): EventColumns => {
  */
 export const selectPartitionEventsSql = (schema: SchemaName): string => {
   const part = (partition: string): string =>
-    `(SELECT position, delivery_id, body, bad_line, partition,
+    `(SELECT position, delivery_id, body, bad_line, partition, ${SKIPPED(schema, 'e')},
              (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
-        FROM ${schema}.events
+        FROM ${schema}.events AS e
        WHERE partition = ${partition} AND position > $2 AND position <= $3
        ORDER BY position LIMIT $4)`;
   return `SELECT * FROM (${part('$1')} UNION ALL ${part(String(EVERY_PARTITION))}) AS e ORDER BY position LIMIT $4`;

@@ -5,6 +5,7 @@
  * leaves alone (CSV would double each one).
  */
 import type { LogRecord } from '../engine/event-log.js';
+import { envelopeEventText } from './envelope-event-text.js';
 import { routingOf, sqlText } from './event-routing.js';
 
 /** The columns each row gives, in order. */
@@ -36,8 +37,11 @@ export const importRow = (record: LogRecord): string => {
   if (record.kind === 'bad-line') {
     return `${NULL}\t${NULL}\t${copyText(record.raw)}\t${copyText(record.reason)}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\n`;
   }
-  // A bare line is stored as written; an envelope's event is stored as JSON.stringify writes it.
-  const body = record.receivedAt === undefined ? record.raw : JSON.stringify(record.event);
+  // Stored as written (a bare line, or an envelope's event member), so the
+  // worker decodes the very text replay decodes: JSON.stringify would turn
+  // 1e400 into null, and an envelope without receivedAt into its whole line.
+  const raw = record.raw;
+  const body = envelopeEventText(raw) ?? raw;
   const routing = routingOf(record.event);
   return `${optionalText(record.deliveryId)}\t${optionalText(record.receivedAt)}\t${copyText(body)}\t${NULL}\t${optionalText(
     routing.eventType,

@@ -27,4 +27,6 @@ export { createProjectionWorker } from './projection-worker.js';
 export type { StoredProjections, StoredQuarantineEntry } from './read-projections.js';
 export { readProjections } from './read-projections.js';
 export { DEFAULT_SCHEMA } from './schema-name.js';
+export type { SkipOptions, SkipOutcome } from './skip-position.js';
+export { DEFAULT_SKIP_REASON, skipPosition } from './skip-position.js';
 export type { SqlPool, SqlPoolClient, SqlQueryable, SqlResult } from './sql-client.js';

@@ -4,6 +4,7 @@
  * the schema; never edit one that has shipped.
  */
 import { type MigrationSettings, version2 } from './migration-partitions.js';
+import { version3 } from './migration-skips.js';
 import type { SchemaName } from './schema-name.js';
 
 /** The two keys of the transaction-level advisory lock that serializes appends to one schema's events. */
@@ -123,7 +124,7 @@ CREATE TABLE ${s}.checkpoints (
 
 /** Migration N is at index N - 1. */
 export const MIGRATIONS: readonly ((schema: SchemaName, settings: MigrationSettings) => string)[] =
-  [version1, version2];
+  [version1, version2, version3];
 
 /** The schema version this code reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,10 +5,16 @@
  * that first locks the partition's row, checking that this worker still holds
  * it with the same epoch and that the checkpoint is still the one the batch
  * started from, and ends by updating that row under the same conditions.
+ * Under that lock it also looks for events an operator skipped since they
+ * were read (`skipPosition`): then it rolls back and the batch is folded
+ * again. A failure after the events were read is a `BatchWriteError` naming
+ * their positions, which the worker narrows down to one event.
  */
 import type { LogRecord } from '../engine/event-log.js';
 import { createProjector } from '../engine/projector.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
+import { wireId } from '../events/wire-id.js';
+import { BatchWriteError } from './event-failure.js';
 import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-rows.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { leaseEnd } from './partition-leases.js';
@@ -52,7 +58,11 @@ interface PartitionRow {
 
 type PartitionEventRow = EventRow & { readonly partition: number };
 
-/** The records a batch may read; ids taken leniently from the raw values. */
+/**
+ * The records a batch may read, keyed by the ids the decoder would read
+ * (`wireId`): a member that is no id (`0.5`, `1e400`, a string) makes its
+ * event invalid, so it names no record and is never sent as a key.
+ */
 const keysOf = (records: readonly LogRecord[]): RecordKeys => {
   const templates = new Set<number>();
   const signRequests = new Set<number>();
@@ -61,11 +71,13 @@ const keysOf = (records: readonly LogRecord[]): RecordKeys => {
     if (record.kind !== 'entry') continue;
     const event = record.event;
     if (typeof event !== 'object' || event === null) continue;
-    const { templateId, signRequestId, participantId } = event as Record<string, unknown>;
-    if (typeof templateId === 'number') templates.add(templateId);
-    if (typeof signRequestId === 'number') {
-      signRequests.add(signRequestId);
-      if (participantId !== undefined) participantsOf.add(signRequestId);
+    const members = event as Record<string, unknown>;
+    const template = wireId(members.templateId);
+    const signRequest = wireId(members.signRequestId);
+    if (template !== undefined) templates.add(template);
+    if (signRequest !== undefined) {
+      signRequests.add(signRequest);
+      if (wireId(members.participantId) !== undefined) participantsOf.add(signRequest);
     }
   }
   return { templates, signRequests, participantsOf };
@@ -111,10 +123,36 @@ export const projectPartitionBatch = async (
   ]);
   const caughtUp = events.rows.length < context.batchSize;
   const to = caughtUp ? high : Number(events.rows.at(-1)?.position);
+  try {
+    return await foldAndWrite(pool, context, { partition, epoch, from, to, caughtUp }, events.rows);
+  } catch (cause) {
+    // Say which events: the worker narrows a refusal down to one of them.
+    const first = Number(events.rows[0]?.position ?? to);
+    throw new BatchWriteError(partition, first, to, events.rows.length, cause);
+  }
+};
+
+/** Where a batch stands: its partition and claim, and the positions it covers. */
+interface BatchRange {
+  readonly partition: number;
+  readonly epoch: number;
+  readonly from: number;
+  readonly to: number;
+  readonly caughtUp: boolean;
+}
+
+/** Folds the rows read and writes the result in one fenced transaction. */
+const foldAndWrite = async (
+  pool: SqlPool,
+  context: BatchContext,
+  { partition, epoch, from, to, caughtUp }: BatchRange,
+  rows: readonly PartitionEventRow[],
+): Promise<BatchOutcome> => {
+  const { schema, workerId } = context;
 
   // Fold: template events change every partition's templates, but only
   // partition 0 counts them and quarantines them, so each is counted once.
-  const records = events.rows.map(recordOfRow);
+  const records = rows.map(recordOfRow);
   const templateRows = templateRowsOf(partition);
   const before = await loadRecords(pool, schema, keysOf(records), templateRows);
   const projector = createProjector(
@@ -124,7 +162,7 @@ export const projectPartitionBatch = async (
   let uncounted = ZERO;
   const uncountedPositions = new Set<number>();
   records.forEach((record, i) => {
-    const counted = partition === 0 || events.rows[i]?.partition !== EVERY_PARTITION;
+    const counted = partition === 0 || rows[i]?.partition !== EVERY_PARTITION;
     if (counted) {
       projector.applyRecord(record);
       return;
@@ -168,6 +206,21 @@ export const projectPartitionBatch = async (
       await client.query('ROLLBACK');
       client.release();
       return { kind: 'lost' };
+    }
+    // An operator skipped one of these events since they were read: fold again.
+    const read = rows.filter((row) => row.skipped === null).map((row) => row.position);
+    // Nothing read, nothing to find: an idle partition stays one cheap UPDATE.
+    const skipped =
+      read.length === 0
+        ? { rowCount: 0 }
+        : await client.query(
+            `SELECT 1 FROM ${schema}.skipped WHERE position = ANY($1::bigint[]) LIMIT 1`,
+            [read],
+          );
+    if ((skipped.rowCount ?? 0) > 0) {
+      await client.query('ROLLBACK');
+      client.release();
+      return { kind: 'projected', processed: 0, caughtUp: false };
     }
     await writeChanges(client, schema, before, projector.state(), templateRows);
     await writeQuarantine(client, schema, quarantine);

@@ -11,8 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { err, ok, type Result } from 'neverthrow';
 import type { ProjectorStats } from '../engine/projector-types.js';
+import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
-import { type BatchContext, projectPartitionBatch } from './partition-batch.js';
+import { retryOneAtATime } from './one-at-a-time.js';
+import { type BatchContext, type BatchOutcome, projectPartitionBatch } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
@@ -177,12 +179,16 @@ export const createProjectionWorker = async (
         behind.delete(partition);
         continue;
       }
-      let outcome: Awaited<ReturnType<typeof projectPartitionBatch>>;
+      let outcome: BatchOutcome;
       try {
         outcome = await projectPartitionBatch(pool, context, partition, epoch);
       } catch (cause) {
-        await recordError(partition, cause);
-        throw cause;
+        try {
+          outcome = await retryOneAtATime(pool, context, partition, epoch, cause);
+        } catch (failure) {
+          await recordError(partition, failure);
+          throw failure;
+        }
       }
       if (outcome.kind === 'lost') {
         claims.delete(partition);
@@ -199,7 +205,11 @@ export const createProjectionWorker = async (
   };
 
   const recordError = async (partition: number, cause: unknown): Promise<void> => {
-    const message = cause instanceof Error ? cause.message : String(cause);
+    const message = isEventFailure(cause)
+      ? eventFailure(schema, cause).message
+      : cause instanceof Error
+        ? cause.message
+        : String(cause);
     await pool
       .query(
         `UPDATE ${schema}.partitions SET last_error = $2, last_error_at = clock_timestamp()
@@ -216,6 +226,10 @@ export const createProjectionWorker = async (
     try {
       return ok(await run());
     } catch (cause) {
+      // A refusal narrowed down to one event names it and how to skip it.
+      if (isEventFailure(cause)) {
+        return err(eventFailure(schema, cause));
+      }
       return err(databaseError(cause, doing));
     }
   };
