@@ -10,7 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { err, ok, type Result } from 'neverthrow';
-import type { ProjectorStats } from '../engine/projector-types.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
 import { retryOneAtATime } from './one-at-a-time.js';
@@ -19,6 +18,9 @@ import { type Claims, maintainClaims, releaseClaims } from './partition-leases.j
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';
+import { readTotals, type WorkerProgress } from './worker-progress.js';
+
+export type { WorkerProgress } from './worker-progress.js';
 
 /** Options of {@link createProjectionWorker}. */
 export interface ProjectionWorkerOptions extends SchemaOptions {
@@ -42,14 +44,6 @@ export interface ProjectionWorkerOptions extends SchemaOptions {
   readonly onLostClaim?: (partition: number) => void;
   /** Called after a batch is folded, before it is written (tests pause a worker there). */
   readonly onFolded?: (partition: number) => void | Promise<void>;
-}
-
-/** Where the projection stands after a batch (over every partition). */
-export interface WorkerProgress extends ProjectorStats {
-  /** Every event up to this position is projected, in every partition (0 before any). */
-  readonly checkpoint: number;
-  /** Records processed by this call (0: nothing new). */
-  readonly processed: number;
 }
 
 /** The name of the (only) projection in the `checkpoints` view. */
@@ -82,37 +76,6 @@ export interface ProjectionWorker {
   /** Gives back every partition at once, for a clean exit (others need not wait for expiry). */
   release(): Promise<Result<void, PostgresError>>;
 }
-
-interface TotalsRow {
-  readonly checkpoint: string | null;
-  readonly applied: string | null;
-  readonly no_ops: string | null;
-  readonly conflicts: string | null;
-  readonly invalid: string | null;
-  readonly already_applied: string | null;
-}
-
-const readTotals = async (
-  pool: SqlPool,
-  schema: SchemaName,
-  processed: number,
-): Promise<WorkerProgress> => {
-  // The checkpoints view defines the overall checkpoint and counters over the partitions.
-  const { rows } = await pool.query<TotalsRow>(
-    `SELECT position AS checkpoint, applied, no_ops, conflicts, invalid, already_applied
-       FROM ${schema}.checkpoints`,
-  );
-  const row = rows[0];
-  return {
-    checkpoint: Number(row?.checkpoint ?? 0),
-    applied: Number(row?.applied ?? 0),
-    noOps: Number(row?.no_ops ?? 0),
-    conflicts: Number(row?.conflicts ?? 0),
-    invalid: Number(row?.invalid ?? 0),
-    alreadyApplied: Number(row?.already_applied ?? 0),
-    processed,
-  };
-};
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
