@@ -16,7 +16,7 @@ import { retryOneAtATime } from './one-at-a-time.js';
 import { type BatchContext, type BatchOutcome, projectPartitionBatch } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
-import { type SchemaName, schemaName } from './schema-name.js';
+import { schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';
 import { readTotals, type WorkerProgress } from './worker-progress.js';
 
