@@ -22,7 +22,16 @@ const base = {
 const idValue = fc.oneof(
   fc.integer(),
   fc.double(),
-  fc.constantFrom(-0, 0.5, 1e400, -1e400, 2 ** 53, 9223372036854775808, Number.NaN),
+  // Infinity and 2^63 as JSON reads 1e400 and 9223372036854775808.
+  fc.constantFrom(
+    -0,
+    0.5,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+    2 ** 53,
+    2 ** 63,
+    Number.NaN,
+  ),
   fc.bigInt().map(Number),
   fc.string(),
   fc.constant(null),
