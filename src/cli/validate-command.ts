@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { DecodeError } from '../decode-error.js';
+import { counted } from '../plural.js';
 import { decodeSignRequest } from '../sign-request/decode-sign-request.js';
 import { expectPositionals, parseCommandArgs } from './args.js';
 import { CliError, EXIT, type ExitCode } from './cli-error.js';
@@ -31,7 +32,7 @@ const validateText = (text: string): { ok: string } | { problems: string[] } => 
   return {
     ok:
       `sign request ${r.id} ${JSON.stringify(r.name)} (${r.status}, ${r.formType}, ` +
-      `${r.participants?.length ?? 0} participants, ${r.fields?.length ?? 0} fields)`,
+      `${counted(r.participants?.length ?? 0, 'participant')}, ${counted(r.fields?.length ?? 0, 'field')})`,
   };
 };
 
@@ -57,7 +58,7 @@ export const validateCommand = async (args: readonly string[], io: CliIO): Promi
   }
   writeLines(io.stdout, [
     ...result.problems,
-    `${file}: invalid, ${result.problems.length} problems`,
+    `${file}: invalid, ${counted(result.problems.length, 'problem')}`,
   ]);
   return EXIT.findings;
 };
