@@ -1,4 +1,4 @@
-/** The `--help` texts: one overview, one page per command. Kept in sync with `docs/cli.md`. */
+/** The `--help` texts: one overview, one page per command. test/docs/cli-synopsis.test.ts holds README.md and docs/cli.md to them. */
 
 /** `signfold --help`. */
 export const OVERVIEW = `Usage: signfold <command> [options]
