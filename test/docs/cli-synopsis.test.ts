@@ -130,7 +130,7 @@ beforeAll(async () => {
     .slice(1)
     .map((line) => line.trim().split(/\s+/)[0] ?? '');
   const runs = await Promise.all(commands.map((command) => runCli([command, '--help'])));
-  runs.forEach((run, i) => helps.set(commands[i] ?? '', run.stdout));
+  for (const [i, run] of runs.entries()) helps.set(commands[i] ?? '', run.stdout);
 });
 
 describe('the CLI synopses', () => {
