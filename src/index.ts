@@ -1,4 +1,12 @@
-// The public API of signfold. Everything a user may rely on is named here.
+/**
+ * `signfold`: the decoders of webhook events and sign-request representations,
+ * the pure projections and their queries, the projection engine (replay,
+ * checkpoints, snapshots, audit trails, time travel) and the memory and file
+ * event logs. Everything a user may rely on is named here; the README is the
+ * landing page of this reference.
+ *
+ * @packageDocumentation
+ */
 
 export type { DecodeError, DecodeErrorKind } from './decode-error.js';
 export { formatDecodeError } from './decode-error.js';

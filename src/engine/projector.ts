@@ -326,7 +326,9 @@ export class Projector {
   }
 }
 
-/** Creates a projector on an empty state (or on `start`, e.g. a restored snapshot). *
+/**
+ * Creates a projector on an empty state (or on `start`, e.g. a restored snapshot).
+ *
  * @example
  * ```ts
  * import { createMemoryEventLog, createProjector } from 'signfold';
