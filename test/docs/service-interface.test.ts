@@ -27,9 +27,7 @@ const slug = (heading: string): string =>
     .replace(/[^\p{L}\p{N}\s-]/gu, '')
     .replace(/\s/g, '-');
 
-const anchors = new Set(
-  [...PAGE.matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1] ?? '')),
-);
+const anchors = new Set([...PAGE.matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1] ?? '')));
 
 /** The body of the section under `heading`, up to the next heading. */
 const section = (heading: string): string => {
@@ -78,7 +76,11 @@ describe('docs/service-interface.md', () => {
       const members: string[] = [...EVENT_MEMBERS[type]];
       expect(marks, type).toEqual(groups.map((group) => group.every((m) => members.includes(m))));
       for (const [i, group] of groups.entries()) {
-        if (!marks[i]) expect(members.filter((m) => group.includes(m)), type).toEqual([]);
+        if (!marks[i])
+          expect(
+            members.filter((m) => group.includes(m)),
+            type,
+          ).toEqual([]);
       }
     }
   });
