@@ -3,6 +3,8 @@
  * file, gives the record the file reader gives for it, by the same rules
  * (envelope or bare event, blank and whitespace lines, CRLF, positions).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../src/engine/event-log.js';
@@ -68,6 +70,39 @@ describe('parseLogLine', () => {
       ),
       { numRuns: count(60, 1000) },
     );
+  });
+
+  it('agrees with the file reader on every line of the shared hostile corpus', async () => {
+    const corpus = join(import.meta.dirname, '../../../shared/hostile/hostile.ndjson');
+    const bytes = readFileSync(corpus);
+    const records = await readAll(readFileEventLog(corpus));
+    const byLine = new Map(
+      records.map((record) => [record.line ?? 0, { ...record, raw: record.raw }]),
+    );
+    // ignoreBOM: keep a byte order mark, which the decoder would otherwise drop from every line.
+    const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    let lastPosition = 0;
+    let compared = 0;
+    let start = 0;
+    for (let lineNo = 1; start < bytes.length; lineNo += 1) {
+      const end = bytes.indexOf(0x0a, start) === -1 ? bytes.length : bytes.indexOf(0x0a, start);
+      let text: string | undefined;
+      try {
+        text = utf8.decode(bytes.subarray(start, end));
+      } catch {
+        text = undefined; // invalid UTF-8 is the reader's to judge: a string has none
+      }
+      start = end + 1;
+      const expected = byLine.get(lineNo);
+      if (text !== undefined) {
+        expect(parseLogLine(text, { line: lineNo, lastPosition }), `line ${lineNo}`).toEqual(
+          expected,
+        );
+        compared += 1;
+      }
+      if (expected?.kind === 'entry') lastPosition = expected.position;
+    }
+    expect(compared).toBeGreaterThan(40);
   });
 
   it('reads an envelope and a bare event, with their own positions', () => {
