@@ -1,5 +1,5 @@
 /**
- * `signfold validate FILE`: validates a sign-request representation (spec §2)
+ * `signfold validate FILE`: validates a sign-request representation (docs/service-interface.md)
  * with `decodeSignRequest` and prints every problem as `path: message`.
  */
 import { readFile } from 'node:fs/promises';

@@ -45,6 +45,17 @@ describe('docs/service-interface.md', () => {
         .map((line) => `${name}: ${line}`),
     );
     expect(cites).toEqual([]);
+    // Doc comments (shown in the API reference) and the JSON Schemas' descriptions too.
+    const sources = [
+      ...readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => join(ROOT, 'src', name)),
+      ...readdirSync(join(DOCS, 'schema')).map((name) => join(DOCS, 'schema', name)),
+    ];
+    const cited = sources.filter((file) =>
+      /spec §|\bthe spec\b|\bspec's\b|spec table/.test(readFileSync(file, 'utf8')),
+    );
+    expect(cited).toEqual([]);
     const pointing = documents.filter(({ text }) => text.includes('service-interface.md'));
     expect(pointing.length).toBeGreaterThanOrEqual(8);
   });
