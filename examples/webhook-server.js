@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { createProjector, openFileEventLog } from '../dist/index.js';
 
-/** The header carrying the delivery id. The spec (section 6.4) names none: use your provider's. */
+/** The header carrying the delivery id. The service interface (docs/service-interface.md) names none: use your provider's. */
 export const DELIVERY_HEADER = 'x-delivery-id';
 /** Largest accepted body: the file log's default limit for one event (256 KiB). */
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -29,6 +29,28 @@ export const decodeError = (kind: DecodeErrorKind, path: string, message: string
   message,
 });
 
+/**
+ * One line for a decoding problem: `path: message`, or the message alone when
+ * the problem is about the value as a whole (`path` is `''`), so a root error
+ * never reads `: invalid JSON…`. With `root`, the value as a whole is named
+ * that instead (`(root): invalid JSON…`), for output where every line must
+ * start with a path.
+ *
+ * @example
+ * ```ts
+ * import { decodeEventJson, formatDecodeError } from 'signfold';
+ *
+ * decodeEventJson('{"type":"template-deleted"}').match(
+ *   (event) => console.log(event.type),
+ *   (error) => console.log(`rejected: ${formatDecodeError(error)}`),
+ * ); // rejected: companyId: missing member "companyId" for template-deleted
+ * ```
+ */
+export const formatDecodeError = (error: DecodeError, root?: string): string => {
+  const path = error.path === '' ? root : error.path;
+  return path === undefined ? error.message : `${path}: ${error.message}`;
+};
+
 /** Describes the JSON kind of a value for error messages (`null`, `array`, `string`, `float`...). */
 export const describeValue = (value: unknown): string => {
   if (value === null) return 'null';

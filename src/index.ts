@@ -1,6 +1,15 @@
-// The public API of signfold. Everything a user may rely on is named here.
+/**
+ * `signfold`: the decoders of webhook events and sign-request representations,
+ * the pure projections and their queries, the projection engine (replay,
+ * checkpoints, snapshots, audit trails, time travel) and the memory and file
+ * event logs. Everything a user may rely on is named here; the README is the
+ * landing page of this reference.
+ *
+ * @packageDocumentation
+ */
 
 export type { DecodeError, DecodeErrorKind } from './decode-error.js';
+export { formatDecodeError } from './decode-error.js';
 export type { AuditEntry, AuditTrail, AuditTrailData } from './engine/audit-trail.js';
 export type {
   AppendItem,
@@ -168,6 +177,8 @@ export type { FileReadOptions } from './store/file-record-stream.js';
 export { readFileEventLog } from './store/file-record-stream.js';
 export type { MemoryEventLog, MemoryEventLogOptions } from './store/memory-event-log.js';
 export { createMemoryEventLog } from './store/memory-event-log.js';
+export type { LogLineContext } from './store/parse-log-line.js';
+export { parseLogLine } from './store/parse-log-line.js';
 export { decodeSnapshot, encodeSnapshot } from './store/snapshot-checksum.js';
 export type { SnapshotFileError } from './store/snapshot-file.js';
 export { readSnapshotFile, writeSnapshotFile } from './store/snapshot-file.js';

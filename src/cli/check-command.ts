@@ -7,11 +7,17 @@
  * likely a write cut short.
  */
 import { createProjector } from '../engine/projector.js';
+import { counted } from '../plural.js';
 import { TORN_TAIL_REASON } from '../store/line-classifier.js';
 import { booleanFlag, expectPositionals, type OptionTable, parseCommandArgs } from './args.js';
 import { EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
-import { type BadRecord, describeReason, splitQuarantine } from './quarantine-format.js';
+import {
+  type BadRecord,
+  describeReason,
+  describeSplit,
+  splitQuarantine,
+} from './quarantine-format.js';
 import { replayLogFile } from './replay-log.js';
 
 /** The flags of `check`. */
@@ -48,13 +54,13 @@ export const checkCommand = async (args: readonly string[], io: CliIO): Promise<
   );
   const records = run.processed + (tail === undefined ? 0 : 1);
   if (problems.length === 0) {
-    writeLines(io.stdout, [`${log}: ok, ${records} records, no problems`]);
+    writeLines(io.stdout, [`${log}: ok, ${counted(records, 'record')}, no problems`]);
     return EXIT.ok;
   }
   const { invalid, conflicts } = splitQuarantine(problems);
   writeLines(io.stdout, [
-    `${log}: ${problems.length} problems in ${records} records ` +
-      `(${invalid} bad lines or invalid events, ${conflicts} conflicts)`,
+    `${log}: ${counted(problems.length, 'problem')} in ${counted(records, 'record')} ` +
+      `(${describeSplit({ invalid, conflicts })})`,
   ]);
   return EXIT.findings;
 };

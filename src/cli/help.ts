@@ -1,4 +1,4 @@
-/** The `--help` texts: one overview, one page per command. Kept in sync with `docs/cli.md`. */
+/** The `--help` texts: one overview, one page per command. test/docs/cli-synopsis.test.ts holds README.md and docs/cli.md to them. */
 
 /** `signfold --help`. */
 export const OVERVIEW = `Usage: signfold <command> [options]
@@ -88,7 +88,7 @@ Lint LOG: print each bad line, invalid event and conflict as
 then a count. A torn last line (no newline, not JSON) is a problem too.
 
 Options:
-  --strict     also reject events carrying members the spec does not list
+  --strict     also reject events carrying members no event type has
   -h, --help   show this help
 
 Exit codes: 0 clean, 1 problems found, 2 usage or input error.`,
@@ -114,8 +114,8 @@ Options:
 Exit codes: 0 shown, 1 the log never mentions ID, 2 usage or input error.`,
   validate: `Usage: signfold validate FILE
 
-Validate a sign-request representation (JSON, spec section 2) and print every
-problem as "path: message".
+Validate a sign-request representation (JSON; see docs/service-interface.md)
+and print every problem as "path: message".
 
 Options:
   -h, --help   show this help

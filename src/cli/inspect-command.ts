@@ -7,6 +7,7 @@
 import type { AuditEntry } from '../engine/audit-trail.js';
 import { createProjector, type Projector } from '../engine/projector.js';
 import { type SignRequestId, signRequestId } from '../ids.js';
+import { counted } from '../plural.js';
 import { listParticipants } from '../projections/projection-state.js';
 import type { SignRequestView } from '../projections/records.js';
 import { idFlag, integerFlag, type OptionTable, parseCommandArgs, stringFlag } from './args.js';
@@ -78,7 +79,7 @@ const describeTimeline = (
     ];
   });
   return [
-    `Timeline (${history.length} events)`,
+    `Timeline (${counted(history.length, 'event')})`,
     ...formatTable(['POSITION', 'RECEIVED AT', 'TYPE', 'PARTICIPANT', 'OUTCOME'], rows),
   ];
 };

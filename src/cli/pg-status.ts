@@ -1,4 +1,6 @@
 /** `signfold pg status`: the store's size and each partition's owner, checkpoint, lag and last error. */
+
+import { counted } from '../plural.js';
 import { type ProjectionStatus, readProjectionStatus, type SqlPool } from '../postgres/index.js';
 import { EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeJson, writeLines } from './cli-io.js';
@@ -16,9 +18,6 @@ const lease = (ms: number | null): string => {
   if (ms === null) return '-';
   return ms > 0 ? seconds(ms) : `expired ${seconds(-ms)} ago`;
 };
-
-/** `1 worker`, `2 workers`. */
-const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The status as lines of text. */
 export const formatStatus = (status: ProjectionStatus): string[] => {

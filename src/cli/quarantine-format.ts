@@ -3,6 +3,7 @@
  * and `check` (lint output).
  */
 import type { QuarantineEntry } from '../engine/quarantine.js';
+import { counted } from '../plural.js';
 import { oneLine } from './cli-error.js';
 
 /** How many quarantined records the replay summary lists before just counting the rest. */
@@ -33,3 +34,11 @@ export const splitQuarantine = (
   for (const entry of entries) if (entry.reason.kind === 'conflict') conflicts += 1;
   return { conflicts, invalid: entries.length - conflicts };
 };
+
+/** `6 bad lines or invalid events, 1 conflict`: the split, as `replay` and `check` count it. */
+export const describeSplit = (split: {
+  readonly conflicts: number;
+  readonly invalid: number;
+}): string =>
+  `${counted(split.invalid, 'bad line or invalid event', 'bad lines or invalid events')}, ` +
+  counted(split.conflicts, 'conflict');

@@ -5,13 +5,19 @@
  */
 import type { Projector } from '../engine/projector.js';
 import type { Halted } from '../engine/projector-types.js';
+import { counted } from '../plural.js';
 import {
   listParticipants,
   listSignRequests,
   listTemplates,
 } from '../projections/projection-state.js';
 import { countProjections, type ProjectionCounts } from './projection-counts.js';
-import { describeEntry, LISTED_QUARANTINE, splitQuarantine } from './quarantine-format.js';
+import {
+  describeEntry,
+  describeSplit,
+  LISTED_QUARANTINE,
+  splitQuarantine,
+} from './quarantine-format.js';
 import type { ReplayRun } from './replay-log.js';
 
 /** Everything a replay report is made of. */
@@ -58,16 +64,13 @@ export const formatSummary = (report: ReplayReport): string[] => {
   lines.push(
     row(
       'Events',
-      `${run.processed} processed (${stats.applied} applied, ${stats.noOps} no-ops, ` +
-        `${stats.conflicts} conflicts, ${stats.invalid} invalid${again})`,
+      `${run.processed} processed (${stats.applied} applied, ${counted(stats.noOps, 'no-op')}, ` +
+        `${counted(stats.conflicts, 'conflict')}, ${stats.invalid} invalid${again})`,
     ),
     row('Templates', countsLine(counts.templates)),
     row('Sign requests', countsLine(counts.signRequests)),
     row('Participants', countsLine(counts.participants)),
-    row(
-      'Quarantined',
-      `${quarantine.length} (${split.invalid} bad lines or invalid events, ${split.conflicts} conflicts)`,
-    ),
+    row('Quarantined', `${quarantine.length} (${describeSplit(split)})`),
   );
   for (const entry of quarantine.slice(0, LISTED_QUARANTINE))
     lines.push(`  ${describeEntry(entry)}`);

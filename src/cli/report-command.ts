@@ -7,6 +7,7 @@
  */
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { createProjector } from '../engine/projector.js';
+import { counted } from '../plural.js';
 import { initialState } from '../projections/projection-state.js';
 import { buildReportModel } from '../report/build-report-model.js';
 import { renderReport } from '../report/render-report.js';
@@ -106,7 +107,7 @@ export const reportCommand = async (args: readonly string[], io: CliIO): Promise
   await writeAtomically(options.out, html);
   const kib = Math.round(Buffer.byteLength(html) / 1024);
   writeLines(io.stdout, [
-    `${label}: report written to ${options.out} (${run.processed} records, ${kib} KiB)`,
+    `${label}: report written to ${options.out} (${counted(run.processed, 'record')}, ${kib} KiB)`,
   ]);
   return EXIT.ok;
 };

@@ -1,4 +1,4 @@
-import type { DecodeError } from '../decode-error.js';
+import { type DecodeError, formatDecodeError } from '../decode-error.js';
 import type { Conflict } from '../projections/conflict.js';
 
 /** Why a log record was not applied. */
@@ -33,7 +33,7 @@ export const previewRaw = (raw: string): string => {
 export const invalidEvent = (error: DecodeError): QuarantineReason => ({
   kind: 'invalid-event',
   error,
-  message: error.path === '' ? error.message : `${error.path}: ${error.message}`,
+  message: formatDecodeError(error),
 });
 
 /** Builds the reason for a conflict. */

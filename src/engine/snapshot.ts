@@ -43,7 +43,25 @@ export interface SnapshotError {
   readonly message: string;
 }
 
-/** Captures a projector (state, checkpoint, audit trails, quarantine) as a {@link Snapshot}. */
+/**
+ * Captures a projector (state, checkpoint, audit trails, quarantine) as a {@link Snapshot}.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryEventLog, createProjector, restoreProjector, takeSnapshot } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const log = createMemoryEventLog();
+ * await log.append(events.signRequestSent());
+ * const projector = createProjector();
+ * await projector.replay(log);
+ * const snapshot = takeSnapshot(projector);
+ * await log.append(events.signRequestCompleted());
+ * const restored = restoreProjector(snapshot)._unsafeUnwrap();
+ * await restored.replay(log); // only the records after the snapshot's checkpoint
+ * console.log(snapshot.checkpoint, restored.checkpoint, restored.stats().applied); // 1 2 2
+ * ```
+ */
 export const takeSnapshot = (projector: Projector): Snapshot => {
   const state = projector.state();
   const participants: ParticipantView[] = [];
@@ -123,6 +141,14 @@ const stateFrom = (s: Record<string, unknown>): ProjectionState => {
  * Refuses, with a clear error, anything that is not a snapshot of a version
  * it reads, and a parsed document that still carries its `checksum` member:
  * that value was parsed without being verified.
+ *
+ * @example
+ * ```ts
+ * import { restoreProjector } from 'signfold';
+ *
+ * const refused = restoreProjector({ format: 'something else' });
+ * console.log(refused.isErr() && refused.error.kind); // snapshot-invalid
+ * ```
  */
 export const restoreProjector = (
   value: unknown,

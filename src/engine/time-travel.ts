@@ -6,6 +6,18 @@ import type { Halted, ProjectorOptions, ReadableLog } from './projector-types.js
 /**
  * Time travel: the projections as of log position `position` (inclusive),
  * replayed from the start of the log.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryEventLog, getSignRequest, signRequestId, stateAsOf } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const log = createMemoryEventLog();
+ * await log.append(events.signRequestSent({ signRequestId: 42 })); // position 1
+ * await log.append(events.signRequestCompleted({ signRequestId: 42 })); // position 2
+ * const before = await stateAsOf(log, 1);
+ * console.log(before.map((state) => getSignRequest(state, signRequestId(42))?.status).unwrapOr('halted')); // sent
+ * ```
  */
 export const stateAsOf = async (
   log: ReadableLog,

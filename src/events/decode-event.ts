@@ -64,7 +64,7 @@ const wrongKind = (name: string, kind: MemberKind, value: unknown): DecodeError 
     `member "${name}" must be ${kind === 'id' ? 'a safe integer' : 'a string'}, got ${describeValue(value)}`,
   );
 
-/** Reads the participant name under either spelling (spec §6.1 rule 2). */
+/** Reads the participant name under either spelling (docs/service-interface.md). */
 const readParticipantName = (rec: Record<string, unknown>): Result<string, DecodeError> => {
   const misspelled = rec[WIRE_PARTICIPANT_NAME];
   const canonical = rec.participantName;

@@ -9,8 +9,9 @@ export interface WireEvent {
 
 /**
  * Produces the wire object the service would publish for an event: members in
- * the order of spec §6.3, and the participant name spelled `partcipantName`
- * (spec §6.1 rule 2). `decodeEvent(encodeEvent(e))` equals `e`.
+ * the order of the event shapes of docs/service-interface.md, and the
+ * participant name spelled `partcipantName`, as the service sends it.
+ * `decodeEvent(encodeEvent(e))` equals `e`.
  */
 export const encodeEvent = (event: SignEvent): WireEvent => {
   const source = event as unknown as Record<string, string | number>;

@@ -1,10 +1,10 @@
 /**
- * The single source of truth for the wire format (spec §6.1–6.2): which members
+ * The single source of truth for the wire format (docs/service-interface.md): which members
  * each event type carries. The decoder, the encoder and the published JSON
  * Schemas are all derived from this table, so they cannot drift apart.
  */
 
-/** The 12 event types, in the order of spec table 6.2. */
+/** The 12 event types, in the order of the table in docs/service-interface.md. */
 export const EVENT_TYPES = [
   'template-activated',
   'template-inactivated',
@@ -26,7 +26,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Value kinds a member can have. Ids are safe integers. */
 export type MemberKind = 'id' | 'string';
 
-/** Every optional/required member of spec §6.1 (except `type`), canonical spelling. */
+/** Every event member of docs/service-interface.md (except `type`), canonical spelling. */
 export const MEMBER_KINDS = {
   companyId: 'id',
   ownerId: 'id',
@@ -46,7 +46,7 @@ export const MEMBER_KINDS = {
 /** A canonical member name. */
 export type MemberName = keyof typeof MEMBER_KINDS;
 
-/** Wire spelling the service uses for the participant name (spec §6.1 rule 2). */
+/** Wire spelling the service uses for the participant name (docs/service-interface.md). */
 export const WIRE_PARTICIPANT_NAME = 'partcipantName';
 
 // Spec §6.3 puts the company first and the owner last in every shape.
@@ -58,8 +58,9 @@ const SENDER = ['senderId', 'senderName'] as const;
 const PARTICIPANT = ['participantId', 'participantName', 'roleId', 'roleName'] as const;
 
 /**
- * Members each event type carries besides `type`, in the order of spec §6.3.
- * All of them are required for that type; every other known member is forbidden.
+ * Members each event type carries besides `type`, in the order of the event
+ * shapes of docs/service-interface.md. All of them are required for that type;
+ * every other known member is forbidden.
  */
 export const EVENT_MEMBERS = {
   'template-activated': [...COMPANY, ...TEMPLATE, ...OWNER],

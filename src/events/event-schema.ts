@@ -40,7 +40,7 @@ export const eventJsonSchema = (type: EventType): JsonSchema => {
     $schema: SCHEMA_DIALECT,
     $id: `https://signfold.dev/schema/${type}.schema.json`,
     title: type,
-    description: `The "${type}" event notification (spec §6.2).`,
+    description: `The "${type}" event notification (docs/service-interface.md).`,
     type: 'object',
     properties,
     required,

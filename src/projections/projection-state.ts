@@ -22,32 +22,116 @@ const EMPTY: ProjectionState = markPublished(
 /** The state before any event: three empty projections. */
 export const initialState = (): ProjectionState => EMPTY;
 
-/** The template with this id, or `undefined`. */
+/**
+ * The template with this id, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { fold, getTemplate, initialState, templateId } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [events.templateActivated({ templateId: 7 })]);
+ * console.log(getTemplate(state, templateId(7))?.status, getTemplate(state, templateId(8))); // active undefined
+ * ```
+ */
 export const getTemplate = (state: ProjectionState, id: TemplateId): TemplateView | undefined =>
   state.templates.get(id);
 
-/** The sign request with this id, or `undefined`. */
+/**
+ * The sign request with this id, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { fold, getSignRequest, initialState, signRequestId } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [
+ *   events.signRequestSent({ signRequestId: 42 }),
+ *   events.signRequestCompleted({ signRequestId: 42 }),
+ * ]);
+ * const request = getSignRequest(state, signRequestId(42));
+ * console.log(request?.status, request?.name); // completed NDA for Ada
+ * ```
+ */
 export const getSignRequest = (
   state: ProjectionState,
   id: SignRequestId,
 ): SignRequestView | undefined => state.signRequests.get(id);
 
-/** The participant of this sign request with this id, or `undefined`. */
+/**
+ * The participant of this sign request with this id, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { fold, getParticipant, initialState, participantId, signRequestId } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [
+ *   events.participantSent({ signRequestId: 42, participantId: 5 }),
+ *   events.participantViewed({ signRequestId: 42, participantId: 5 }),
+ * ]);
+ * const ada = getParticipant(state, signRequestId(42), participantId(5));
+ * console.log(ada?.name, ada?.status, ada?.viewCount); // Ada Lovelace viewed 1
+ * ```
+ */
 export const getParticipant = (
   state: ProjectionState,
   signRequestId: SignRequestId,
   participantId: ParticipantId,
 ): ParticipantView | undefined => state.participants.get(signRequestId)?.get(participantId);
 
-/** Every template, in first-seen order. */
+/**
+ * Every template, in first-seen order.
+ *
+ * @example
+ * ```ts
+ * import { fold, initialState, listTemplates } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [
+ *   events.templateActivated({ templateId: 7, templateName: 'NDA' }),
+ *   events.templateInactivated({ templateId: 8, templateName: 'Lease' }),
+ * ]);
+ * console.log([...listTemplates(state)].map((t) => `${t.name}: ${t.status}`)); // [ 'NDA: active', 'Lease: inactive' ]
+ * ```
+ */
 export const listTemplates = (state: ProjectionState): IterableIterator<TemplateView> =>
   state.templates.values();
 
-/** Every sign request, in first-seen order. */
+/**
+ * Every sign request, in first-seen order.
+ *
+ * @example
+ * ```ts
+ * import { fold, initialState, listSignRequests } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [
+ *   events.signRequestSent({ signRequestId: 2 }),
+ *   events.signRequestDeclined({ signRequestId: 1 }),
+ * ]);
+ * console.log([...listSignRequests(state)].map((r) => `${r.id} ${r.status}`)); // [ '2 sent', '1 declined' ]
+ * ```
+ */
 export const listSignRequests = (state: ProjectionState): IterableIterator<SignRequestView> =>
   state.signRequests.values();
 
-/** Every participant (of one sign request if `signRequestId` is given), in first-seen order. */
+/**
+ * Every participant (of one sign request if `signRequestId` is given), in first-seen order.
+ *
+ * @example
+ * ```ts
+ * import { fold, initialState, listParticipants, signRequestId } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [
+ *   events.participantSent({ signRequestId: 1, participantId: 5 }),
+ *   events.participantSigned({ signRequestId: 2, participantId: 6, participantName: 'Grace' }),
+ * ]);
+ * console.log([...listParticipants(state)].length); // 2
+ * console.log([...listParticipants(state, signRequestId(2))].map((p) => `${p.name} ${p.status}`)); // [ 'Grace signed' ]
+ * ```
+ */
 export function* listParticipants(
   state: ProjectionState,
   signRequestId?: SignRequestId,

@@ -12,7 +12,25 @@ export interface SignRequestFilter {
   readonly includeDeleted?: boolean;
 }
 
-/** Sign requests matching every given criterion, in first-seen order. */
+/**
+ * Sign requests matching every given criterion, in first-seen order.
+ *
+ * @example
+ * ```ts
+ * import { companyId, findSignRequests, fold, initialState } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [
+ *   events.signRequestSent({ signRequestId: 1, companyId: 1 }),
+ *   events.signRequestSent({ signRequestId: 2, companyId: 2 }),
+ *   events.signRequestSent({ signRequestId: 3, companyId: 2 }),
+ *   events.signRequestDeleted({ signRequestId: 3, companyId: 2 }),
+ * ]);
+ * const sent = findSignRequests(state, { status: 'sent', companyId: companyId(2) });
+ * console.log(sent.map((r) => r.id)); // [ 2 ]
+ * console.log(findSignRequests(state, { includeDeleted: true }).length); // 3
+ * ```
+ */
 export const findSignRequests = (
   state: ProjectionState,
   filter: SignRequestFilter = {},
@@ -32,6 +50,20 @@ export const findSignRequests = (
 /**
  * Participants who still have to act: `sent` or `viewed` on a request that is
  * `sent` and not deleted. Optionally for one company.
+ *
+ * @example
+ * ```ts
+ * import { fold, initialState, participantsAwaitingAction } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [
+ *   events.signRequestSent(),
+ *   events.participantSent({ participantId: 5 }),
+ *   events.participantSent({ participantId: 6, participantName: 'Grace' }),
+ *   events.participantSigned({ participantId: 6, participantName: 'Grace' }),
+ * ]);
+ * console.log(participantsAwaitingAction(state).map((p) => p.name)); // [ 'Ada Lovelace' ]
+ * ```
  */
 export const participantsAwaitingAction = (
   state: ProjectionState,
@@ -61,7 +93,25 @@ export interface TemplateStats {
   readonly completionRate: number | undefined;
 }
 
-/** Counts per template of the requests made from it, in first-seen order. */
+/**
+ * Counts per template of the requests made from it, in first-seen order.
+ *
+ * @example
+ * ```ts
+ * import { fold, initialState, templateStats } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [
+ *   events.signRequestSent({ signRequestId: 1 }),
+ *   events.signRequestCompleted({ signRequestId: 1 }),
+ *   events.signRequestSent({ signRequestId: 2 }),
+ *   events.signRequestDeclined({ signRequestId: 2 }),
+ *   events.signRequestSent({ signRequestId: 3 }),
+ * ]);
+ * const [nda] = templateStats(state);
+ * console.log(nda?.templateId, nda?.sent, nda?.completed, nda?.declined, nda?.completionRate); // 100 3 1 1 0.5
+ * ```
+ */
 export const templateStats = (state: ProjectionState): TemplateStats[] => {
   const counts = new Map<
     TemplateId,
@@ -88,7 +138,23 @@ export const templateStats = (state: ProjectionState): TemplateStats[] => {
   });
 };
 
-/** Number of requests per status (deleted requests counted apart). */
+/**
+ * Number of requests per status (deleted requests counted apart).
+ *
+ * @example
+ * ```ts
+ * import { countSignRequestsByStatus, fold, initialState } from 'signfold';
+ * import { events } from 'signfold/testing';
+ *
+ * const { state } = fold(initialState(), [
+ *   events.signRequestSent({ signRequestId: 1 }),
+ *   events.signRequestSent({ signRequestId: 2 }),
+ *   events.signRequestCompleted({ signRequestId: 2 }),
+ *   events.signRequestDeleted({ signRequestId: 1 }),
+ * ]);
+ * console.log(countSignRequestsByStatus(state)); // { draft: 0, sent: 0, completed: 1, declined: 0, deleted: 1 }
+ * ```
+ */
 export const countSignRequestsByStatus = (
   state: ProjectionState,
 ): Readonly<Record<SignRequestStatus | 'deleted', number>> => {

@@ -105,7 +105,7 @@ export interface ActivityRow {
 /** Activity over time, from `receivedAt`. */
 export interface ActivityModel {
   readonly unit: 'hour' | 'day' | 'month' | 'year';
-  /** The event types that occur, in the spec's order. */
+  /** The event types that occur, in the order of `EVENT_TYPES`. */
   readonly types: readonly EventType[];
   /** Every period from the first to the last, empty ones included. */
   readonly rows: readonly ActivityRow[];

@@ -1,5 +1,5 @@
 /**
- * Rules that span members (spec §2.4, §2.5): ids unique within `participants`
+ * Rules that span members (docs/service-interface.md): ids unique within `participants`
  * and within `fields`, and references that must name an existing record. They
  * read the raw input so that they also run, and report, when other members are
  * invalid; a set of ids is only trusted when every id in it could be read.

@@ -127,7 +127,7 @@ const decodeObject = (node: ObjectNode, value: unknown, path: string, errors: Er
     const at = memberPath(path, name);
     if (raw === undefined) {
       if (member.required) {
-        errors.push(decodeError('missing-member', at, `${name} is required`));
+        errors.push(decodeError('missing-member', at, 'required member is missing'));
         failed = true;
       }
       continue;

@@ -1,5 +1,5 @@
 /**
- * Decoding of untrusted sign-request input (spec §2). Total: whatever the
+ * Decoding of untrusted sign-request input (docs/service-interface.md). Total: whatever the
  * input, it returns a result and never throws.
  */
 import { err, ok, type Result } from 'neverthrow';
@@ -27,12 +27,12 @@ const decodeChecked = (input: unknown, errors: DecodeError[]): unknown => {
 };
 
 /**
- * Decodes and validates a sign request (spec §2) from parsed JSON.
+ * Decodes and validates a sign request (docs/service-interface.md) from parsed JSON.
  *
  * Every problem is reported with its path (`status`,
  * `participants[1].fieldData[0].fieldId`, `''` for the whole input), up to
  * `MAX_DECODE_ERRORS` (1,000), after which a last error with path `''` says the
- * list was cut. Members not in the spec are ignored; the result is built fresh
+ * list was cut. Members the service interface does not list are ignored; the result is built fresh
  * and shares nothing with the input.
  *
  * @param input - any value, typically the result of `JSON.parse`.

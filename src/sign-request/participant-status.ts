@@ -1,5 +1,5 @@
 /**
- * Participant status (spec §2.2). Only one sample value (`Signed`) is published,
+ * Participant status (docs/service-interface.md). Only one sample value (`Signed`) is published,
  * so unknown values are kept rather than rejected: the type makes callers handle
  * them instead of pretending the list is complete.
  */

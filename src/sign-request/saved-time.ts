@@ -1,5 +1,5 @@
 /**
- * `savedTime` (spec §2.1): `YYYY-MM-DD HH:MM:SS` with no time zone. The zone is
+ * `savedTime` (docs/service-interface.md): `YYYY-MM-DD HH:MM:SS` with no time zone. The zone is
  * not published, so the value is kept as validated text and never turned into
  * a `Date` (which would silently apply the local or UTC zone).
  */

@@ -11,7 +11,7 @@ const COMMENT =
   'fields[].roleId names a participant role.id and fieldData[].fieldId names a field id.';
 
 /**
- * The JSON Schema (draft 2020-12) of the sign-request representation (spec §2),
+ * The JSON Schema (draft 2020-12) of the sign-request representation (docs/service-interface.md),
  * generated from the same description as {@link decodeSignRequest}. Returns a
  * fresh object on every call.
  */

@@ -1,5 +1,5 @@
 /**
- * The sign-request representation of spec §2 as data. `decodeSignRequest`,
+ * The sign-request representation (docs/service-interface.md) as data. `decodeSignRequest`,
  * `encodeSignRequest` and `signRequestJsonSchema` all read this description;
  * the `Shape<…>` annotations make the compiler check it against the types.
  */
@@ -29,7 +29,7 @@ import {
   type SignRequest,
 } from './sign-request.js';
 
-/** Role (spec §2.3). */
+/** Role (docs/service-interface.md). */
 export const ROLE_SHAPE: Shape<Role> = objectShape<Role>('Role', 'Role held by a participant', {
   id: { required: false, description: 'Role identifier', shape: integerShape<RoleId>() },
   name: { required: false, description: 'Role name', shape: stringShape() },
@@ -40,7 +40,7 @@ export const ROLE_SHAPE: Shape<Role> = objectShape<Role>('Role', 'Role held by a
   },
 });
 
-/** FieldData (spec §2.4). */
+/** FieldData (docs/service-interface.md). */
 export const FIELD_DATA_SHAPE: Shape<FieldData> = objectShape<FieldData>(
   'FieldData',
   'Data a participant entered into a field',
@@ -68,7 +68,7 @@ export const FIELD_DATA_SHAPE: Shape<FieldData> = objectShape<FieldData>(
   },
 );
 
-/** Participant (spec §2.2). */
+/** Participant (docs/service-interface.md). */
 export const PARTICIPANT_SHAPE: Shape<Participant> = objectShape<Participant>(
   'Participant',
   'A participant of the sign request',
@@ -98,7 +98,7 @@ export const PARTICIPANT_SHAPE: Shape<Participant> = objectShape<Participant>(
   },
 );
 
-/** Field (spec §2.5). */
+/** Field (docs/service-interface.md). */
 export const FIELD_SHAPE: Shape<Field> = objectShape<Field>(
   'Field',
   'A place on the sign request that a role fills in',
@@ -127,7 +127,7 @@ export const FIELD_SHAPE: Shape<Field> = objectShape<Field>(
   },
 );
 
-/** Sign request (spec §2.1). */
+/** Sign request (docs/service-interface.md). */
 export const SIGN_REQUEST_SHAPE: ObjectShape<SignRequest> = objectShape<SignRequest>(
   'SignRequest',
   'A form or document sent to participants for signature',

@@ -1,7 +1,7 @@
 /**
- * The sign-request representation (spec §2), as held after decoding. Members
- * the spec marks required are required; all members of Participant, Role,
- * FieldData and Field are optional because the spec does not say which are
+ * The sign-request representation (docs/service-interface.md), as held after decoding. Members
+ * the service interface marks required are required; all members of Participant, Role,
+ * FieldData and Field are optional because the service interface does not say which are
  * required. Absent members are omitted, never `undefined`.
  */
 import type { Id, ParticipantId, RoleId, SignRequestId } from '../ids.js';
@@ -11,13 +11,13 @@ import type { SavedTime } from './saved-time.js';
 // The type of `savedTime` belongs with the representation as well as with its parser.
 export type { SavedTime } from './saved-time.js';
 
-/** Sign request status values (spec §3), canonical lower case. */
+/** Sign request status values (docs/service-interface.md), canonical lower case. */
 export const SIGN_REQUEST_STATUSES = ['draft', 'sent', 'completed', 'declined'] as const;
 
 /** Sign request status, held in lower case whatever case was received. */
 export type SignRequestStatus = (typeof SIGN_REQUEST_STATUSES)[number];
 
-/** `formType` values; letter case is significant (spec §2.1 rule 2). */
+/** `formType` values; letter case is significant (docs/service-interface.md). */
 export const FORM_TYPES = ['Form', 'Document'] as const;
 
 /** Type of a sign request. */
@@ -35,7 +35,7 @@ export const fieldId = (n: number): FieldId => n as FieldId;
 /** Tags a trusted number as a field-data id (no validation). */
 export const fieldDataId = (n: number): FieldDataId => n as FieldDataId;
 
-/** Role held by a participant (spec §2.3). */
+/** Role held by a participant (docs/service-interface.md). */
 export interface Role {
   readonly id?: RoleId;
   readonly name?: string;
@@ -43,7 +43,7 @@ export interface Role {
   readonly sequence?: number;
 }
 
-/** Data a participant entered into a field (spec §2.4). */
+/** Data a participant entered into a field (docs/service-interface.md). */
 export interface FieldData {
   readonly id?: FieldDataId;
   /** The `id` of an element of the sign request's `fields`. */
@@ -54,7 +54,7 @@ export interface FieldData {
   readonly imageMimetype?: string;
 }
 
-/** A participant of a sign request (spec §2.2). */
+/** A participant of a sign request (docs/service-interface.md). */
 export interface Participant {
   readonly id?: ParticipantId;
   readonly name?: string;
@@ -64,7 +64,7 @@ export interface Participant {
   readonly fieldData?: readonly FieldData[];
 }
 
-/** A place on the sign request that a role fills in (spec §2.5). */
+/** A place on the sign request that a role fills in (docs/service-interface.md). */
 export interface Field {
   readonly id?: FieldId;
   /** The `role.id` of a participant. */
@@ -75,7 +75,7 @@ export interface Field {
   readonly type?: string;
 }
 
-/** A decoded, validated sign request (spec §2.1). */
+/** A decoded, validated sign request (docs/service-interface.md). */
 export interface SignRequest {
   readonly id: SignRequestId;
   readonly name: string;

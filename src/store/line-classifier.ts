@@ -46,9 +46,14 @@ export class LineClassifier implements LineSink {
   /** Position of the last entry (0 before any): every later entry's position exceeds it. */
   #lastEntry = 0;
 
-  /** Records before `fromPosition` still advance positions but are not kept. */
-  constructor(fromPosition: number) {
+  /**
+   * Records before `fromPosition` still advance positions but are not kept.
+   * `lastEntry` is the position of the entry before the first line given, for
+   * a line classified out of its file (`parseLogLine`).
+   */
+  constructor(fromPosition: number, lastEntry = 0) {
     this.#fromPosition = fromPosition;
+    this.#lastEntry = lastEntry;
   }
 
   /** Returns the records collected since the last call and starts a new batch. */

@@ -3,7 +3,7 @@
  * failing specification reads without a debugger.
  */
 import { inspect } from 'node:util';
-import type { DecodeError, SignEvent } from '../index.js';
+import type { SignEvent } from '../index.js';
 
 /** A value as a reader would write it: compact, every level shown. */
 export const show = (value: unknown): string =>
@@ -18,7 +18,3 @@ export const describeEvents = (label: string, events: readonly SignEvent[]): str
   });
   return `${label}:\n${lines.join('\n')}`;
 };
-
-/** A decoding problem with the member it is about, as the CLI prints it. */
-export const describeDecodeError = (error: DecodeError): string =>
-  error.path === '' ? error.message : `${error.path}: ${error.message}`;

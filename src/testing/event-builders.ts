@@ -9,9 +9,9 @@ import {
   EVENT_MEMBERS,
   type EventOf,
   type EventType,
+  formatDecodeError,
   type MemberName,
 } from '../index.js';
-import { describeDecodeError } from './describe-events.js';
 
 /** The plain value a member takes in a builder: a number for ids, a string for names. */
 export type PlainValue<M extends MemberName> = M extends `${string}Id` ? number : string;
@@ -67,7 +67,7 @@ export const buildEvent = <T extends EventType>(
   const decoded = decodeEvent(wire);
   if (decoded.isErr()) {
     throw new AssertionError({
-      message: `cannot build a ${type} event: ${describeDecodeError(decoded.error)}`,
+      message: `cannot build a ${type} event: ${formatDecodeError(decoded.error)}`,
       actual: wire,
       operator: 'buildEvent',
     });

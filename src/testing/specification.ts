@@ -11,6 +11,7 @@ import {
   decodeEvent,
   decodeEventJson,
   fold,
+  formatDecodeError,
   getParticipant,
   getSignRequest,
   getTemplate,
@@ -25,7 +26,8 @@ import {
   type TemplateView,
   templateId,
 } from '../index.js';
-import { describeDecodeError, describeEvents, show } from './describe-events.js';
+import { plural } from '../plural.js';
+import { describeEvents, show } from './describe-events.js';
 import { mismatchedMembers, pickNamed } from './partial-match.js';
 
 /** An event as a test may give it: built or decoded, a wire object, or wire JSON text. */
@@ -96,7 +98,7 @@ const fail = (message: string, extra: { actual?: unknown; expected?: unknown } =
 /** Decodes an input; an invalid one fails the specification, naming where it came from. */
 const decodeInput = (input: EventInput, where: string): SignEvent => {
   const decoded = typeof input === 'string' ? decodeEventJson(input) : decodeEvent(input);
-  if (decoded.isErr()) fail(`${where} is not a valid event: ${describeDecodeError(decoded.error)}`);
+  if (decoded.isErr()) fail(`${where} is not a valid event: ${formatDecodeError(decoded.error)}`);
   return decoded._unsafeUnwrap();
 };
 
@@ -111,7 +113,7 @@ const stateChecks = <Self>(
     const mismatched = mismatchedMembers(actual, expected);
     if (mismatched.length > 0) {
       fail(
-        `${what} does not match: ${mismatched.join(', ')} differ\n` +
+        `${what} does not match: ${mismatched.join(', ')} ${plural(mismatched.length, 'differs', 'differ')}\n` +
           `expected (members compared): ${show(expected)}\n` +
           `actual record:               ${show(actual)}\n${history()}`,
         { actual: pickNamed(actual, expected), expected },
@@ -195,7 +197,7 @@ const whenEvent = (before: ProjectionState, past: readonly SignEvent[], event: S
       const mismatched = expected === undefined ? [] : mismatchedMembers(conflict, expected);
       if (mismatched.length > 0) {
         fail(
-          `the conflict does not match: ${mismatched.join(', ')} differ\n` +
+          `the conflict does not match: ${mismatched.join(', ')} ${plural(mismatched.length, 'differs', 'differ')}\n` +
             `expected (members compared): ${show(expected)}\n` +
             `actual conflict:             ${show(conflict)}\n${story()}`,
           { actual: pickNamed(conflict, expected), expected },

@@ -23,7 +23,7 @@ describe('signfold check', () => {
     expect(lines[0]).toMatch(new RegExp(`^${log}:4: position 4: bad line: invalid JSON`));
     expect(lines[1]).toMatch(new RegExp(`^${log}:7: position 7: conflict: reference-mismatch: `));
     expect(lines[2]).toBe(
-      `${log}: 2 problems in 12 records (1 bad lines or invalid events, 1 conflicts)`,
+      `${log}: 2 problems in 12 records (1 bad line or invalid event, 1 conflict)`,
     );
   });
 

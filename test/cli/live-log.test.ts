@@ -103,7 +103,7 @@ describe('a log whose last line is still being written', () => {
     expect(run.code).toBe(1);
     expect(run.stdout.split('\n')).toEqual([
       `${path}:21: position 21: bad line: torn tail (incomplete last line)`,
-      `${path}: 1 problems in 21 records (1 bad lines or invalid events, 0 conflicts)`,
+      `${path}: 1 problem in 21 records (1 bad line or invalid event, 0 conflicts)`,
       '',
     ]);
   });

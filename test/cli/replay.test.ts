@@ -51,14 +51,14 @@ describe('signfold replay', () => {
     expect(run.stderr).toBe('');
     const out = run.stdout;
     expect(summaryValue(out, 'Events')).toBe(
-      '12 processed (10 applied, 0 no-ops, 1 conflicts, 1 invalid)',
+      '12 processed (10 applied, 0 no-ops, 1 conflict, 1 invalid)',
     );
     expect(summaryValue(out, 'Templates')).toBe('1 (active 1, inactive 0, deleted 0)');
     expect(summaryValue(out, 'Sign requests')).toBe(
       '2 (draft 0, sent 0, completed 1, declined 0, deleted 1)',
     );
     expect(summaryValue(out, 'Participants')).toBe('2 (sent 0, viewed 0, signed 2, declined 0)');
-    expect(summaryValue(out, 'Quarantined')).toBe('2 (1 bad lines or invalid events, 1 conflicts)');
+    expect(summaryValue(out, 'Quarantined')).toBe('2 (1 bad line or invalid event, 1 conflict)');
     expect(out).toContain('  position 4 (line 4): bad line: invalid JSON');
     expect(out).toContain('  position 7 (line 7): conflict: reference-mismatch');
     expect(summaryValue(out, 'Checkpoint')).toBe('12');
@@ -184,7 +184,7 @@ describe('signfold replay', () => {
     const dir = await tempDir();
     const full = await runCli(['replay', log]);
     expect(summaryValue(full.stdout, 'Quarantined')).toBe(
-      '1 (1 bad lines or invalid events, 0 conflicts)',
+      '1 (1 bad line or invalid event, 0 conflicts)',
     );
     expect(full.stdout).toContain(
       `  position 11 (line 11): bad line: invalid JSON: Unexpected token 'g', "garbage" is not valid JSON\n`,

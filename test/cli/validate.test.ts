@@ -29,7 +29,7 @@ describe('signfold validate', () => {
     const run = await runCli(['validate', file]);
     expect(run).toEqual({
       code: 0,
-      stdout: `${file}: ok: sign request 1000 "NDA for Ada" (sent, Document, 1 participants, 1 fields)\n`,
+      stdout: `${file}: ok: sign request 1000 "NDA for Ada" (sent, Document, 1 participant, 1 field)\n`,
       stderr: '',
     });
   });
@@ -61,5 +61,40 @@ describe('signfold validate', () => {
     const garbage = await runCli(['validate', await fileWith('{"id": 1,')]);
     expect(garbage.code).toBe(1);
     expect(garbage.stdout).toMatch(/^\(root\): invalid JSON: /);
+  });
+
+  it('names a missing member once, and counts one problem in the singular', async () => {
+    const file = await fileWith(JSON.stringify({ ...VALID, formType: undefined }));
+    const run = await runCli(['validate', file]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe(`formType: required member is missing\n${file}: invalid, 1 problem\n`);
+    expect(run.stderr).toBe('');
+  });
+
+  it('points at check when the file is an event log (NDJSON), and not otherwise', async () => {
+    const event = {
+      type: 'template-deleted',
+      companyId: 1,
+      templateId: 7,
+      templateName: 'NDA',
+      ownerId: 2,
+      ownerName: 'Ann',
+    };
+    const envelope = JSON.stringify({ position: 1, receivedAt: '2026-01-01T00:00:00.000Z', event });
+    for (const content of [
+      `${envelope}\n${envelope.replace('"position":1', '"position":2')}\n`,
+      `${JSON.stringify(event)}\n`,
+    ]) {
+      const file = await fileWith(content);
+      const run = await runCli(['validate', file]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/: invalid, \d+ problems?\n$/);
+      expect(run.stderr).toBe(
+        `signfold: ${file} looks like an event log (NDJSON), not a sign-request representation: ` +
+          `lint a log with 'signfold check ${file}'\n`,
+      );
+    }
+    const notALog = await runCli(['validate', await fileWith('{"id": 1,')]);
+    expect(notALog.stderr).toBe('');
   });
 });

@@ -45,7 +45,7 @@ const examples: Example[] = sourceFiles(join(ROOT, 'src')).flatMap((file) => {
   const text = readFileSync(file, 'utf8');
   const found: Example[] = [];
   const pattern =
-    /@example\n \* ```ts\n((?: \*.*\n)*?) \* ```\n(?: \*.*\n)* \*\/\nexport (?:const|function|async function) (\w+)/g;
+    /@example\n \* ```ts\n((?: \*.*\n)*?) \* ```\n(?: \*.*\n)* \*\/\nexport (?:const|function\*?|async function) (\w+)/g;
   for (const match of text.matchAll(pattern)) {
     const code = (match[1] ?? '').replace(/^ \* ?/gm, '');
     found.push({ where: relative(ROOT, file), name: match[2] ?? '', code });
@@ -65,6 +65,21 @@ const EXPECTED_OUTPUT: Readonly<Record<string, string>> = {
   loadSignRequest: '1\n',
   buildEvent: 'participant-signed Ada Lovelace\n',
   openPostgresEventLog: 'true\n',
+  formatDecodeError: 'rejected: companyId: missing member "companyId" for template-deleted\n',
+  parseLogLine: '8 2025-06-01T12:00:00.000Z\n9 invalid JSON:\n',
+  getTemplate: 'active undefined\n',
+  getSignRequest: 'completed NDA for Ada\n',
+  getParticipant: 'Ada Lovelace viewed 1\n',
+  listTemplates: "[ 'NDA: active', 'Lease: inactive' ]\n",
+  listSignRequests: "[ '2 sent', '1 declined' ]\n",
+  listParticipants: "2\n[ 'Grace signed' ]\n",
+  findSignRequests: '[ 2 ]\n3\n',
+  participantsAwaitingAction: "[ 'Ada Lovelace' ]\n",
+  templateStats: '100 3 1 1 0.5\n',
+  countSignRequestsByStatus: '{ draft: 0, sent: 0, completed: 1, declined: 0, deleted: 1 }\n',
+  stateAsOf: 'sent\n',
+  takeSnapshot: '1 2 2\n',
+  restoreProjector: 'snapshot-invalid\n',
 };
 
 const runnable = (code: string): string =>
@@ -78,6 +93,18 @@ const runnable = (code: string): string =>
       `from '${pathToFileURL(join(ROOT, 'dist/postgres/index.js')).href}'`,
     )
     .replaceAll("from 'signfold'", `from '${pathToFileURL(join(ROOT, 'dist/index.js')).href}'`);
+
+describe('doc comments', () => {
+  it('never end a line of prose with a stray ` *` (it shows in the API reference)', () => {
+    const stray = sourceFiles(join(ROOT, 'src')).flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => /^\s*(?:\/\*\*|\*)\s*\S.* \*$/.test(line))
+        .map((line) => `${relative(ROOT, file)}: ${line.trim()}`),
+    );
+    expect(stray).toEqual([]);
+  });
+});
 
 describe('@example blocks', () => {
   it('cover the main entry points', () => {

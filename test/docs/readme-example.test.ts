@@ -27,8 +27,19 @@ test('the README usage example runs and prints what the README says', async () =
     log.mockRestore();
   }
   const expected = printed.trim().split('\n');
-  expect(lines[0]).toBe(expected[0]);
-  expect(lines[1]).toBe(expected[1]);
-  // The conflict list is printed by console.log as an array: compare its one element.
-  expect(JSON.parse(lines[2] ?? '[]')).toEqual([expected[3]?.trim().slice(1, -1)]);
+  // The conflict list is printed by console.log as an array of one element: the last line.
+  const conflicts = lines.pop() ?? '[]';
+  const listed = expected.slice(-3);
+  expect(lines).toEqual(expected.slice(0, -3));
+  expect(JSON.parse(conflicts)).toEqual([listed[1]?.trim().slice(1, -1)]);
+  expect(listed[0]).toBe('[');
+  expect(listed[2]).toBe(']');
+});
+
+test('the README prints a rejected body as a whole without an empty path before it', () => {
+  // `${error.path}: ${error.message}` printed `rejected: : invalid JSON…` for root errors.
+  expect(code).toContain('formatDecodeError(error)');
+  const rejected = printed.split('\n').filter((line) => line.startsWith('rejected: '));
+  expect(rejected.some((line) => line.startsWith('rejected: invalid JSON: '))).toBe(true);
+  for (const line of rejected) expect(line).not.toMatch(/^rejected: :/);
 });

@@ -44,7 +44,7 @@ describe('docs/testing.md examples', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toContain('# fail 1');
     expect(run.stdout).toContain(
-      'participant 5 of sign request 1000 does not match: status differ',
+      'participant 5 of sign request 1000 does not match: status differs',
     );
     expect(run.stdout).toContain('ERR_ASSERTION');
   });

@@ -65,7 +65,7 @@ describe('given / when / then', () => {
         .thenParticipant(1000, 5, { status: 'signed', viewCount: 1 }),
     );
     const lines = failure.message.split('\n');
-    expect(lines[0]).toBe('participant 5 of sign request 1000 does not match: status differ');
+    expect(lines[0]).toBe('participant 5 of sign request 1000 does not match: status differs');
     expect(lines[1]).toBe("expected (members compared): { status: 'signed', viewCount: 1 }");
     expect(lines[2]).toMatch(/^actual record: +\{ .*status: 'viewed'.*viewCount: 1/);
     expect(lines[3]).toBe('given:');
@@ -75,6 +75,17 @@ describe('given / when / then', () => {
     expect(lines[7]).toMatch(/^ {2}participant-viewed \{"companyId":1,/);
     expect(failure.actual).toEqual({ status: 'viewed', viewCount: 1 });
     expect(failure.expected).toEqual({ status: 'signed', viewCount: 1 });
+  });
+
+  it('agrees the verb with the number of members that differ', () => {
+    const failure = failureOf(() =>
+      given(sent, toAda)
+        .when(events.participantViewed())
+        .thenParticipant(1000, 5, { status: 'signed', viewCount: 2 }),
+    );
+    expect(failure.message.split('\n')[0]).toBe(
+      'participant 5 of sign request 1000 does not match: status, viewCount differ',
+    );
   });
 
   it('fails when the record is missing', () => {
@@ -90,7 +101,7 @@ describe('given / when / then', () => {
         .when(events.signRequestCompleted())
         .thenConflict({ kind: 'deleted' }),
     );
-    expect(other.message).toMatch(/^the conflict does not match: kind differ\n/);
+    expect(other.message).toMatch(/^the conflict does not match: kind differs\n/);
     expect(other.message).toContain("actual conflict:             { entity: 'sign-request'");
   });
 
