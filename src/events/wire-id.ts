@@ -1,5 +1,5 @@
 /**
- * The one rule for ids on the wire (spec §6.1): an id is a JSON number that
+ * The one rule for ids on the wire (docs/service-interface.md): an id is a JSON number that
  * is a safe integer. The decoders, the PostgreSQL routing columns and the
  * keys a projection worker loads records by all read ids through it, so a
  * value the core rejects (`0.5`, `1e400`, `9223372036854775808`, `"7"`)
