@@ -29,6 +29,24 @@ export const decodeError = (kind: DecodeErrorKind, path: string, message: string
   message,
 });
 
+/**
+ * One line for a decoding problem: `path: message`, or the message alone when
+ * the problem is about the value as a whole (`path` is `''`), so a root error
+ * never reads `: invalid JSON…`.
+ *
+ * @example
+ * ```ts
+ * import { decodeEventJson, formatDecodeError } from 'signfold';
+ *
+ * decodeEventJson('{"type":"template-deleted"}').match(
+ *   (event) => console.log(event.type),
+ *   (error) => console.log(`rejected: ${formatDecodeError(error)}`),
+ * ); // rejected: companyId: missing member "companyId" for template-deleted
+ * ```
+ */
+export const formatDecodeError = (error: DecodeError): string =>
+  error.path === '' ? error.message : `${error.path}: ${error.message}`;
+
 /** Describes the JSON kind of a value for error messages (`null`, `array`, `string`, `float`...). */
 export const describeValue = (value: unknown): string => {
   if (value === null) return 'null';

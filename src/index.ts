@@ -1,6 +1,8 @@
 // The public API of signfold. Everything a user may rely on is named here.
 
+export type { Result } from 'neverthrow';
 export type { DecodeError, DecodeErrorKind } from './decode-error.js';
+export { formatDecodeError } from './decode-error.js';
 export type { AuditEntry, AuditTrail, AuditTrailData } from './engine/audit-trail.js';
 export type {
   AppendItem,
