@@ -133,6 +133,12 @@ export {
   SIGN_REQUEST_STATUSES,
 } from './sign-request/sign-request.js';
 export { signRequestJsonSchema } from './sign-request/sign-request-schema.js';
-export type { EventOverrides, PlainValue } from './testing/event-builders.js';
+export type {
+  BuildEvent,
+  Builder,
+  EventBuilders,
+  EventOverrides,
+  PlainValue,
+} from './testing/event-builders.js';
 export { EVENT_DEFAULTS } from './testing/event-builders.js';
 export { buildEvent, events } from './testing/plain-builders.js';

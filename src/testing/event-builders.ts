@@ -50,7 +50,7 @@ export type BuildFailure = (
   error: DecodeError,
 ) => never;
 
-/** `buildEvent(type, overrides)`: see the exported `buildEvent`s for the contract. */
+/** The signature of `buildEvent` (of `signfold/testing` and of `signfold/core`). */
 export type BuildEvent = <T extends EventType>(
   type: T,
   overrides?: EventOverrides<T>,

@@ -8,7 +8,13 @@
  */
 
 export { buildEvent, events } from './assert-builders.js';
-export type { EventOverrides, PlainValue } from './event-builders.js';
+export type {
+  BuildEvent,
+  Builder,
+  EventBuilders,
+  EventOverrides,
+  PlainValue,
+} from './event-builders.js';
 export { EVENT_DEFAULTS } from './event-builders.js';
 export type {
   EventInput,

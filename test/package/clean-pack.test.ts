@@ -9,7 +9,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayOutput, usageCode, usageOutput } from './fixtures/readme-snippets.js';
-import { exec, installApp, type Packed, packClean, removeScratch } from './fixtures/scratch-app.js';
+import {
+  exec,
+  installApp,
+  type Packed,
+  packClean,
+  ROOT,
+  removeScratch,
+} from './fixtures/scratch-app.js';
 
 let packed: Packed;
 let app: string;
@@ -71,6 +78,9 @@ describe('the package packed from a clean checkout', () => {
 
   it('replays the example log it ships with, as docs/cli.md shows: npx signfold replay', async () => {
     const log = 'node_modules/signfold/examples/events.ndjson';
+    for (const doc of ['docs/cli.md', 'README.md']) {
+      expect(await readFile(join(ROOT, doc), 'utf8'), doc).toContain(`npx signfold replay ${log}`);
+    }
     const { stdout } = await exec('npx', ['--offline', 'signfold', 'replay', log], app);
     const varying = (line: string) => line.startsWith('Log:') || line.startsWith('Elapsed:');
     const printed = stdout.split('\n');
