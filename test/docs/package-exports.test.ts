@@ -88,3 +88,33 @@ describe('signfold/core', () => {
     expect(published.EVENT_DEFAULTS).toBe(testing.EVENT_DEFAULTS);
   });
 });
+
+describe('the manifest', () => {
+  const fields = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    repository: { type: string; url: string };
+    homepage: string;
+    bugs: { url: string };
+  };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version: string }>;
+  };
+
+  it('declares runtime dependencies as caret ranges from the locked versions, so applications share their copies', () => {
+    const entries = Object.entries(fields.dependencies);
+    expect(entries.map(([name]) => name).sort()).toEqual(['immer', 'neverthrow', 'ts-pattern']);
+    for (const [name, range] of entries) {
+      expect(range, name).toBe(`^${lock.packages[`node_modules/${name}`]?.version}`);
+    }
+  });
+
+  it('names one repository for the source, the home page and the issues', () => {
+    const repo = /^git\+(https:\/\/github\.com\/[\w-]+\/[\w-]+)\.git$/.exec(
+      fields.repository.url,
+    )?.[1];
+    expect(fields.repository.type).toBe('git');
+    expect(repo).toBeDefined();
+    expect(fields.homepage).toBe(`${repo}#readme`);
+    expect(fields.bugs.url).toBe(`${repo}/issues`);
+  });
+});
