@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 
+export type { Result } from 'neverthrow';
 export type { DecodeError, DecodeErrorKind } from './decode-error.js';
 export { formatDecodeError } from './decode-error.js';
 export type { AuditEntry, AuditTrail, AuditTrailData } from './engine/audit-trail.js';

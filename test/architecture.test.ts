@@ -194,6 +194,19 @@ describe('architecture', () => {
     }
   });
 
+  it('signfold/core loads only the pure core and its builders: no node: module, no I/O', () => {
+    const loaded = [...loadedBy('core.ts')];
+    const outside = loaded.filter(
+      (target) =>
+        target !== 'core.ts' &&
+        !['testing/event-builders.ts', 'testing/plain-builders.ts'].includes(target) &&
+        !allowed('core', target),
+    );
+    expect(outside).toEqual([]);
+    expect(loaded).toContain('projections/reduce.ts');
+    expect(loaded).toContain('testing/plain-builders.ts');
+  });
+
   it('the CLI loads a command only when it runs, so a replay pays no start-up for the report', () => {
     const atStart = [...loadedBy('cli/main.ts')];
     expect(atStart.filter((target) => target.endsWith('-command.ts'))).toEqual([]);

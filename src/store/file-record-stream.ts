@@ -12,8 +12,9 @@ import type { FileHandleIO, FileIO } from './file-io.js';
 import { nodeFileIO } from './file-io.js';
 import { LineClassifier, TORN_TAIL_REASON } from './line-classifier.js';
 import { LineScanner } from './line-scanner.js';
-import { LineSplitter, type SplitTail } from './line-splitter.js';
+import { LineSplitter } from './line-splitter.js';
 import { ioError } from './log-error.js';
+import type { SplitTail } from './split-tail.js';
 
 /** An unterminated last line that is not JSON: what a write cut short by a crash leaves. */
 export type TornFragment = Extract<SplitTail, { readonly kind: 'fragment' }>;

@@ -8,6 +8,7 @@
  */
 import { previewRaw } from '../engine/quarantine.js';
 import type { LineScanner } from './line-scanner.js';
+import type { SplitTail } from './split-tail.js';
 
 const NEWLINE = 0x0a;
 const REPLACEMENT_CHAR = '\uFFFD';
@@ -31,20 +32,6 @@ export interface LineSink {
   /** A complete line that is not usable text; `preview` is its start. */
   badLine(preview: string, lineNo: number, reason: string): void;
 }
-
-/** What is left after the last newline when the input ends. */
-export type SplitTail =
-  | { readonly kind: 'none' }
-  | {
-      readonly kind: 'fragment';
-      readonly line: number;
-      /** Byte offset where the fragment starts, i.e. where the input would be cut to drop it. */
-      readonly offset: number;
-      readonly bytes: number;
-      /** The decoded fragment; `undefined` when it is too long or not valid UTF-8 (then it is certainly not JSON). */
-      readonly text: string | undefined;
-      readonly preview: string;
-    };
 
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true });
 

@@ -8,18 +8,9 @@ import { type FileHandle, link, open, readdir, readFile, stat, unlink } from 'no
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { LockHolder } from '../engine/event-log.js';
+import type { LockContent, Observed } from './lock-content.js';
 import { errnoCode } from './log-error.js';
-import { ownIdentity, type ProcessIdentity, processExists } from './process-liveness.js';
-
-/** What a lock file records: who holds it and, where `/proc` exists, which process exactly. */
-export interface LockContent extends LockHolder {
-  /** Random, per lock taken: tells this holder's lock from any other with the same pid. */
-  readonly token: string;
-  /** The holder's {@link ProcessIdentity}, absent where it has no `/proc` (or from older signfold). */
-  readonly bootId?: string | undefined;
-  readonly pidNamespace?: string | undefined;
-  readonly startTime?: string | undefined;
-}
+import { ownIdentity, processExists } from './process-liveness.js';
 
 /** This host's name, as recorded in the locks this process takes. */
 export const HOST = hostname();
@@ -48,14 +39,6 @@ export const parseContent = (text: string): LockContent | undefined => {
     return undefined;
   }
 };
-
-/** A lock file as read: its content (if signfold's), its exact text, and its heartbeat's age. */
-export interface Observed {
-  readonly content: LockContent | undefined;
-  readonly text: string;
-  /** Time since the file was last modified (the holder's heartbeat). */
-  readonly ageMs: number;
-}
 
 /** Who holds an observed lock, as the `locked` error and `unlock` name it. */
 export const holderOf = (seen: Observed | undefined): LockHolder | undefined =>

@@ -8,7 +8,8 @@
  * GC pause is still alive, and its pending write would land after the new
  * writer's.
  */
-import { HOST, type Observed } from './lock-file.js';
+import type { Observed } from './lock-content.js';
+import { HOST } from './lock-file.js';
 import { bootTimeMs, ownIdentity, recordedProcessRuns } from './process-liveness.js';
 
 /** Tokens of the locks this process holds now, to tell our own lock from a dead twin's with our pid. */

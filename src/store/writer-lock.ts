@@ -13,12 +13,11 @@ import { readFileSync, statSync, unlinkSync } from 'node:fs';
 import { type FileHandle, unlink } from 'node:fs/promises';
 import type { LockHolder } from '../engine/event-log.js';
 import { byteLimit } from '../engine/log-limits.js';
+import type { LockContent, Observed } from './lock-content.js';
 import {
   createWith,
   freshContent,
   holderOf,
-  type LockContent,
-  type Observed,
   observe,
   parseContent,
   removeIfUnchanged,

@@ -2,16 +2,15 @@
  * Event builders for tests: one per event type, valid by default, where a
  * test states only the members that matter. Every event goes through the
  * real decoder, so a builder can never produce what `decodeEvent` refuses.
+ *
+ * Pure (no `node:` import): `signfold/testing` and the browser-safe
+ * `signfold/core` build their builders here, differing only in what they
+ * throw for an invalid override.
  */
-import { AssertionError } from 'node:assert';
-import {
-  decodeEvent,
-  EVENT_MEMBERS,
-  type EventOf,
-  type EventType,
-  formatDecodeError,
-  type MemberName,
-} from '../index.js';
+import { type DecodeError, formatDecodeError } from '../decode-error.js';
+import { decodeEvent } from '../events/decode-event.js';
+import { EVENT_MEMBERS, type EventType, type MemberName } from '../events/event-members.js';
+import type { EventOf } from '../events/sign-event.js';
 
 /** The plain value a member takes in a builder: a number for ids, a string for names. */
 export type PlainValue<M extends MemberName> = M extends `${string}Id` ? number : string;
@@ -44,66 +43,74 @@ export const EVENT_DEFAULTS = {
   roleName: 'Signer',
 } as const satisfies { readonly [M in MemberName]: PlainValue<M> };
 
-/**
- * Builds a valid event of `type`: the members its type carries, from
- * {@link EVENT_DEFAULTS} unless overridden. Throws an `AssertionError` if an
- * override makes it invalid (say, a negative id), naming the member.
- *
- * @example
- * ```ts
- * import { buildEvent } from 'signfold/testing';
- *
- * const signed = buildEvent('participant-signed', { signRequestId: 42, participantId: 7 });
- * console.log(signed.type, signed.participantName); // participant-signed Ada Lovelace
- * ```
- */
-export const buildEvent = <T extends EventType>(
+/** Throws the error for an override the decoder refuses (`wire` is the event as built). */
+export type BuildFailure = (
+  message: string,
+  wire: Readonly<Record<string, unknown>>,
+  error: DecodeError,
+) => never;
+
+/** The signature of `buildEvent` (of `signfold/testing` and of `signfold/core`). */
+export type BuildEvent = <T extends EventType>(
   type: T,
-  overrides: EventOverrides<T> = {},
-): EventOf<T> => {
-  const given = overrides as Readonly<Record<string, string | number | undefined>>;
-  const wire: Record<string, unknown> = { type };
-  for (const name of EVENT_MEMBERS[type]) wire[name] = given[name] ?? EVENT_DEFAULTS[name];
-  const decoded = decodeEvent(wire);
-  if (decoded.isErr()) {
-    throw new AssertionError({
-      message: `cannot build a ${type} event: ${formatDecodeError(decoded.error)}`,
-      actual: wire,
-      operator: 'buildEvent',
-    });
-  }
-  return decoded.value as EventOf<T>;
+  overrides?: EventOverrides<T>,
+) => EventOf<T>;
+
+/** Builds one event type from overrides. */
+export type Builder<T extends EventType> = (overrides?: EventOverrides<T>) => EventOf<T>;
+
+/** One builder per event type, named after it in camel case. */
+export interface EventBuilders {
+  readonly templateActivated: Builder<'template-activated'>;
+  readonly templateInactivated: Builder<'template-inactivated'>;
+  readonly templateDeleted: Builder<'template-deleted'>;
+  readonly signRequestSent: Builder<'sign-request-sent'>;
+  readonly signRequestCompleted: Builder<'sign-request-completed'>;
+  readonly signRequestDeclined: Builder<'sign-request-declined'>;
+  readonly signRequestDeleted: Builder<'sign-request-deleted'>;
+  readonly participantSent: Builder<'participant-sent'>;
+  readonly participantViewed: Builder<'participant-viewed'>;
+  readonly participantDownloaded: Builder<'participant-downloaded'>;
+  readonly participantSigned: Builder<'participant-signed'>;
+  readonly participantDeclined: Builder<'participant-declined'>;
+}
+
+/** `buildEvent` reporting an invalid override through `fail`. */
+export const eventBuilder =
+  (fail: BuildFailure): BuildEvent =>
+  <T extends EventType>(type: T, overrides: EventOverrides<T> = {}): EventOf<T> => {
+    const given = overrides as Readonly<Record<string, string | number | undefined>>;
+    const wire: Record<string, unknown> = { type };
+    for (const name of EVENT_MEMBERS[type]) wire[name] = given[name] ?? EVENT_DEFAULTS[name];
+    const decoded = decodeEvent(wire);
+    if (decoded.isErr()) {
+      fail(
+        `cannot build a ${type} event: ${formatDecodeError(decoded.error)}`,
+        wire,
+        decoded.error,
+      );
+    }
+    return decoded._unsafeUnwrap() as EventOf<T>;
+  };
+
+/** The builders of every event type over one `buildEvent`. */
+export const eventBuildersOf = (build: BuildEvent): EventBuilders => {
+  const builder =
+    <T extends EventType>(type: T): Builder<T> =>
+    (overrides) =>
+      build(type, overrides);
+  return {
+    templateActivated: builder('template-activated'),
+    templateInactivated: builder('template-inactivated'),
+    templateDeleted: builder('template-deleted'),
+    signRequestSent: builder('sign-request-sent'),
+    signRequestCompleted: builder('sign-request-completed'),
+    signRequestDeclined: builder('sign-request-declined'),
+    signRequestDeleted: builder('sign-request-deleted'),
+    participantSent: builder('participant-sent'),
+    participantViewed: builder('participant-viewed'),
+    participantDownloaded: builder('participant-downloaded'),
+    participantSigned: builder('participant-signed'),
+    participantDeclined: builder('participant-declined'),
+  };
 };
-
-type Builder<T extends EventType> = (overrides?: EventOverrides<T>) => EventOf<T>;
-
-const builder =
-  <T extends EventType>(type: T): Builder<T> =>
-  (overrides) =>
-    buildEvent(type, overrides);
-
-/**
- * One builder per event type, named after it in camel case.
- *
- * @example
- * ```ts
- * import { events } from 'signfold/testing';
- *
- * const sent = events.signRequestSent({ signRequestId: 42 });
- * const signed = events.participantSigned({ signRequestId: 42, participantId: 7 });
- * ```
- */
-export const events = {
-  templateActivated: builder('template-activated'),
-  templateInactivated: builder('template-inactivated'),
-  templateDeleted: builder('template-deleted'),
-  signRequestSent: builder('sign-request-sent'),
-  signRequestCompleted: builder('sign-request-completed'),
-  signRequestDeclined: builder('sign-request-declined'),
-  signRequestDeleted: builder('sign-request-deleted'),
-  participantSent: builder('participant-sent'),
-  participantViewed: builder('participant-viewed'),
-  participantDownloaded: builder('participant-downloaded'),
-  participantSigned: builder('participant-signed'),
-  participantDeclined: builder('participant-declined'),
-} as const;

@@ -7,8 +7,15 @@
  * @packageDocumentation
  */
 
-export type { EventOverrides, PlainValue } from './event-builders.js';
-export { buildEvent, EVENT_DEFAULTS, events } from './event-builders.js';
+export { buildEvent, events } from './assert-builders.js';
+export type {
+  BuildEvent,
+  Builder,
+  EventBuilders,
+  EventOverrides,
+  PlainValue,
+} from './event-builders.js';
+export { EVENT_DEFAULTS } from './event-builders.js';
 export type {
   EventInput,
   ExpectedConflict,

@@ -88,6 +88,7 @@ const runnable = (code: string): string =>
       "from 'signfold/testing'",
       `from '${pathToFileURL(join(ROOT, 'dist/testing/index.js')).href}'`,
     )
+    .replaceAll("from 'signfold/core'", `from '${pathToFileURL(join(ROOT, 'dist/core.js')).href}'`)
     .replaceAll(
       "from 'signfold/postgres'",
       `from '${pathToFileURL(join(ROOT, 'dist/postgres/index.js')).href}'`,

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import * as core from '../../src/core.js';
 import * as source from '../../src/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -50,5 +51,70 @@ describe('package exports', () => {
     expect(existsSync(join(ROOT, types ?? 'missing'))).toBe(true);
     // The declarations are those of the entry point the import condition names.
     expect(types?.replace(/\.d\.ts$/, '.js')).toBe(typeof main === 'object' ? main.import : '');
+  });
+});
+
+describe('signfold/core', () => {
+  const entry = manifest.exports['./core'];
+
+  it('resolves by name to the built core, with its declarations next to it', () => {
+    expect(entry).toEqual({ types: './dist/core.d.ts', import: './dist/core.js' });
+    expect(import.meta.resolve(`${manifest.name}/core`)).toBe(
+      pathToFileURL(join(ROOT, 'dist/core.js')).href,
+    );
+    expect(existsSync(join(ROOT, 'dist/core.d.ts'))).toBe(true);
+  });
+
+  it('exports exactly the runtime names of src/core.ts', async () => {
+    const name = `${manifest.name}/core`;
+    const published = (await import(name)) as Record<string, unknown>;
+    expect(Object.keys(published).sort()).toEqual(Object.keys(core).sort());
+  });
+
+  it('is a subset of signfold (the same values), the builders aside, which are those of signfold/testing', async () => {
+    const main = (await import(manifest.name)) as Record<string, unknown>;
+    const testing = (await import(`${manifest.name}/testing`)) as Record<string, unknown>;
+    const published = (await import(`${manifest.name}/core`)) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(published)) {
+      if (key in main) expect(value, key).toBe(main[key]);
+      else expect(typeof testing[key], key).toBe(typeof value);
+    }
+    // The builders throw a plain Error in the core (no node:assert), an AssertionError in the kit.
+    expect(
+      Object.keys(published)
+        .filter((key) => !(key in main))
+        .sort(),
+    ).toEqual(['EVENT_DEFAULTS', 'buildEvent', 'events']);
+    expect(published.EVENT_DEFAULTS).toBe(testing.EVENT_DEFAULTS);
+  });
+});
+
+describe('the manifest', () => {
+  const fields = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    repository: { type: string; url: string };
+    homepage: string;
+    bugs: { url: string };
+  };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version: string }>;
+  };
+
+  it('declares runtime dependencies as caret ranges from the locked versions, so applications share their copies', () => {
+    const entries = Object.entries(fields.dependencies);
+    expect(entries.map(([name]) => name).sort()).toEqual(['immer', 'neverthrow', 'ts-pattern']);
+    for (const [name, range] of entries) {
+      expect(range, name).toBe(`^${lock.packages[`node_modules/${name}`]?.version}`);
+    }
+  });
+
+  it('names one repository for the source, the home page and the issues', () => {
+    const repo = /^git\+(https:\/\/github\.com\/[\w-]+\/[\w-]+)\.git$/.exec(
+      fields.repository.url,
+    )?.[1];
+    expect(fields.repository.type).toBe('git');
+    expect(repo).toBeDefined();
+    expect(fields.homepage).toBe(`${repo}#readme`);
+    expect(fields.bugs.url).toBe(`${repo}/issues`);
   });
 });

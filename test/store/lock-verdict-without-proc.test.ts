@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import type { Observed } from '../../src/store/lock-file.js';
+import type { Observed } from '../../src/store/lock-content.js';
 import { judgeLock } from '../../src/store/lock-verdict.js';
 
 vi.mock('../../src/store/process-liveness.js', async (original) => ({

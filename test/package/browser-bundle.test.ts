@@ -1,0 +1,154 @@
+/**
+ * `signfold/core` bundles for a browser with no Node built-ins: esbuild
+ * bundles a small consumer of the installed package for `platform: 'browser'`,
+ * Debian's chromium runs it on the example log, and the state it folds equals
+ * what `signfold replay --json` gives for the same log.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../scripts/debian-chromium.js';
+import { exec, installApp, packBuilt, removeScratch } from './fixtures/scratch-app.js';
+
+/** A web page's code: decodes and folds an NDJSON log as `signfold replay` does. */
+const CONSUMER = `
+import {
+  decodeEvent, events, fold, initialState, listParticipants, listSignRequests, listTemplates,
+} from 'signfold/core';
+
+/** Lines that are not JSON, and events the decoder refuses, are skipped (replay quarantines them). */
+export const foldLog = (text) => {
+  const decoded = [];
+  let invalid = 0;
+  for (const line of text.split('\\n')) {
+    if (line.trim() === '') continue;
+    let value;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      invalid += 1;
+      continue;
+    }
+    // A stored line is an envelope around the event, or the bare event.
+    const result = decodeEvent('event' in value ? value.event : value);
+    if (result.isOk()) decoded.push(result.value);
+    else invalid += 1;
+  }
+  const { state, conflicts } = fold(initialState(), decoded);
+  return JSON.stringify({
+    invalid,
+    conflicts: conflicts.length,
+    templates: [...listTemplates(state)],
+    signRequests: [...listSignRequests(state)],
+    participants: [...listParticipants(state)],
+  });
+};
+
+/** The test kit's builders work in the page too. */
+export const buildInvalid = () => {
+  try {
+    return events.participantSigned({ participantId: 1.5 }).type;
+  } catch (error) {
+    return error.constructor.name + ': ' + error.message;
+  }
+};
+`;
+
+const EXAMPLE = 'node_modules/signfold/examples/events.ndjson';
+
+interface Folded {
+  readonly invalid: number;
+  readonly conflicts: number;
+  readonly templates: unknown[];
+  readonly signRequests: unknown[];
+  readonly participants: unknown[];
+}
+
+let app: string;
+let browser: Browser | undefined;
+let page: Page;
+const problems: string[] = [];
+
+/** Bundles `entry` of the app for a browser; esbuild's errors if it cannot. */
+const bundle = async (entry: string) => {
+  const { build } = await import('esbuild');
+  return build({
+    absWorkingDir: app,
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    globalName: 'consumer',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+};
+
+beforeAll(async () => {
+  app = await installApp((await packBuilt()).tarball);
+  await writeFile(join(app, 'consumer.js'), CONSUMER);
+  browser = await launchChromium();
+  page = await browser.newPage();
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await removeScratch();
+});
+
+describe('signfold/core in a browser', () => {
+  it('bundles for the browser from nothing but the package and its dependencies', async () => {
+    const result = await bundle('consumer.js');
+    expect(result.errors).toEqual([]);
+    const inputs = Object.keys(result.metafile.inputs);
+    const packages = new Set(
+      inputs.map((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input),
+    );
+    expect([...packages].sort()).toEqual(
+      ['consumer.js', 'immer', 'neverthrow', 'signfold', 'ts-pattern'].sort(),
+    );
+    expect(inputs.filter((input) => input.includes('node:'))).toEqual([]);
+  });
+
+  it('runs in chromium and folds the example log into the state signfold replay --json shows', async () => {
+    const code = (await bundle('consumer.js')).outputFiles[0]?.text ?? '';
+    await page.setContent('<!doctype html><title>signfold/core</title>');
+    await page.addScriptTag({ content: code });
+    const log = await readFile(join(app, EXAMPLE), 'utf8');
+    const folded = JSON.parse(
+      await page.evaluate((text) => {
+        const loaded = (globalThis as { consumer?: { foldLog(text: string): string } }).consumer;
+        return loaded?.foldLog(text) ?? 'null';
+      }, log),
+    ) as Folded;
+    const { stdout } = await exec(
+      process.execPath,
+      [join(app, 'node_modules/signfold/dist/cli/main.js'), 'replay', '--json', EXAMPLE],
+      app,
+    );
+    const replay = JSON.parse(stdout) as Folded & { stats: { invalid: number; conflicts: number } };
+    expect(folded.templates).toEqual(replay.templates);
+    expect(folded.signRequests).toEqual(replay.signRequests);
+    expect(folded.participants).toEqual(replay.participants);
+    expect(folded.signRequests.length).toBe(400);
+    expect([folded.invalid, folded.conflicts]).toEqual([
+      replay.stats.invalid,
+      replay.stats.conflicts,
+    ]);
+    const built = await page.evaluate(() =>
+      (globalThis as { consumer?: { buildInvalid(): string } }).consumer?.buildInvalid(),
+    );
+    expect(built).toMatch(/^Error: cannot build a participant-signed event: participantId: /);
+    expect(problems).toEqual([]);
+  });
+
+  it('is needed: the main entry point pulls in node:fs and does not bundle for a browser', async () => {
+    await writeFile(join(app, 'main-entry.js'), "export { fold } from 'signfold';\n");
+    await expect(bundle('main-entry.js')).rejects.toThrow(/node:/);
+  });
+});

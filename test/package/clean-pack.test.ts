@@ -1,0 +1,94 @@
+/**
+ * `npm pack` from a clean checkout (no dist/) gives a package that works once
+ * installed: the package's own `prepack`/`prepare` build it. Installed into a
+ * scratch application, the README's example prints what the README says, and
+ * the CLI replays the example log that ships with the package.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayOutput, usageCode, usageOutput } from './fixtures/readme-snippets.js';
+import {
+  exec,
+  installApp,
+  type Packed,
+  packClean,
+  ROOT,
+  removeScratch,
+} from './fixtures/scratch-app.js';
+
+let packed: Packed;
+let app: string;
+
+beforeAll(async () => {
+  packed = await packClean();
+  app = await installApp(packed.tarball);
+}, 240_000);
+afterAll(removeScratch);
+
+describe('the package packed from a clean checkout', () => {
+  it('carries every entry point compiled, with its declarations', () => {
+    for (const entry of ['index', 'core', 'testing/index', 'postgres/index', 'cli/main']) {
+      expect(packed.files, entry).toContain(`dist/${entry}.js`);
+      expect(packed.files, entry).toContain(`dist/${entry}.d.ts`);
+    }
+  });
+
+  it('leaves out the README screenshot, the API reference and everything only the repository needs', () => {
+    expect(packed.files).not.toContain('docs/report-screenshot.png');
+    const tops = new Set(packed.files.map((path) => path.split('/')[0]));
+    expect([...tops].sort()).toEqual(
+      ['LICENSE', 'README.md', 'dist', 'docs', 'examples', 'package.json', 'src'].sort(),
+    );
+    expect(packed.files.filter((path) => path.startsWith('docs/api/'))).toEqual([]);
+    expect(packed.files.filter((path) => path.startsWith('examples/')).sort()).toEqual([
+      'examples/README.md',
+      'examples/events.ndjson',
+      'examples/sign-request.json',
+    ]);
+  });
+
+  it('has source maps and declaration maps whose sources are in the package', async () => {
+    const maps = packed.files.filter((path) => path.endsWith('.map'));
+    expect(maps.length).toBeGreaterThan(100);
+    const installed = join(app, 'node_modules', 'signfold');
+    const missing: string[] = [];
+    for (const map of maps) {
+      const { sources } = JSON.parse(await readFile(join(installed, map), 'utf8')) as {
+        sources: string[];
+      };
+      for (const source of sources) {
+        const target = resolve(dirname(join(installed, map)), source);
+        if (!existsSync(target)) missing.push(`${map} -> ${source}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('runs the README example in an application and prints what the README says', async () => {
+    // The example is TypeScript: strip its types (nothing else changes) to run it with node.
+    const { transform } = await import('esbuild');
+    const { code } = await transform(usageCode(), { loader: 'ts', format: 'esm' });
+    await writeFile(join(app, 'usage.mjs'), code);
+    const { stdout, stderr } = await exec(process.execPath, ['usage.mjs'], app);
+    expect(stderr).toBe('');
+    expect(stdout).toBe(usageOutput());
+  });
+
+  it('replays the example log it ships with, as docs/cli.md shows: npx signfold replay', async () => {
+    const log = 'node_modules/signfold/examples/events.ndjson';
+    for (const doc of ['docs/cli.md', 'README.md']) {
+      expect(await readFile(join(ROOT, doc), 'utf8'), doc).toContain(`npx signfold replay ${log}`);
+    }
+    const { stdout } = await exec('npx', ['--offline', 'signfold', 'replay', log], app);
+    const varying = (line: string) => line.startsWith('Log:') || line.startsWith('Elapsed:');
+    const printed = stdout.split('\n');
+    expect(printed.filter((line) => !varying(line))).toEqual(
+      replayOutput()
+        .split('\n')
+        .filter((line) => !varying(line)),
+    );
+    expect(printed[0]).toBe(`Log:            ${log}`);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * A strict TypeScript consumer with nothing but `typescript` installed (no
+ * `@types/node`) compiles against every entry point's declarations: Node's
+ * types stay inside signfold. Checked with the package as packed, in a scratch
+ * application outside the repository (so no `@types` folder is in reach).
+ */
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usageCode } from './fixtures/readme-snippets.js';
+import { exec, installApp, packBuilt, removeScratch } from './fixtures/scratch-app.js';
+
+/** Uses something of every entry point, so that every declaration file they reach is checked. */
+const CONSUMER = `
+import { createProjector, createMemoryEventLog, type Result, type SignEvent, type DecodeError } from 'signfold';
+import { decodeEventJson, events, fold, initialState, getSignRequest, signRequestId } from 'signfold/core';
+import { given } from 'signfold/testing';
+import { openPostgresEventLog } from 'signfold/postgres';
+
+const decoded: Result<SignEvent, DecodeError> = decodeEventJson('{"type":"template-deleted"}');
+const { state } = fold(initialState(), [events.signRequestSent({ signRequestId: 42 })]);
+export const status: string | undefined = getSignRequest(state, signRequestId(42))?.status;
+export const ok: boolean = decoded.isOk();
+export const engine = [createProjector, createMemoryEventLog, openPostgresEventLog, given] as const;
+`;
+
+/** The compiler command of the issue: strict, Node's module resolution, everything else default. */
+const TSC = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext'];
+
+let app: string;
+
+beforeAll(async () => {
+  app = await installApp((await packBuilt()).tarball, ['typescript']);
+  await writeFile(join(app, 'main.ts'), CONSUMER);
+  await writeFile(join(app, 'usage.ts'), usageCode());
+}, 120_000);
+afterAll(removeScratch);
+
+const tsc = (args: readonly string[]) =>
+  exec(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), ...args], app).then(
+    () => '',
+    (error: Error) => error.message,
+  );
+
+describe('a strict TypeScript consumer without @types/node', () => {
+  it('has only typescript and signfold with its dependencies installed', () => {
+    expect(existsSync(join(app, 'node_modules/typescript'))).toBe(true);
+    expect(existsSync(join(app, 'node_modules/@types'))).toBe(false);
+  });
+
+  it('compiles against signfold, signfold/core, signfold/testing and signfold/postgres', async () => {
+    expect(await tsc([...TSC, 'main.ts'])).toBe('');
+  });
+
+  it('compiles with the standard library alone (no DOM), as in an edge function', async () => {
+    expect(await tsc([...TSC, '--lib', 'es2023', 'main.ts'])).toBe('');
+  });
+
+  it('compiles the README example', async () => {
+    expect(await tsc([...TSC, 'usage.ts'])).toBe('');
+  });
+});
