@@ -12,12 +12,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
+import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { forbiddenIn, hostileTextArb } from '../support/terminal-safety.js';
 import { removeTempDirs, runCli, tempDir } from './cli-helpers.js';
 
 afterAll(removeTempDirs);
 
-const HOSTILE = join(import.meta.dirname, '../../../shared/hostile/hostile.ndjson');
+const HOSTILE = HOSTILE_CORPUS;
 
 const ESC = '\u001b[2J\u001b]0;pwned\u0007';
 const C1 = '\u009b31m\u0085';

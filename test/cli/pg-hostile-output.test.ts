@@ -7,11 +7,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 import { forbiddenIn } from '../support/terminal-safety.js';
 import { removeTempDirs, runCli, tempDir } from './cli-helpers.js';
 
-const HOSTILE = join(import.meta.dirname, '../../../shared/hostile/hostile.ndjson');
+const HOSTILE = HOSTILE_CORPUS;
 const ESC = '\u001b[2J\u001b]0;pwned\u0007';
 const C1 = '\u009b31m\u0085\u007f';
 const BIDI = '\u202efdp.exe\u2066x\u2069';

@@ -25,6 +25,7 @@ import { readProjections } from '../../src/postgres/read-projections.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
+import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import {
   asStored,
   expectEqualsSequentialFold,
@@ -33,7 +34,7 @@ import {
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
-const CORPUS = join(ROOT, '../shared/hostile/hostile.ndjson');
+const CORPUS = HOSTILE_CORPUS;
 
 let server: PostgresServer;
 let pool: pg.Pool;

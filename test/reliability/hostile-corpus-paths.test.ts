@@ -20,11 +20,12 @@ import { participantId, signRequestId } from '../../src/ids.js';
 import { migrate } from '../../src/postgres/migrate.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
+import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
-const CORPUS = join(ROOT, '../shared/hostile/hostile.ndjson');
+const CORPUS = HOSTILE_CORPUS;
 
 /** What a path did with one line of the corpus. */
 type Verdict = 'applied' | 'no-op' | 'bad-line' | 'invalid-event' | 'conflict';

@@ -4,7 +4,6 @@
  * (envelope or bare event, blank and whitespace lines, CRLF, positions).
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../src/engine/event-log.js';
@@ -12,6 +11,7 @@ import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { parseLogLine } from '../../src/store/parse-log-line.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { ev } from '../support/events.js';
+import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { fileWith, readAll, removeTempDirs } from './fixtures/log-helpers.js';
 
 afterAll(removeTempDirs);
@@ -73,7 +73,7 @@ describe('parseLogLine', () => {
   });
 
   it('agrees with the file reader on every line of the shared hostile corpus', async () => {
-    const corpus = join(import.meta.dirname, '../../../shared/hostile/hostile.ndjson');
+    const corpus = HOSTILE_CORPUS;
     const bytes = readFileSync(corpus);
     const records = await readAll(readFileEventLog(corpus));
     const byLine = new Map(
