@@ -3,7 +3,7 @@
  * two writers started at once, a writer SIGKILLed at random moments and
  * replaced at once, openers racing for a stale lock, and exit without close.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { Figures } from '../reliability/fixtures/reliability-helpers.js';
 import { readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
+import { ackedIds, startWriter, type WriterRun } from './fixtures/writer-process.js';
 
 afterAll(removeTempDirs);
 
@@ -20,45 +21,8 @@ const KILLS = process.env.SIGNFOLD_STRESS ? 200 : 20;
 /** `<log>.lock.<pid>.<token>` (or `.lock.break.…`): what an opener killed mid-way leaves. */
 const SCRATCH = /\.lock(\.break)?\.\d+\.[0-9a-f]{24}$/;
 
-interface Run {
-  readonly child: ChildProcess;
-  /** Resolves when the process exits, with everything it printed. */
-  readonly finished: Promise<{ readonly out: string; readonly code: number | null }>;
-  /** Resolves once the process printed `text`. */
-  readonly printed: (text: string) => Promise<void>;
-}
-
-const start = (path: string, prefix: string, count: number, ending = 'close'): Run => {
-  const child = spawn(process.execPath, [WRITER, path, prefix, String(count), ending], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let errors = '';
-  const waiters: { text: string; resolve: () => void }[] = [];
-  child.stdout?.setEncoding('utf8');
-  child.stdout?.on('data', (text: string) => {
-    out += text;
-    for (const waiter of waiters.filter((w) => out.includes(w.text))) waiter.resolve();
-  });
-  child.stderr?.on('data', (text: Buffer) => {
-    errors += text.toString();
-  });
-  const finished = new Promise<{ out: string; code: number | null }>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (code !== null && code !== 0 && code !== 3) {
-        reject(new Error(`writer failed (${code}): ${errors}`));
-      }
-      resolve({ out, code: signal === null ? code : null });
-    });
-  });
-  const printed = (text: string) =>
-    new Promise<void>((resolve) => {
-      if (out.includes(text)) resolve();
-      else waiters.push({ text, resolve });
-    });
-  return { child, finished, printed };
-};
+const start = (path: string, prefix: string, count: number, ending = 'close'): WriterRun =>
+  startWriter(WRITER, [path, prefix, String(count), ending]);
 
 /** Delivery ids of the entries in the log, and the count of bad lines. */
 const contents = async (path: string) => {
@@ -66,12 +30,6 @@ const contents = async (path: string) => {
   const ids = records.flatMap((r) => (r.kind === 'entry' ? [r.deliveryId ?? ''] : []));
   return { ids, bad: records.filter((r) => r.kind === 'bad-line').length };
 };
-
-const ackedIds = (out: string, prefix: string): string[] =>
-  out
-    .split('\n')
-    .filter((line) => line.startsWith('acked '))
-    .map((line) => `${prefix}-${line.slice('acked '.length)}`);
 
 describe('writer lock across processes (compiled build)', () => {
   it('lets one of two writers started at once append; the other is refused and writes nothing', async () => {

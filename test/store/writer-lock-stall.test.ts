@@ -9,7 +9,7 @@
  * to open the log and append. Then A resumes. Every acknowledged append must
  * be stored, with no bad line and no position used twice.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFile, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { count, Figures } from '../reliability/fixtures/reliability-helpers.js';
 import { readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
+import { ackedIds, startWriter, type WriterRun } from './fixtures/writer-process.js';
 
 afterAll(removeTempDirs);
 
@@ -24,51 +25,9 @@ const WRITER = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'stall-
 const TRIALS = count(2, 10);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Run {
-  readonly child: ChildProcess;
-  readonly finished: Promise<{ readonly out: string; readonly code: number | null }>;
-  readonly printed: (text: string) => Promise<void>;
-  /** Everything printed so far. */
-  readonly output: () => string;
-}
-
-const start = (args: readonly string[]): Run => {
-  const child = spawn(process.execPath, [WRITER, ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    // The thread pool stall below needs the default four threads.
-    env: { ...process.env, UV_THREADPOOL_SIZE: '4' },
-  });
-  let out = '';
-  let errors = '';
-  const waiters: { text: string; resolve: () => void }[] = [];
-  child.stdout?.setEncoding('utf8');
-  child.stdout?.on('data', (text: string) => {
-    out += text;
-    for (const waiter of waiters.filter((w) => out.includes(w.text))) waiter.resolve();
-  });
-  child.stderr?.on('data', (text: Buffer) => {
-    errors += text.toString();
-  });
-  const finished = new Promise<{ out: string; code: number | null }>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0 && code !== 3) reject(new Error(`writer failed (${code}): ${errors}`));
-      resolve({ out, code });
-    });
-  });
-  const printed = (text: string) =>
-    new Promise<void>((resolve) => {
-      if (out.includes(text)) resolve();
-      else waiters.push({ text, resolve });
-    });
-  return { child, finished, printed, output: () => out };
-};
-
-const ackedIds = (out: string, prefix: string): string[] =>
-  out
-    .split('\n')
-    .filter((line) => line.startsWith('acked '))
-    .map((line) => `${prefix}-${line.slice('acked '.length)}`);
+const start = (args: readonly string[]): WriterRun =>
+  // The thread pool stall below needs the default four threads.
+  startWriter(WRITER, args, { stdin: 'pipe', env: { UV_THREADPOOL_SIZE: '4' } });
 
 /** What the log holds: delivery ids, bad lines, and envelope positions used more than once. */
 const stored = async (path: string) => {
