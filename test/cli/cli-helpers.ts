@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { run } from '../../src/cli/run.js';
 
 /** The repository root (tests run from it, but do not rely on the cwd). */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -39,6 +40,21 @@ export const runCli = (
     child.on('error', fail);
     child.on('close', (code) => done({ code, stdout, stderr }));
   });
+
+/**
+ * Runs the CLI in this process on in-memory streams (the same code as the
+ * binary, without a process start per run: for properties with many cases).
+ */
+export const runCliHere = async (argv: readonly string[]): Promise<CliRun> => {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    now: () => 0,
+  });
+  return { code, stdout, stderr };
+};
 
 const created: string[] = [];
 

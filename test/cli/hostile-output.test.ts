@@ -10,11 +10,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/run.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { forbiddenIn, hostileTextArb } from '../support/terminal-safety.js';
-import { removeTempDirs, runCli, tempDir } from './cli-helpers.js';
+import { removeTempDirs, runCli, runCliHere, tempDir } from './cli-helpers.js';
 
 afterAll(removeTempDirs);
 
@@ -201,18 +200,6 @@ describe('no control or bidi character from data on stdout or stderr', () => {
 });
 
 describe('property: random hostile names and bad lines', () => {
-  /** Runs the CLI in this process on in-memory streams. */
-  const runHere = async (argv: readonly string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await run(argv, {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-      now: () => 0,
-    });
-    return { code, stdout, stderr };
-  };
-
   const hostileLogArb = fc.record({
     names: fc.record({
       template: hostileTextArb,
@@ -262,7 +249,7 @@ describe('property: random hostile names and bad lines', () => {
           ['check', log],
           ['inspect', log, '--sign-request', '9'],
         ]) {
-          const result = await runHere(argv);
+          const result = await runCliHere(argv);
           expect(result.code).toBeLessThan(2);
           expect(forbiddenIn(result.stdout)).toEqual([]);
           expect(forbiddenIn(result.stderr)).toEqual([]);

@@ -8,23 +8,17 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/run.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
-import { MIXED_LOG, removeTempDirs, runCli, tempDir, writeFixture } from './cli-helpers.js';
+import {
+  MIXED_LOG,
+  removeTempDirs,
+  runCli,
+  runCliHere,
+  tempDir,
+  writeFixture,
+} from './cli-helpers.js';
 
 afterAll(removeTempDirs);
-
-/** Runs the CLI in this process (same code as the binary, without a process start per flip). */
-const runHere = async (argv: readonly string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    now: () => 0,
-  });
-  return { code, stdout, stderr };
-};
 
 /** A flip: a byte (taken modulo the file's length) and a bit; unbiased, so every byte is as likely. */
 const flipArb = fc.tuple(fc.noBias(fc.nat({ max: 2 ** 30 })), fc.noBias(fc.nat(7)));
@@ -49,7 +43,7 @@ describe('replay --from-snapshot with single-bit flips of a CLI snapshot', () =>
     // Snapshot mid-log, so resuming has a tail to replay.
     expect((await runCli(['replay', log, '--until', '6', '--snapshot', snapshot])).code).toBe(0);
     bytes = await readFile(snapshot);
-    const intact = await runHere(['replay', log, '--from-snapshot', snapshot, '--json']);
+    const intact = await runCliHere(['replay', log, '--from-snapshot', snapshot, '--json']);
     expect(intact.code).toBe(0);
     expected = intact.stdout;
   });
@@ -62,7 +56,7 @@ describe('replay --from-snapshot with single-bit flips of a CLI snapshot', () =>
     await fc.assert(
       fc.asyncProperty(flipArb, async (flip) => {
         await writeFile(path, flipped(bytes, flip));
-        const resumed = await runHere(['replay', log, '--from-snapshot', path, '--json']);
+        const resumed = await runCliHere(['replay', log, '--from-snapshot', path, '--json']);
         tally.flips += 1;
         if (resumed.code === 2) tally.refused += 1;
         else if (resumed.stdout === expected) tally.same += 1;
