@@ -1,34 +1,22 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/postgres/migrate.js';
 import { SCHEMA_VERSION } from '../../src/postgres/migrations.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { events } from '../../src/testing/index.js';
 import { readAll } from '../store/fixtures/log-helpers.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { throwawayPostgres } from '../support/postgres-server.js';
 
-let server: PostgresServer;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 8 });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  server?.stop();
-});
+const db = throwawayPostgres(8);
 
 describe('migrate', () => {
   it('creates the schema once and is idempotent', async () => {
-    expect((await migrate(pool, { schema: 'm1' }))._unsafeUnwrap()).toEqual({
+    expect((await migrate(db.pool, { schema: 'm1' }))._unsafeUnwrap()).toEqual({
       schema: 'm1',
       from: 0,
       to: SCHEMA_VERSION,
       partitions: 16,
     });
-    expect((await migrate(pool, { schema: 'm1' }))._unsafeUnwrap()).toEqual({
+    expect((await migrate(db.pool, { schema: 'm1' }))._unsafeUnwrap()).toEqual({
       schema: 'm1',
       from: SCHEMA_VERSION,
       to: SCHEMA_VERSION,
@@ -38,31 +26,31 @@ describe('migrate', () => {
 
   it('five migrations at once all succeed, one creates', async () => {
     const outcomes = await Promise.all(
-      Array.from({ length: 5 }, () => migrate(pool, { schema: 'm2' })),
+      Array.from({ length: 5 }, () => migrate(db.pool, { schema: 'm2' })),
     );
     const froms = outcomes.map((o) => o._unsafeUnwrap().from).sort();
     expect(froms).toEqual([0, ...Array(4).fill(SCHEMA_VERSION)]);
   });
 
   it('refuses a schema newer than the code', async () => {
-    await migrate(pool, { schema: 'm3' });
-    await pool.query('UPDATE m3.schema_version SET version = 99');
-    const refused = (await migrate(pool, { schema: 'm3' }))._unsafeUnwrapErr();
+    await migrate(db.pool, { schema: 'm3' });
+    await db.pool.query('UPDATE m3.schema_version SET version = 99');
+    const refused = (await migrate(db.pool, { schema: 'm3' }))._unsafeUnwrapErr();
     expect(refused).toMatchObject({ kind: 'schema-too-new', found: 99, supported: SCHEMA_VERSION });
-    expect((await openPostgresEventLog(pool, { schema: 'm3' }))._unsafeUnwrapErr().kind).toBe(
+    expect((await openPostgresEventLog(db.pool, { schema: 'm3' }))._unsafeUnwrapErr().kind).toBe(
       'schema-too-new',
     );
   });
 
   it('rejects a schema name that is not a plain identifier', async () => {
-    const bad = (await migrate(pool, { schema: 'x"; DROP TABLE y; --' }))._unsafeUnwrapErr();
+    const bad = (await migrate(db.pool, { schema: 'x"; DROP TABLE y; --' }))._unsafeUnwrapErr();
     expect(bad.kind).toBe('invalid-option');
     expect(bad.message).toContain('lower-case identifier');
   });
 
   it('opening an unmigrated schema says to migrate', async () => {
     const missing = (
-      await openPostgresEventLog(pool, { schema: 'nothing_here' })
+      await openPostgresEventLog(db.pool, { schema: 'nothing_here' })
     )._unsafeUnwrapErr();
     expect(missing).toMatchObject({ kind: 'schema-missing', schema: 'nothing_here' });
     expect(missing.message).toContain('signfold pg migrate');
@@ -71,8 +59,8 @@ describe('migrate', () => {
 
 describe('the PostgreSQL event log', () => {
   it('appends, deduplicates delivery ids and reads back in order', async () => {
-    await migrate(pool, { schema: 'l1' });
-    const log = (await openPostgresEventLog(pool, { schema: 'l1' }))._unsafeUnwrap();
+    await migrate(db.pool, { schema: 'l1' });
+    const log = (await openPostgresEventLog(db.pool, { schema: 'l1' }))._unsafeUnwrap();
     const at = new Date('2026-01-02T03:04:05.678Z');
     const first = await log.append(events.signRequestSent(), { deliveryId: 'd-1', receivedAt: at });
     expect(first._unsafeUnwrap()).toEqual({
@@ -115,9 +103,9 @@ describe('the PostgreSQL event log', () => {
   });
 
   it('validates before storing anything, as the file log does', async () => {
-    await migrate(pool, { schema: 'l2' });
+    await migrate(db.pool, { schema: 'l2' });
     const log = (
-      await openPostgresEventLog(pool, { schema: 'l2', maxEventBytes: 100 })
+      await openPostgresEventLog(db.pool, { schema: 'l2', maxEventBytes: 100 })
     )._unsafeUnwrap();
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
@@ -133,12 +121,12 @@ describe('the PostgreSQL event log', () => {
   });
 
   it('keeps the routing columns and refuses updates and deletes', async () => {
-    await migrate(pool, { schema: 'l3' });
-    const log = (await openPostgresEventLog(pool, { schema: 'l3' }))._unsafeUnwrap();
+    await migrate(db.pool, { schema: 'l3' });
+    const log = (await openPostgresEventLog(db.pool, { schema: 'l3' }))._unsafeUnwrap();
     await log.append(
       events.participantSigned({ companyId: 7, signRequestId: 70, participantId: 1 }),
     );
-    const row = await pool.query(
+    const row = await db.pool.query(
       'SELECT event_type, company_id, sign_request_id, template_id FROM l3.events',
     );
     expect(row.rows[0]).toEqual({
@@ -147,15 +135,15 @@ describe('the PostgreSQL event log', () => {
       sign_request_id: '70',
       template_id: expect.any(String),
     });
-    await expect(pool.query('DELETE FROM l3.events')).rejects.toThrow(/append-only/);
-    await expect(pool.query("UPDATE l3.events SET body = '{}'")).rejects.toThrow(/append-only/);
-    await expect(pool.query('TRUNCATE l3.events')).rejects.toThrow(/append-only/);
+    await expect(db.pool.query('DELETE FROM l3.events')).rejects.toThrow(/append-only/);
+    await expect(db.pool.query("UPDATE l3.events SET body = '{}'")).rejects.toThrow(/append-only/);
+    await expect(db.pool.query('TRUNCATE l3.events')).rejects.toThrow(/append-only/);
   });
 
   it('reads in batches across the batch size', async () => {
-    await migrate(pool, { schema: 'l4' });
+    await migrate(db.pool, { schema: 'l4' });
     const log = (
-      await openPostgresEventLog(pool, { schema: 'l4', readBatchSize: 7 })
+      await openPostgresEventLog(db.pool, { schema: 'l4', readBatchSize: 7 })
     )._unsafeUnwrap();
     await log.appendBatch(Array.from({ length: 50 }, (_, i) => ({ event: { i } })));
     const batches: number[] = [];
@@ -165,8 +153,8 @@ describe('the PostgreSQL event log', () => {
   });
 
   it('concurrent appends from one process get distinct increasing positions in call order', async () => {
-    await migrate(pool, { schema: 'l5' });
-    const log = (await openPostgresEventLog(pool, { schema: 'l5' }))._unsafeUnwrap();
+    await migrate(db.pool, { schema: 'l5' });
+    const log = (await openPostgresEventLog(db.pool, { schema: 'l5' }))._unsafeUnwrap();
     const outcomes = await Promise.all(
       Array.from({ length: 200 }, (_, i) => log.append({ i }, { deliveryId: `c-${i % 150}` })),
     );
@@ -181,9 +169,9 @@ describe('the PostgreSQL event log', () => {
 
 describe('why positions become visible in order', () => {
   it('an insert waits for an earlier uncommitted insert to commit', async () => {
-    await migrate(pool, { schema: 'l6' });
-    const first = await pool.connect();
-    const second = await pool.connect();
+    await migrate(db.pool, { schema: 'l6' });
+    const first = await db.pool.connect();
+    const second = await db.pool.connect();
     try {
       await first.query('BEGIN');
       await first.query("INSERT INTO l6.events (body) VALUES ('{}')");
@@ -195,7 +183,7 @@ describe('why positions become visible in order', () => {
       await second.query('ROLLBACK');
       await first.query('COMMIT');
       await second.query("INSERT INTO l6.events (body) VALUES ('{}')");
-      const positions = await pool.query('SELECT position FROM l6.events ORDER BY position');
+      const positions = await db.pool.query('SELECT position FROM l6.events ORDER BY position');
       // The waiting insert had not drawn a position yet: the lock comes first.
       expect(positions.rows.map((row) => Number(row.position))).toEqual([1, 2]);
     } finally {

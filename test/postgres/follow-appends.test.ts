@@ -1,37 +1,25 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { followAppends } from '../../src/postgres/follow-appends.js';
 import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
 import { events } from '../../src/testing/index.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { throwawayPostgres } from '../support/postgres-server.js';
 
-let server: PostgresServer;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 6 });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  server?.stop();
-});
+const db = throwawayPostgres();
 
 describe('followAppends', () => {
   it('projects an append announced while it was catching up at once, not at the next heartbeat', async () => {
     const schema = 'follow_during_catch_up';
-    (await migrate(pool, { schema, partitions: 1 }))._unsafeUnwrap();
-    const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+    (await migrate(db.pool, { schema, partitions: 1 }))._unsafeUnwrap();
+    const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
     (await log.append(events.signRequestSent({ signRequestId: 1 })))._unsafeUnwrap();
     let appendedAt = 0;
     let appendedPosition = 0;
     // The first batch appends while it is being projected: that append's
     // NOTIFY arrives during the catch-up, which read its high mark before it.
     const worker = (
-      await createProjectionWorker(pool, {
+      await createProjectionWorker(db.pool, {
         schema,
         // A heartbeat (a quarter of the lease) and a poll far longer than the wait below.
         leaseMs: 120_000,
@@ -45,7 +33,7 @@ describe('followAppends', () => {
     )._unsafeUnwrap();
     const stop = new AbortController();
     let projectedAt = 0;
-    const followed = followAppends(pool, worker, {
+    const followed = followAppends(db.pool, worker, {
       signal: stop.signal,
       pollIntervalMs: 120_000,
       onBatch: (progress) => {

@@ -15,8 +15,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector, type Projector } from '../../src/engine/projector.js';
 import { sqlText } from '../../src/postgres/event-routing.js';
@@ -31,22 +30,14 @@ import {
   expectEqualsSequentialFold,
   summedCounters,
 } from '../support/partition-checks.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { throwawayPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
 const CORPUS = HOSTILE_CORPUS;
 
-let server: PostgresServer;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 4 });
-});
+const db = throwawayPostgres(4);
 
 afterAll(async () => {
-  await pool?.end();
-  server?.stop();
   await removeTempDirs();
 });
 
@@ -113,8 +104,8 @@ let schemas = 0;
 const checkThroughPostgres = async (file: string, workers: number): Promise<void> => {
   schemas += 1;
   const schema = `hostile_${workers}_${schemas}`;
-  (await migrate(pool, { schema, partitions: 4 }))._unsafeUnwrap();
-  const database = ['--database', server.url, '--schema', schema];
+  (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
+  const database = ['--database', db.server.url, '--schema', schema];
   const imported = await runCli(['pg', 'import', file, ...database]);
   expect(imported.stderr).toBe('');
   expect(imported.code).toBe(0);
@@ -131,13 +122,13 @@ const checkThroughPostgres = async (file: string, workers: number): Promise<void
   for (const duplicate of duplicates) expect(duplicate.outcome).not.toBe('applied');
   const stored = replay.verdicts.filter((v) => !duplicates.has(v) && v.outcome !== 'incomplete');
   // The store's positions are its own: line i of what it stores is the i-th stored record.
-  const { rows } = await pool.query<{ position: string }>(
+  const { rows } = await db.pool.query<{ position: string }>(
     `SELECT position FROM ${schema}.events ORDER BY position`,
   );
   expect(rows.length).toBe(stored.length);
   const indexOf = new Map(rows.map((row, i) => [Number(row.position), i]));
 
-  const tables = (await readProjections(pool, { schema }))._unsafeUnwrap();
+  const tables = (await readProjections(db.pool, { schema }))._unsafeUnwrap();
   expect(sortedRecords(tables.state)).toEqual(asStored(sortedRecords(replay.projector.state())));
   expect(
     tables.quarantine.map((q) => ({
@@ -158,7 +149,7 @@ const checkThroughPostgres = async (file: string, workers: number): Promise<void
     else if (duplicate.reason === 'conflict') expected.conflicts -= 1;
     else expected.invalid -= 1;
   }
-  const counters = await summedCounters(pool, schema);
+  const counters = await summedCounters(db.pool, schema);
   expect(counters).toEqual({ ...expected, checkpoint: Number(rows.at(-1)?.position ?? 0) });
 };
 
@@ -351,8 +342,8 @@ describe('the hostile corpus, posted line by line to examples/webhook-server-pg.
     };
     for (const workers of [1, 3]) {
       const schema = `hostile_http_${workers}`;
-      (await migrate(pool, { schema, partitions: 4 }))._unsafeUnwrap();
-      const receiver = await recipe.startServer({ databaseUrl: server.url, schema, port: 0 });
+      (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
+      const receiver = await recipe.startServer({ databaseUrl: db.server.url, schema, port: 0 });
       try {
         for (const line of lines) {
           const { body, deliveryId } = deliveryOf(line);
@@ -366,14 +357,14 @@ describe('the hostile corpus, posted line by line to examples/webhook-server-pg.
       } finally {
         await receiver.close();
       }
-      const database = ['--database', server.url, '--schema', schema];
+      const database = ['--database', db.server.url, '--schema', schema];
       const runs = await Promise.all(
         Array.from({ length: workers }, () =>
           exitOf(['pg', 'work', '--drain', '--batch-size', '3', '--lease', '2000', ...database]),
         ),
       );
       for (const run of runs) expect(run).toEqual({ code: 0, stderr: '' });
-      await expectEqualsSequentialFold(pool, schema);
+      await expectEqualsSequentialFold(db.pool, schema);
     }
   });
 });

@@ -1,5 +1,4 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/postgres/migrate.js';
 import { type BatchContext, projectPartitionBatch } from '../../src/postgres/partition-batch.js';
 import { maintainClaims } from '../../src/postgres/partition-leases.js';
@@ -7,35 +6,24 @@ import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { schemaName } from '../../src/postgres/schema-name.js';
 import type { SqlPool, SqlPoolClient } from '../../src/postgres/sql-client.js';
 import { events } from '../../src/testing/index.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { throwawayPostgres } from '../support/postgres-server.js';
 
-let server: PostgresServer;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 3 });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  server?.stop();
-});
+const db = throwawayPostgres(3);
 
 const WORKER = 'batch-test-worker';
 const LEASE_MS = 60_000;
 
-/** A pool that records every statement it runs, and the transaction's synchronous_commit at each COMMIT. */
+/** A db.pool that records every statement it runs, and the transaction's synchronous_commit at each COMMIT. */
 const recordingPool = (): { pool: SqlPool; statements: string[]; commitSettings: string[] } => {
   const statements: string[] = [];
   const commitSettings: string[] = [];
   const recorded: SqlPool = {
     query: (text, values) => {
       statements.push(text);
-      return pool.query(text, values as unknown[]) as never;
+      return db.pool.query(text, values as unknown[]) as never;
     },
     connect: async () => {
-      const client = await pool.connect();
+      const client = await db.pool.connect();
       const wrapped: SqlPoolClient = {
         query: async (text, values) => {
           statements.push(text);
@@ -55,16 +43,16 @@ const recordingPool = (): { pool: SqlPool; statements: string[]; commitSettings:
 
 /** A migrated schema (4 partitions) with one event appended, claimed whole by {@link WORKER}. */
 const oneEventSchema = async (schema: string) => {
-  (await migrate(pool, { schema, partitions: 4 }))._unsafeUnwrap();
-  const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+  (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
+  const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
   const stored = (await log.append(events.signRequestSent({ signRequestId: 7 })))._unsafeUnwrap();
-  const { rows } = await pool.query<{ partition: number }>(
+  const { rows } = await db.pool.query<{ partition: number }>(
     `SELECT partition FROM ${schema}.events WHERE position = $1`,
     [stored.position],
   );
   const own = rows[0]?.partition ?? -2;
   const name = schemaName(schema)._unsafeUnwrap();
-  const claims = await maintainClaims(pool, name, WORKER, LEASE_MS, 4);
+  const claims = await maintainClaims(db.pool, name, WORKER, LEASE_MS, 4);
   expect(claims.size).toBe(4);
   const context: BatchContext = {
     schema: name,
@@ -79,7 +67,7 @@ const oneEventSchema = async (schema: string) => {
 
 const partitionRow = async (schema: string, partition: number) =>
   (
-    await pool.query<{ position: string; applied: string; invalid: string; conflicts: string }>(
+    await db.pool.query<{ position: string; applied: string; invalid: string; conflicts: string }>(
       `SELECT position, applied, invalid, conflicts FROM ${schema}.partitions WHERE partition = $1`,
       [partition],
     )
@@ -117,12 +105,12 @@ describe('a partition batch', () => {
     const schema = 'batch_empty_fenced';
     const { context, claims, other } = await oneEventSchema(schema);
     const outcome = await projectPartitionBatch(
-      pool,
+      db.pool,
       {
         ...context,
         // Another worker claims the partition between the read and the write.
         onFolded: async (partition) => {
-          await pool.query(
+          await db.pool.query(
             `UPDATE ${schema}.partitions SET owner = 'someone-else', epoch = epoch + 1 WHERE partition = $1`,
             [partition],
           );
@@ -135,7 +123,7 @@ describe('a partition batch', () => {
     expect((await partitionRow(schema, other))?.position).toBe('0');
   });
 
-  it('commits without waiting for the WAL flush, and leaves the pool’s connections synchronous (appends)', async () => {
+  it('commits without waiting for the WAL flush, and leaves the db.pool’s connections synchronous (appends)', async () => {
     const schema = 'batch_async_commit';
     const { context, claims, own, position } = await oneEventSchema(schema);
     const recording = recordingPool();
@@ -143,9 +131,9 @@ describe('a partition batch', () => {
     expect(outcome).toMatchObject({ kind: 'projected', processed: 1, caughtUp: true });
     expect((await partitionRow(schema, own))?.position).toBe(String(position));
     expect(recording.commitSettings).toEqual(['off']);
-    // SET LOCAL ends with the transaction: every connection of the pool (the
+    // SET LOCAL ends with the transaction: every connection of the db.pool (the
     // one the batch used among them) still commits synchronously.
-    const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
+    const clients = await Promise.all([db.pool.connect(), db.pool.connect(), db.pool.connect()]);
     try {
       for (const client of clients) {
         const shown = await client.query('SHOW synchronous_commit');

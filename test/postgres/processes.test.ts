@@ -6,8 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateEvents } from '../../bench/generate-stream.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
@@ -16,24 +15,13 @@ import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
 import { readProjections } from '../../src/postgres/read-projections.js';
 import { ROOT } from '../cli/cli-helpers.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { throwawayPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const STRESS = process.env.SIGNFOLD_STRESS === '1';
 
-let server: PostgresServer;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 6 });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  server?.stop();
-});
+const db = throwawayPostgres();
 
 const node = (script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess =>
   spawn(process.execPath, [script, ...args], {
@@ -63,13 +51,15 @@ const lineMatching = (child: ChildProcess, pattern: RegExp): Promise<string> =>
 describe('several writer processes and a reader', () => {
   it('the reader sees every committed position once, never one below what it has read', async () => {
     const schema = 'concurrent';
-    (await migrate(pool, { schema }))._unsafeUnwrap();
+    (await migrate(db.pool, { schema }))._unsafeUnwrap();
     const writers = 4;
     const each = STRESS ? 3000 : 400;
     const children = Array.from({ length: writers }, (_, w) =>
-      node(join(FIXTURES, 'append-writer.mjs'), [server.url, schema, `w${w}`, String(each)]),
+      node(join(FIXTURES, 'append-writer.mjs'), [db.server.url, schema, `w${w}`, String(each)]),
     );
-    const log = (await openPostgresEventLog(pool, { schema, readBatchSize: 97 }))._unsafeUnwrap();
+    const log = (
+      await openPostgresEventLog(db.pool, { schema, readBatchSize: 97 })
+    )._unsafeUnwrap();
     const seen: LogRecord[] = [];
     let last = 0;
     const tail = async (): Promise<void> => {
@@ -89,7 +79,7 @@ describe('several writer processes and a reader', () => {
     while (running) await tail();
     expect(await done).toEqual(Array(writers).fill(0));
     await tail();
-    const stored = await pool.query<{ position: string }>(
+    const stored = await db.pool.query<{ position: string }>(
       `SELECT position FROM ${schema}.events ORDER BY position`,
     );
     expect(seen.map((r) => r.position)).toEqual(stored.rows.map((row) => Number(row.position)));
@@ -100,8 +90,8 @@ describe('several writer processes and a reader', () => {
 describe('a projection worker killed mid-batch', () => {
   it('ends with exactly the tables of an uninterrupted run', async () => {
     const schema = 'crashes';
-    (await migrate(pool, { schema }))._unsafeUnwrap();
-    const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+    (await migrate(db.pool, { schema }))._unsafeUnwrap();
+    const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
     const stream = [
       ...generateEvents({ seed: 11, signRequests: 300, duplicateRate: 0.05, reorderRate: 0.05 }),
     ];
@@ -113,7 +103,7 @@ describe('a projection worker killed mid-batch', () => {
     const kills = STRESS ? 200 : 20;
     let killed = 0;
     for (;;) {
-      const child = node(join(FIXTURES, 'drain-worker.mjs'), [server.url, schema, '7']);
+      const child = node(join(FIXTURES, 'drain-worker.mjs'), [db.server.url, schema, '7']);
       const first = await lineMatching(child, /^(batch \d+|done)$/);
       if (first === 'done' || killed >= kills) {
         expect(await exited(child)).toBe(0);
@@ -129,12 +119,12 @@ describe('a projection worker killed mid-batch', () => {
     expect(killed).toBe(kills);
     const memory = createProjector({ audit: false });
     (await memory.replay(log))._unsafeUnwrap();
-    const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+    const stored = (await readProjections(db.pool, { schema }))._unsafeUnwrap();
     expect(sortedRecords(stored.state)).toEqual(sortedRecords(memory.state()));
     expect(stored.quarantine.map((q) => q.position)).toEqual(
       memory.quarantine().map((q) => q.position),
     );
-    const worker = (await createProjectionWorker(pool, { schema }))._unsafeUnwrap();
+    const worker = (await createProjectionWorker(db.pool, { schema }))._unsafeUnwrap();
     // Counters are cumulative over the kills: each event was counted exactly once.
     expect((await worker.drain())._unsafeUnwrap()).toMatchObject({
       ...memory.stats(),
@@ -165,7 +155,7 @@ const deliver = async (url: string, id: string): Promise<Delivery> => {
 
 const startWebhookServer = async (schema: string) => {
   const child = node(join(ROOT, 'examples/webhook-server-pg.js'), [], {
-    DATABASE_URL: server.url,
+    DATABASE_URL: db.server.url,
     SIGNFOLD_SCHEMA: schema,
     PORT: '0',
   });
@@ -177,7 +167,7 @@ const startWebhookServer = async (schema: string) => {
 describe('examples/webhook-server-pg.js', () => {
   it('SIGKILLed under load: every acknowledged delivery is stored exactly once', async () => {
     const schema = 'webhooks';
-    (await migrate(pool, { schema }))._unsafeUnwrap();
+    (await migrate(db.pool, { schema }))._unsafeUnwrap();
     const ids = Array.from({ length: STRESS ? 5000 : 600 }, (_, i) => `h-${i}`);
     const acknowledged = new Set<string>();
     let remaining = [...ids];
@@ -202,14 +192,14 @@ describe('examples/webhook-server-pg.js', () => {
       child.kill('SIGKILL');
       await exited(child);
       // Right after the kill: everything acknowledged so far is there.
-      const stored = await pool.query<{ delivery_id: string }>(
+      const stored = await db.pool.query<{ delivery_id: string }>(
         `SELECT delivery_id FROM ${schema}.events`,
       );
       const storedIds = new Set(stored.rows.map((row) => row.delivery_id));
       expect([...acknowledged].filter((id) => !storedIds.has(id))).toEqual([]);
     }
     expect(kills).toBe(5);
-    const rows = await pool.query<{ delivery_id: string; n: string }>(
+    const rows = await db.pool.query<{ delivery_id: string; n: string }>(
       `SELECT delivery_id, count(*) AS n FROM ${schema}.events GROUP BY delivery_id`,
     );
     expect(rows.rows.every((row) => row.n === '1')).toBe(true);
@@ -218,7 +208,7 @@ describe('examples/webhook-server-pg.js', () => {
 
   it('two servers at once, given the same deliveries, store each once', async () => {
     const schema = 'two_servers';
-    (await migrate(pool, { schema }))._unsafeUnwrap();
+    (await migrate(db.pool, { schema }))._unsafeUnwrap();
     const a = await startWebhookServer(schema);
     const b = await startWebhookServer(schema);
     try {
@@ -227,7 +217,7 @@ describe('examples/webhook-server-pg.js', () => {
         ids.flatMap((id) => [deliver(a.url, id), deliver(b.url, id)]),
       );
       expect(outcomes.every((o) => o.status === 200)).toBe(true);
-      const count = await pool.query<{ n: string; ids: string }>(
+      const count = await db.pool.query<{ n: string; ids: string }>(
         `SELECT count(*) AS n, count(DISTINCT delivery_id) AS ids FROM ${schema}.events`,
       );
       expect(count.rows[0]).toEqual({ n: '200', ids: '200' });

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProjector } from '../../src/engine/projector.js';
 import { importRecords } from '../../src/postgres/import-events.js';
 import { migrate } from '../../src/postgres/migrate.js';
@@ -12,48 +11,39 @@ import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { events } from '../../src/testing/index.js';
 import { rawStreamArb, recordsLog, recordsOf } from '../support/engine-arbitraries.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { throwawayPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../examples/events.ndjson');
 
-let server: PostgresServer;
-let pool: pg.Pool;
+const db = throwawayPostgres();
 let schemas = 0;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 6 });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  server?.stop();
-});
 
 const freshSchema = async (): Promise<string> => {
   schemas += 1;
   const schema = `w${schemas}`;
-  (await migrate(pool, { schema }))._unsafeUnwrap();
+  (await migrate(db.pool, { schema }))._unsafeUnwrap();
   return schema;
 };
 
 describe('the projection worker', () => {
   it('projects the example log exactly as the in-memory fold of the file', async () => {
     const schema = await freshSchema();
-    const imported = await importRecords(pool, readFileEventLog(EXAMPLE), { schema });
+    const imported = await importRecords(db.pool, readFileEventLog(EXAMPLE), { schema });
     expect(imported._unsafeUnwrap().imported).toBeGreaterThan(1000);
-    const worker = (await createProjectionWorker(pool, { schema, batchSize: 700 }))._unsafeUnwrap();
+    const worker = (
+      await createProjectionWorker(db.pool, { schema, batchSize: 700 })
+    )._unsafeUnwrap();
     const drained = (await worker.drain())._unsafeUnwrap();
     const file = createProjector({ audit: false });
     (await file.replay({ read: (o) => readFileEventLog(EXAMPLE, o) }))._unsafeUnwrap();
-    const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+    const stored = (await readProjections(db.pool, { schema }))._unsafeUnwrap();
     expect(sortedRecords(stored.state)).toEqual(sortedRecords(file.state()));
     expect(stored.quarantine.map((q) => q.message)).toEqual(
       file.quarantine().map((q) => q.reason.message),
     );
     expect(drained).toMatchObject({ ...file.stats(), processed: imported._unsafeUnwrap().read });
-    await expectEqualsSequentialFold(pool, schema);
+    await expectEqualsSequentialFold(db.pool, schema);
   });
 
   it('equals the fold on generated streams with conflicts, invalid values and bad lines', async () => {
@@ -64,14 +54,14 @@ describe('the projection worker', () => {
         async (items, batchSize) => {
           const schema = await freshSchema();
           const records = recordsOf(items);
-          (await importRecords(pool, recordsLog(records, 5).read(), { schema }))._unsafeUnwrap();
+          (await importRecords(db.pool, recordsLog(records, 5).read(), { schema }))._unsafeUnwrap();
           const worker = (
-            await createProjectionWorker(pool, { schema, batchSize })
+            await createProjectionWorker(db.pool, { schema, batchSize })
           )._unsafeUnwrap();
           (await worker.drain())._unsafeUnwrap();
           const memory = createProjector({ audit: false });
           (await memory.replay(recordsLog(records)))._unsafeUnwrap();
-          const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+          const stored = (await readProjections(db.pool, { schema }))._unsafeUnwrap();
           expect(sortedRecords(stored.state)).toEqual(sortedRecords(memory.state()));
           expect(stored.quarantine.map((q) => [q.position, q.reason, q.message])).toEqual(
             memory.quarantine().map((q) => [q.position, q.reason.kind, q.reason.message]),
@@ -85,8 +75,8 @@ describe('the projection worker', () => {
 
   it('picks up appends made after a drain, and a drain with nothing new changes nothing', async () => {
     const schema = await freshSchema();
-    const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
-    const worker = (await createProjectionWorker(pool, { schema }))._unsafeUnwrap();
+    const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
+    const worker = (await createProjectionWorker(db.pool, { schema }))._unsafeUnwrap();
     await log.append(events.signRequestSent());
     expect((await worker.drain())._unsafeUnwrap()).toMatchObject({ checkpoint: 1, applied: 1 });
     await log.append(events.participantViewed());
@@ -97,7 +87,7 @@ describe('the projection worker', () => {
       processed: 2,
     });
     expect((await worker.drain())._unsafeUnwrap()).toMatchObject({ checkpoint: 3, processed: 0 });
-    const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+    const stored = (await readProjections(db.pool, { schema }))._unsafeUnwrap();
     expect(sortedRecords(stored.state).participants).toEqual([
       expect.objectContaining({ status: 'viewed', viewCount: 2 }),
     ]);
@@ -105,11 +95,11 @@ describe('the projection worker', () => {
 
   it('stores names PostgreSQL text cannot hold with U+FFFD instead of failing', async () => {
     const schema = await freshSchema();
-    const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+    const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
     await log.append(events.templateActivated({ templateName: 'a\u0000b\ud800c' }));
-    const worker = (await createProjectionWorker(pool, { schema }))._unsafeUnwrap();
+    const worker = (await createProjectionWorker(db.pool, { schema }))._unsafeUnwrap();
     expect((await worker.drain())._unsafeUnwrap().applied).toBe(1);
-    const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+    const stored = (await readProjections(db.pool, { schema }))._unsafeUnwrap();
     expect(sortedRecords(stored.state).templates[0]?.name).toBe('a\ufffdb\ufffdc');
   });
 
@@ -118,10 +108,10 @@ describe('the projection worker', () => {
     const records = recordsOf(
       fc.sample(rawStreamArb({ badLines: true, maxLength: 200 }), { numRuns: 1, seed: 7 })[0] ?? [],
     );
-    (await importRecords(pool, recordsLog(records, 50).read(), { schema }))._unsafeUnwrap();
-    const a = (await createProjectionWorker(pool, { schema, batchSize: 3 }))._unsafeUnwrap();
-    const b = (await createProjectionWorker(pool, { schema, batchSize: 4 }))._unsafeUnwrap();
+    (await importRecords(db.pool, recordsLog(records, 50).read(), { schema }))._unsafeUnwrap();
+    const a = (await createProjectionWorker(db.pool, { schema, batchSize: 3 }))._unsafeUnwrap();
+    const b = (await createProjectionWorker(db.pool, { schema, batchSize: 4 }))._unsafeUnwrap();
     for (const drained of await Promise.all([a.drain(), b.drain()])) drained._unsafeUnwrap();
-    await expectEqualsSequentialFold(pool, schema);
+    await expectEqualsSequentialFold(db.pool, schema);
   });
 });

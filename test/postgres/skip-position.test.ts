@@ -1,13 +1,4 @@
-/**
- * A batch the database refuses for a reason no check foresaw (here: a constraint an operator
- * added): `pg work` narrows it down to one event and names its position in one line, with the
- * command that skips it; `pg skip` quarantines that event (visible, counted once), whether
- * workers run or not, and the workers go on; a batch refused as a whole but not event by event
- * goes in one at a time. Two skips at once, and a skip landing between a
- * worker's fold and its write, change nothing but that one event.
- */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
@@ -15,31 +6,20 @@ import { readProjections } from '../../src/postgres/read-projections.js';
 import { skipPosition } from '../../src/postgres/skip-position.js';
 import { requestEvent, runCli, templateEvent } from '../cli/cli-helpers.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { throwawayPostgres } from '../support/postgres-server.js';
 
-let server: PostgresServer;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 6 });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  server?.stop();
-});
+const db = throwawayPostgres();
 
 /**
  * A schema whose sign_requests table refuses the name `evil`, with a template, requests 1–3
  * (request 2 named `evil`) and the completions of 1 and 3; returns the position of request 2.
  */
 const refusingStore = async (schema: string): Promise<number> => {
-  (await migrate(pool, { schema, partitions: 2 }))._unsafeUnwrap();
-  await pool.query(
+  (await migrate(db.pool, { schema, partitions: 2 }))._unsafeUnwrap();
+  await db.pool.query(
     `ALTER TABLE ${schema}.sign_requests ADD CONSTRAINT refuse_evil CHECK (name <> 'evil')`,
   );
-  const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+  const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
   let evil = 0;
   const append = async (event: object) =>
     (await log.append(event))._unsafeUnwrap() as { position: number };
@@ -55,7 +35,7 @@ const refusingStore = async (schema: string): Promise<number> => {
 };
 
 const quarantineAt = async (schema: string, position: number) => {
-  const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+  const stored = (await readProjections(db.pool, { schema }))._unsafeUnwrap();
   return stored.quarantine.find((q) => q.position === position);
 };
 
@@ -63,7 +43,7 @@ describe('an event the database refuses', () => {
   it('pg work names its position and the skip command; pg skip quarantines it and work goes on', async () => {
     const schema = 'refused_cli';
     const evil = await refusingStore(schema);
-    const database = ['--database', server.url, '--schema', schema];
+    const database = ['--database', db.server.url, '--schema', schema];
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const failed = await runCli(['pg', 'work', '--drain', '--batch-size', '100', ...database]);
       expect(failed.code).toBe(2);
@@ -77,7 +57,7 @@ describe('an event the database refuses', () => {
       ]);
     }
     // The events before it that its partition reads went in, one at a time.
-    const { rows } = await pool.query<{ position: string; before: string; last_error: string }>(
+    const { rows } = await db.pool.query<{ position: string; before: string; last_error: string }>(
       `SELECT p.position, p.last_error,
               (SELECT max(e.position) FROM ${schema}.events AS e
                 WHERE e.partition IN (p.partition, -1) AND e.position < $1) AS before
@@ -106,8 +86,8 @@ describe('an event the database refuses', () => {
       message: 'skipped with signfold pg skip: the worker could not project it',
     });
     // The fold of the store reads a skipped event as the workers do: the tables equal it.
-    await expectEqualsSequentialFold(pool, schema);
-    const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+    await expectEqualsSequentialFold(db.pool, schema);
+    const stored = (await readProjections(db.pool, { schema }))._unsafeUnwrap();
     expect([...stored.state.signRequests.keys()].sort()).toEqual([1, 3]);
 
     const late = await runCli(['pg', 'skip', '--position', '1', ...database]);
@@ -127,32 +107,32 @@ describe('an event the database refuses', () => {
     const schema = 'refused_twice';
     const evil = await refusingStore(schema);
     const outcomes = await Promise.all([
-      skipPosition(pool, evil, { schema, reason: 'first' }),
-      skipPosition(pool, evil, { schema, reason: 'second' }),
+      skipPosition(db.pool, evil, { schema, reason: 'first' }),
+      skipPosition(db.pool, evil, { schema, reason: 'second' }),
     ]);
     expect(outcomes.map((o) => o._unsafeUnwrap().kind).sort()).toEqual([
       'already-skipped',
       'skipped',
     ]);
-    const { rows } = await pool.query(`SELECT position FROM ${schema}.skipped`);
+    const { rows } = await db.pool.query(`SELECT position FROM ${schema}.skipped`);
     expect(rows).toEqual([{ position: String(evil) }]);
   });
 
   it('a skip between a worker’s fold and its write makes the worker fold again', async () => {
     const schema = 'skipped_in_flight';
-    (await migrate(pool, { schema, partitions: 1 }))._unsafeUnwrap();
-    const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+    (await migrate(db.pool, { schema, partitions: 1 }))._unsafeUnwrap();
+    const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
     (await log.append(templateEvent('template-activated')))._unsafeUnwrap();
     const target = (await log.append(requestEvent('sign-request-sent', 1, true)))._unsafeUnwrap();
     await log.close();
     let folds = 0;
     const worker = (
-      await createProjectionWorker(pool, {
+      await createProjectionWorker(db.pool, {
         schema,
         onFolded: async () => {
           folds += 1;
           if (folds === 1) {
-            const skipped = await skipPosition(pool, target.position, { schema });
+            const skipped = await skipPosition(db.pool, target.position, { schema });
             expect(skipped._unsafeUnwrap().kind).toBe('skipped');
           }
         },
@@ -162,14 +142,14 @@ describe('an event the database refuses', () => {
     expect(folds).toBeGreaterThan(1);
     expect(drained).toMatchObject({ applied: 1, invalid: 1 });
     expect(await quarantineAt(schema, target.position)).toMatchObject({ reason: 'bad-line' });
-    await expectEqualsSequentialFold(pool, schema);
+    await expectEqualsSequentialFold(db.pool, schema);
   });
 
   it('a batch refused as a whole but not event by event goes in one at a time, and work goes on', async () => {
     const schema = 'refused_as_batch';
-    (await migrate(pool, { schema, partitions: 1 }))._unsafeUnwrap();
+    (await migrate(db.pool, { schema, partitions: 1 }))._unsafeUnwrap();
     // Refuses any statement that inserts more than one sign request: no single event is the cause.
-    await pool.query(`
+    await db.pool.query(`
       CREATE FUNCTION ${schema}.one_at_a_time() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF (SELECT count(*) FROM inserted) > 1 THEN RAISE EXCEPTION 'more than one row'; END IF;
@@ -177,7 +157,7 @@ describe('an event the database refuses', () => {
       END $$;
       CREATE TRIGGER one_at_a_time AFTER INSERT ON ${schema}.sign_requests
         REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.one_at_a_time();`);
-    const log = (await openPostgresEventLog(pool, { schema }))._unsafeUnwrap();
+    const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
     (await log.append(templateEvent('template-activated')))._unsafeUnwrap();
     for (const id of [1, 2, 3]) {
       (await log.append(requestEvent('sign-request-sent', id, true)))._unsafeUnwrap();
@@ -188,13 +168,13 @@ describe('an event the database refuses', () => {
       'work',
       '--drain',
       '--database',
-      server.url,
+      db.server.url,
       '--schema',
       schema,
     ]);
     expect(worked).toMatchObject({ code: 0, stderr: '' });
-    await expectEqualsSequentialFold(pool, schema);
-    const stored = (await readProjections(pool, { schema }))._unsafeUnwrap();
+    await expectEqualsSequentialFold(db.pool, schema);
+    const stored = (await readProjections(db.pool, { schema }))._unsafeUnwrap();
     expect(stored.state.signRequests.size).toBe(3);
   });
 });

@@ -9,8 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateEvents } from '../../bench/generate-stream.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { importRecords } from '../../src/postgres/import-events.js';
@@ -18,23 +17,12 @@ import { migrate } from '../../src/postgres/migrate.js';
 import { CLI, ROOT } from '../cli/cli-helpers.js';
 import { rawStreamArb, recordsLog, recordsOf } from '../support/engine-arbitraries.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { throwawayPostgres } from '../support/postgres-server.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const STRESS = process.env.SIGNFOLD_STRESS === '1';
 
-let server: PostgresServer;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 6 });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  server?.stop();
-});
+const db = throwawayPostgres();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -42,7 +30,7 @@ const node = (args: readonly string[]): ChildProcess =>
   spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 
 const work = (schema: string, extra: readonly string[]): ChildProcess =>
-  node([CLI, 'pg', 'work', '--database', server.url, '--schema', schema, ...extra]);
+  node([CLI, 'pg', 'work', '--database', db.server.url, '--schema', schema, ...extra]);
 
 const exited = (child: ChildProcess): Promise<number | null> =>
   new Promise((resolve) => {
@@ -66,21 +54,21 @@ const generatedRecords = (seed: number, worlds: number, maxLength: number): LogR
   );
 
 const importInto = async (schema: string, records: readonly LogRecord[]) =>
-  (await importRecords(pool, recordsLog(records, 100).read(), { schema }))._unsafeUnwrap();
+  (await importRecords(db.pool, recordsLog(records, 100).read(), { schema }))._unsafeUnwrap();
 
 describe('several pg work --drain processes', () => {
   for (const workers of [1, 2, 4]) {
     it(`${workers} process(es) share the partitions, all exit 0, and the tables equal the fold`, async () => {
       for (const seed of STRESS ? [1, 2, 3, 4, 5] : [workers]) {
         const schema = `drain_${workers}_${seed}`;
-        (await migrate(pool, { schema, partitions: 8 }))._unsafeUnwrap();
+        (await migrate(db.pool, { schema, partitions: 8 }))._unsafeUnwrap();
         await importInto(schema, generatedRecords(seed, 6, 150));
         const children = Array.from({ length: workers }, () =>
           work(schema, ['--drain', '--batch-size', '7']),
         );
         expect(await Promise.all(children.map(exited))).toEqual(Array(workers).fill(0));
-        await expectEqualsSequentialFold(pool, schema);
-        const owners = await pool.query(
+        await expectEqualsSequentialFold(db.pool, schema);
+        const owners = await db.pool.query(
           `SELECT count(*) AS n FROM ${schema}.partitions WHERE owner IS NOT NULL`,
         );
         expect(owners.rows[0]).toEqual({ n: '0' });
@@ -97,7 +85,7 @@ describe('one of three followers SIGKILLed again and again', () => {
     // heartbeat (a quarter lease); the rest is slack for a loaded 2-core machine.
     const bound = leaseMs + leaseMs / 4;
     const slack = 1500;
-    (await migrate(pool, { schema, partitions: 8 }))._unsafeUnwrap();
+    (await migrate(db.pool, { schema, partitions: 8 }))._unsafeUnwrap();
     const kills = STRESS ? 60 : 20;
     const realistic = recordsOf(
       [
@@ -133,14 +121,14 @@ describe('one of three followers SIGKILLed again and again', () => {
       if (slice.length > 0) await importInto(schema, slice);
       await sleep(Math.random() * 300);
       // A random worker among those holding partitions (a fresh one may hold none yet).
-      const owners = await pool.query<{ owner: string }>(
+      const owners = await db.pool.query<{ owner: string }>(
         `SELECT DISTINCT owner FROM ${schema}.partitions WHERE owner IS NOT NULL`,
       );
       const holding = workers.filter((w) => owners.rows.some((row) => row.owner === w.id));
       const chosen = holding[Math.floor(Math.random() * holding.length)] ?? workers[0];
       const victim = workers.indexOf(chosen as (typeof workers)[number]);
       const { id, child } = workers[victim] as (typeof workers)[number];
-      const held = await pool.query<{ partition: number }>(
+      const held = await db.pool.query<{ partition: number }>(
         `SELECT partition FROM ${schema}.partitions WHERE owner = $1`,
         [id],
       );
@@ -151,7 +139,7 @@ describe('one of three followers SIGKILLed again and again', () => {
       workers[victim] = start();
       const orphans = held.rows.map((row) => row.partition);
       for (;;) {
-        const { rows } = await pool.query<{ n: string }>(
+        const { rows } = await db.pool.query<{ n: string }>(
           `SELECT count(*) AS n FROM ${schema}.partitions
             WHERE partition = ANY($1::integer[]) AND (owner IS NULL OR owner = $2)`,
           [orphans, id],
@@ -172,11 +160,11 @@ describe('one of three followers SIGKILLed again and again', () => {
       );
     }
     // Let the survivors catch up, then stop them cleanly.
-    const last = await pool.query<{ high: string }>(
+    const last = await db.pool.query<{ high: string }>(
       `SELECT max(position) AS high FROM ${schema}.events`,
     );
     for (let waited = 0; ; waited += 100) {
-      const { rows } = await pool.query<{ low: string }>(
+      const { rows } = await db.pool.query<{ low: string }>(
         `SELECT min(position) AS low FROM ${schema}.partitions`,
       );
       if (rows[0]?.low === last.rows[0]?.high) break;
@@ -185,7 +173,7 @@ describe('one of three followers SIGKILLed again and again', () => {
     }
     for (const { child } of workers) child.kill('SIGTERM');
     expect(await Promise.all(workers.map(({ child }) => exited(child)))).toEqual([0, 0, 0]);
-    await expectEqualsSequentialFold(pool, schema);
+    await expectEqualsSequentialFold(db.pool, schema);
   });
 });
 
@@ -193,11 +181,11 @@ describe('a worker stopped past its lease', () => {
   it('cannot write its stale batch once resumed, and the tables equal the fold', async () => {
     const schema = 'fenced';
     const leaseMs = 500;
-    (await migrate(pool, { schema, partitions: 4 }))._unsafeUnwrap();
+    (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
     await importInto(schema, generatedRecords(31, 4, 150));
     const stopped = node([
       join(FIXTURES, 'paused-worker.mjs'),
-      server.url,
+      db.server.url,
       schema,
       String(leaseMs),
       '1000',
@@ -212,7 +200,7 @@ describe('a worker stopped past its lease', () => {
       await sleep(leaseMs * 2);
       const other = work(schema, ['--drain', '--lease', String(leaseMs)]);
       expect(await exited(other)).toBe(0);
-      await expectEqualsSequentialFold(pool, schema);
+      await expectEqualsSequentialFold(db.pool, schema);
     } finally {
       stopped.kill('SIGCONT');
     }
@@ -220,6 +208,6 @@ describe('a worker stopped past its lease', () => {
     expect(await lost).toBe(`lost ${folded.split(' ')[1]}`);
     await done;
     expect(await exited(stopped)).toBe(0);
-    await expectEqualsSequentialFold(pool, schema);
+    await expectEqualsSequentialFold(db.pool, schema);
   });
 });

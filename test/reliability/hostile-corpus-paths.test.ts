@@ -11,7 +11,6 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import type { Projector } from '../../src/engine/projector.js';
@@ -22,7 +21,7 @@ import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { throwawayPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
 const CORPUS = HOSTILE_CORPUS;
@@ -239,22 +238,13 @@ describe('the hostile corpus, delivered line by line to examples/webhook-server.
 });
 
 describe('the hostile corpus, delivered line by line to examples/webhook-server-pg.js', () => {
-  let server: PostgresServer;
-  let pool: pg.Pool;
-  beforeAll(async () => {
-    server = await startPostgres();
-    pool = new pg.Pool({ connectionString: server.url, max: 4 });
-  });
-  afterAll(async () => {
-    await pool?.end();
-    server?.stop();
-  });
+  const db = throwawayPostgres(4);
 
   it('stores what is JSON, refuses the rest, and pg work ends in the reference state', async () => {
     const schema = 'hostile';
-    (await migrate(pool, { schema }))._unsafeUnwrap();
+    (await migrate(db.pool, { schema }))._unsafeUnwrap();
     const { startServer } = await recipe('webhook-server-pg.js');
-    const receiver = await startServer({ databaseUrl: server.url, schema, port: 0 });
+    const receiver = await startServer({ databaseUrl: db.server.url, schema, port: 0 });
     try {
       for (const { line, number } of sendable()) {
         const answer = await post(receiver.url, line);
@@ -269,17 +259,17 @@ describe('the hostile corpus, delivered line by line to examples/webhook-server-
       'work',
       '--drain',
       '--database',
-      server.url,
+      db.server.url,
       '--schema',
       schema,
     ]);
     expect(work.stderr).toBe('');
     expect(work.code).toBe(0);
-    await expectEqualsSequentialFold(pool, schema);
+    await expectEqualsSequentialFold(db.pool, schema);
     const inspected = await runCli([
       'inspect',
       '--database',
-      server.url,
+      db.server.url,
       '--schema',
       schema,
       '--sign-request',
