@@ -5,6 +5,7 @@ import * as core from '../../src/core.js';
 import * as api from '../../src/index.js';
 import * as postgresAdapter from '../../src/postgres/index.js';
 import * as testingKit from '../../src/testing/index.js';
+import * as webhooks from '../../src/webhooks/index.js';
 import { ROOT } from './cli-helpers.js';
 
 /**
@@ -17,10 +18,21 @@ const ENTRY_POINTS = new Map<string, { module: object; source: string }>([
   ['signfold/core', { module: core, source: 'src/core.ts' }],
   ['signfold/testing', { module: testingKit, source: 'src/testing/index.ts' }],
   ['signfold/postgres', { module: postgresAdapter, source: 'src/postgres/index.ts' }],
+  ['signfold/webhooks', { module: webhooks, source: 'src/webhooks/index.ts' }],
 ]);
 
-/** Other packages a documented snippet may use: the test runner of docs/testing.md. */
-const THIRD_PARTY = new Set(['vitest']);
+/**
+ * Other packages a documented snippet may use: the test runner of docs/testing.md, and the web
+ * frameworks docs/webhooks.md shows the handler under.
+ */
+const THIRD_PARTY = new Set([
+  'vitest',
+  'express',
+  'fastify',
+  'hono',
+  'hono/body-limit',
+  '@hono/node-server',
+]);
 
 /** The `import … from '…'` statements of the ```ts / ```js blocks of a Markdown file. */
 const importsOf = (markdown: string): { names: string[]; from: string }[] => {
