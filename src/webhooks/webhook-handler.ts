@@ -56,7 +56,7 @@ const checkSecrets = (options: WebhookHandlerOptions): readonly string[] => {
  * const body = new TextEncoder().encode('{"type":"template-deleted"}');
  * const headers = { 'x-signature': signWebhookBody(body, 's3cret'), 'x-delivery-id': 'd-1' };
  * const answer = await handler({ method: 'POST', headers, body });
- * console.log(answer.status, answer.body); // 200 {"position":1,"duplicate":false}
+ * console.log(answer.status, answer.body.trim()); // 200 {"position":1,"duplicate":false}
  * ```
  */
 export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHandler => {
