@@ -46,7 +46,7 @@ describe('serve on PostgreSQL', () => {
       database.server.pause();
       try {
         await eventually(async () => (await readyStatus(serve.url)) === 503, 10_000, '503');
-        const readyz = await (await fetch(`${serve.url}/readyz`)).json();
+        const readyz = (await (await fetch(`${serve.url}/readyz`)).json()) as { reason: string };
         expect(readyz).toMatchObject({ status: 'unavailable' });
         expect(readyz.reason).toMatch(/^database unreachable: /);
         const down = await deliver(serve.url, eventBody(2), { 'x-delivery-id': 'pg-2' });
