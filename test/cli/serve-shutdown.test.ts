@@ -108,6 +108,33 @@ describe('serve on a file log', () => {
     }
   });
 
+  it('/readyz goes 503 once its writer lock is removed (signfold unlock --force), and deliveries 503', async () => {
+    const log = join(await tempDir(), 'events.ndjson');
+    const serve = await startServe(['--log', log]);
+    try {
+      expect((await fetch(`${serve.url}/readyz`)).status).toBe(200);
+      expect((await deliver(serve.url, eventBody(1), { 'x-delivery-id': 'kept' })).status).toBe(
+        200,
+      );
+      const unlocked = await runCli(['unlock', '--force', log]);
+      expect(unlocked.code, unlocked.stderr).toBe(0);
+      const readyz = await fetch(`${serve.url}/readyz`);
+      expect(readyz.status).toBe(503);
+      expect(await readyz.json()).toEqual({
+        status: 'unavailable',
+        reason: `lost the writer lock ${log}.lock`,
+      });
+      const refused = await deliver(serve.url, eventBody(2), { 'x-delivery-id': 'lost' });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);
+    } finally {
+      expect((await serve.stop()).code).toBe(0);
+    }
+    const stored = (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '');
+    expect(stored.map((line) => JSON.parse(line).deliveryId)).toEqual(['kept']);
+  });
+
   it('SIGTERM: a delivery in progress still gets its 200 and is stored, then exit 0 and the lock released', async () => {
     const log = join(await tempDir(), 'events.ndjson');
     const serve = await startServe(['--log', log]);
