@@ -23,6 +23,8 @@ export type {
   LogRecord,
   ReadOptions,
 } from './engine/event-log.js';
+export type { JsonText, JsonTextError } from './engine/json-text.js';
+export { jsonText } from './engine/json-text.js';
 export { EventLogReadError } from './engine/log-errors.js';
 export { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES } from './engine/log-limits.js';
 export type { Projector } from './engine/projector.js';
@@ -184,3 +186,24 @@ export { decodeSnapshot, encodeSnapshot } from './store/snapshot-checksum.js';
 export type { SnapshotFileError } from './store/snapshot-file.js';
 export { readSnapshotFile, writeSnapshotFile } from './store/snapshot-file.js';
 export type { WriterLockOptions } from './store/writer-lock.js';
+export type {
+  NodeWebhookRequest,
+  NodeWebhookResponse,
+  SignatureAlgorithm,
+  SignatureEncoding,
+  SignatureOptions,
+  TimestampOptions,
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookHeaders,
+  WebhookOutcome,
+  WebhookRequest,
+  WebhookResponse,
+} from './webhooks/index.js';
+export {
+  createWebhookHandler,
+  DEFAULT_DELIVERY_HEADER,
+  DEFAULT_SIGNATURE_HEADER,
+  handleNodeRequest,
+  signWebhookBody,
+} from './webhooks/index.js';

@@ -74,6 +74,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   store: ['core', 'engine', 'store', 'neverthrow', 'node:'],
   postgres: ['core', 'engine', 'postgres', 'neverthrow', 'immer', 'pg', 'pg-copy-streams', 'node:'],
   report: ['core', 'engine', 'report', 'neverthrow', 'immer', 'ts-pattern', 'node:'],
+  webhooks: ['core', 'engine', 'webhooks', 'neverthrow', 'node:'],
 };
 
 const allowed = (layer: string, target: string): boolean => {

@@ -6,11 +6,12 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import type { AppendItem, LogError } from './event-log.js';
+import { JsonText } from './json-text.js';
 import type { WriteLimits } from './log-limits.js';
 
 /** An item that passed validation, ready for a position. */
 export interface EncodedItem {
-  /** `JSON.stringify(event)`: what is stored and read back. */
+  /** What is stored and read back: a {@link JsonText}'s own text, else `JSON.stringify(event)`. */
   readonly eventJson: string;
   readonly deliveryId: string | undefined;
   readonly receivedAt: string;
@@ -22,6 +23,26 @@ export interface EncodedItem {
  * punctuation. Used to check the line limit before the position is known.
  */
 const ENVELOPE_OVERHEAD_BYTES = 100;
+
+/**
+ * The stored text of an event: a {@link JsonText} as it is (validated when it
+ * was made), anything else by `JSON.stringify`.
+ */
+const serializeEvent = (event: unknown): Result<string, LogError> => {
+  if (event instanceof JsonText) return ok(event.text);
+  let eventJson: string | undefined;
+  try {
+    // JSON.stringify returns undefined (not a string) for undefined, functions and symbols.
+    eventJson = JSON.stringify(event) as string | undefined;
+  } catch (cause) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    return err({ kind: 'not-serializable', message: `event is not JSON-serializable: ${detail}` });
+  }
+  if (eventJson === undefined) {
+    return err({ kind: 'not-serializable', message: 'event has no JSON representation' });
+  }
+  return ok(eventJson);
+};
 
 /** Validates and serializes one item against the limits. */
 export const encodeItem = (
@@ -37,17 +58,9 @@ export const encodeItem = (
   if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
     return err({ kind: 'not-serializable', message: 'receivedAt must be a valid Date' });
   }
-  let eventJson: string | undefined;
-  try {
-    // JSON.stringify returns undefined (not a string) for undefined, functions and symbols.
-    eventJson = JSON.stringify(item.event) as string | undefined;
-  } catch (cause) {
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    return err({ kind: 'not-serializable', message: `event is not JSON-serializable: ${detail}` });
-  }
-  if (eventJson === undefined) {
-    return err({ kind: 'not-serializable', message: 'event has no JSON representation' });
-  }
+  const serialized = serializeEvent(item.event);
+  if (serialized.isErr()) return err(serialized.error);
+  const eventJson = serialized.value;
   const eventBytes = Buffer.byteLength(eventJson);
   if (eventBytes > limits.maxEventBytes) {
     const message = `event is ${eventBytes} bytes, over the limit of ${limits.maxEventBytes}`;

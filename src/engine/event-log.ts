@@ -23,7 +23,10 @@ export interface AppendOptions {
 
 /** One element of a batch append: the event plus its own options. */
 export interface AppendItem extends AppendOptions {
-  /** The raw event value; anything `JSON.stringify` accepts. */
+  /**
+   * The raw event value; anything `JSON.stringify` accepts, or a `JsonText`
+   * (see `jsonText`), whose text is stored exactly as it is.
+   */
   readonly event: unknown;
 }
 

@@ -16,6 +16,7 @@ import type {
   ReadOptions,
 } from '../engine/event-log.js';
 import { GroupCommitQueue } from '../engine/group-commit.js';
+import { eventValueOf } from '../engine/json-text.js';
 import { closedError, EventLogReadError } from '../engine/log-errors.js';
 import { byteLimit, writeLimits } from '../engine/log-limits.js';
 import { firstPosition } from '../engine/read-position.js';
@@ -122,7 +123,9 @@ export const openPostgresEventLog = async (
     const encoded = encodeItems(items, limits, now);
     if (encoded.isErr()) return err(encoded.error);
     if (items.length === 0) return ok([]);
-    const stored = encoded.value.map((item, i) => storedItemOf(item, items[i]?.event));
+    const stored = encoded.value.map((item, i) =>
+      storedItemOf(item, eventValueOf(items[i]?.event)),
+    );
     return new Promise((settle) => queue.push({ items: stored, settle }));
   };
 

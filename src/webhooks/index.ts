@@ -1,0 +1,26 @@
+/**
+ * `signfold/webhooks`: receiving webhook deliveries with any HTTP framework
+ * (also exported from `signfold`). See docs/webhooks.md.
+ */
+export { type JsonText, type JsonTextError, jsonText } from '../engine/json-text.js';
+export { DEFAULT_DELIVERY_HEADER } from './delivery-id.js';
+export {
+  handleNodeRequest,
+  type NodeWebhookRequest,
+  type NodeWebhookResponse,
+} from './node-request.js';
+export { signWebhookBody } from './sign-payload.js';
+export { DEFAULT_SIGNATURE_HEADER } from './signature-options.js';
+export { createWebhookHandler } from './webhook-handler.js';
+export type {
+  SignatureAlgorithm,
+  SignatureEncoding,
+  SignatureOptions,
+  TimestampOptions,
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookHeaders,
+  WebhookOutcome,
+  WebhookRequest,
+  WebhookResponse,
+} from './webhook-types.js';

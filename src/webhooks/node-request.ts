@@ -1,0 +1,107 @@
+/**
+ * The node:http glue: reads a request's body with a cap, hands it to a
+ * {@link WebhookHandler}, writes the answer. Typed structurally, so the
+ * declarations need no `@types/node`: an `IncomingMessage` and a
+ * `ServerResponse` fit.
+ */
+import type { WebhookHandler, WebhookOutcome } from './webhook-types.js';
+
+/** The parts of a node:http `IncomingMessage` the glue uses. */
+export interface NodeWebhookRequest {
+  readonly method?: string | undefined;
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
+  on(event: 'end' | 'aborted', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  resume(): unknown;
+}
+
+/** The parts of a node:http `ServerResponse` the glue uses. */
+export interface NodeWebhookResponse {
+  readonly headersSent: boolean;
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body: string): unknown;
+}
+
+type BodyRead =
+  | { readonly kind: 'body'; readonly body: Uint8Array }
+  | { readonly kind: 'over'; readonly limit: number }
+  | { readonly kind: 'gone' };
+
+/** Reads the whole body, or stops at `limit` bytes (keeping none of it), or notes a lost client. */
+const readBody = (request: NodeWebhookRequest, limit: number): Promise<BodyRead> =>
+  new Promise((resolve) => {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      // Drain what arrives until the answer closes the connection; keep none of it.
+      request.resume();
+      resolve({ kind: 'over', limit });
+      return;
+    }
+    let chunks: Uint8Array[] = [];
+    let size = 0;
+    let over = false;
+    request.on('data', (chunk) => {
+      if (over) return;
+      size += chunk.byteLength;
+      if (size > limit) {
+        over = true;
+        chunks = [];
+        resolve({ kind: 'over', limit });
+      } else {
+        chunks.push(chunk);
+      }
+    });
+    request.on('end', () => resolve({ kind: 'body', body: Buffer.concat(chunks) }));
+    request.on('aborted', () => resolve({ kind: 'gone' }));
+    request.on('error', () => resolve({ kind: 'gone' }));
+  });
+
+/**
+ * Answers one node:http request with `handler`: reads the body (at most
+ * `maxBodyBytes`: a larger one, by its `Content-Length` or by what arrives,
+ * is answered 413 at once with `connection: close`, without buffering the
+ * rest), calls the handler, writes its answer. Resolves with what was
+ * decided, `undefined` when the client went away before the body ended.
+ * Never throws or rejects. Routing (which path is the endpoint) is the
+ * caller's.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createMemoryEventLog, createWebhookHandler, handleNodeRequest } from 'signfold';
+ *
+ * const handler = createWebhookHandler({ log: createMemoryEventLog(), secrets: ['s3cret'] });
+ * const server = createServer((request, response) => {
+ *   void handleNodeRequest(handler, request, response, { maxBodyBytes: 256 * 1024 });
+ * });
+ * server.listen(0, '127.0.0.1', () => server.close());
+ * ```
+ */
+export const handleNodeRequest = async (
+  handler: WebhookHandler,
+  request: NodeWebhookRequest,
+  response: NodeWebhookResponse,
+  options: { readonly maxBodyBytes: number },
+): Promise<WebhookOutcome | undefined> => {
+  try {
+    const read = await readBody(request, options.maxBodyBytes);
+    if (read.kind === 'gone') return undefined;
+    const answer = await handler({
+      method: request.method ?? '',
+      headers: request.headers,
+      body: read.kind === 'body' ? read.body : new Uint8Array(0),
+      ...(read.kind === 'over' ? { overLimit: read.limit } : {}),
+    });
+    if (!response.headersSent) {
+      const headers =
+        read.kind === 'over' ? { ...answer.headers, connection: 'close' } : answer.headers;
+      response.writeHead(answer.status, headers);
+      response.end(answer.body);
+    }
+    return answer.outcome;
+  } catch {
+    // The socket failed under us: there is no one left to answer.
+    return undefined;
+  }
+};

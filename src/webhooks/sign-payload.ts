@@ -1,0 +1,42 @@
+/**
+ * The HMAC of a delivery: what a sender computes and what verification
+ * recomputes, in one place.
+ */
+import { createHmac } from 'node:crypto';
+import { signatureScheme } from './signature-options.js';
+import type { SignatureAlgorithm, SignatureOptions } from './webhook-types.js';
+
+/** The raw HMAC bytes of `payload` under `secret`. */
+export const hmacOf = (
+  algorithm: SignatureAlgorithm,
+  secret: string,
+  payload: Uint8Array,
+): Buffer => createHmac(algorithm, secret).update(payload).digest();
+
+/**
+ * The signature header value a sender would send for `body` (without the
+ * prefix), by the same options the handler verifies with: for tests, for a
+ * client of your own, or to check a provider's setup. With
+ * `signature.timestamp`, pass the `timestamp` (whole seconds) you send.
+ * Throws on invalid options, as `createWebhookHandler` does.
+ *
+ * @example
+ * ```ts
+ * import { signWebhookBody } from 'signfold';
+ *
+ * const body = new TextEncoder().encode('{"type":"template-deleted"}');
+ * const value = signWebhookBody(body, 'my secret');
+ * console.log(value.length); // 64 (hex of HMAC-SHA256)
+ * ```
+ */
+export const signWebhookBody = (
+  body: Uint8Array,
+  secret: string,
+  options: SignatureOptions = {},
+  timestamp?: string,
+): string => {
+  const scheme = signatureScheme(options);
+  const payload =
+    scheme.timestamp === undefined ? body : scheme.timestamp.signedPayload(timestamp ?? '', body);
+  return hmacOf(scheme.algorithm, secret, payload).toString(scheme.encoding);
+};

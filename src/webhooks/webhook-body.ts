@@ -1,0 +1,20 @@
+/**
+ * The body of a delivery as JSON text to store: UTF-8 and JSON, or refused.
+ * Any JSON value is accepted, even one that is not a valid event: the log
+ * keeps it and the projector quarantines it, so nothing a sender considers
+ * delivered is lost. A byte order mark is kept (`ignoreBOM`), so JSON.parse
+ * refuses it as the file reader refuses one on any line but a file's first.
+ */
+import { err, type Result } from 'neverthrow';
+import { type JsonText, jsonText } from '../engine/json-text.js';
+
+/** The body as JSON text, or the reason it is not JSON (answered 400). */
+export const jsonBodyOf = (body: Uint8Array): Result<JsonText, string> => {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
+  } catch {
+    return err('body is not UTF-8');
+  }
+  return jsonText(text).mapErr((error) => `body is not JSON: ${error.message}`);
+};

@@ -1,0 +1,128 @@
+/**
+ * The framework-free shapes of the webhook handler: what any HTTP framework
+ * hands over (method, headers, raw body bytes) and what it writes back.
+ */
+import type { EventLog } from '../engine/event-log.js';
+import type { Projector } from '../engine/projector.js';
+
+/**
+ * Request headers: a plain object (node:http, Express, Fastify) whose names
+ * are matched case-insensitively, or anything with a Fetch-style `get` (Hono,
+ * `Request.headers`), which joins repeated headers with `", "`.
+ */
+export type WebhookHeaders =
+  | Readonly<Record<string, string | readonly string[] | undefined>>
+  | { get(name: string): string | null };
+
+/** What any framework gives us. */
+export interface WebhookRequest {
+  readonly method: string;
+  readonly headers: WebhookHeaders;
+  /** The raw body bytes, exactly as received (never a re-serialized parsed body). */
+  readonly body: Uint8Array;
+  /**
+   * Set by a caller that stopped reading the body because it was larger than
+   * this many bytes (`handleNodeRequest` does): the answer is 413 whatever
+   * `body` holds, so a cut body is never stored.
+   */
+  readonly overLimit?: number;
+}
+
+/** What to write back. */
+export interface WebhookResponse {
+  readonly status: number;
+  /** Always `content-type`; `retry-after` on 503, `allow` on 405. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** A small JSON document (ends with a newline). */
+  readonly body: string;
+  /** What was decided; always set by `createWebhookHandler` (the same value `onOutcome` got). */
+  readonly outcome?: WebhookOutcome;
+}
+
+/** What was decided about one request, for metrics and logs. */
+export type WebhookOutcome =
+  | {
+      readonly kind: 'stored';
+      readonly deliveryId: string | undefined;
+      readonly position: number;
+      readonly appendMs: number;
+    }
+  | {
+      readonly kind: 'duplicate';
+      readonly deliveryId: string;
+      readonly position: number;
+      readonly appendMs: number;
+    }
+  | {
+      readonly kind: 'rejected';
+      readonly status: 400 | 401 | 405 | 413;
+      readonly reason: string;
+      readonly deliveryId: string | undefined;
+    }
+  | {
+      readonly kind: 'unavailable';
+      readonly status: 503;
+      readonly reason: string;
+      readonly deliveryId: string | undefined;
+    };
+
+/** The HMAC algorithms a signature may use. */
+export type SignatureAlgorithm = 'sha256' | 'sha1' | 'sha512';
+
+/** How a signature value is written. */
+export type SignatureEncoding = 'hex' | 'base64';
+
+/** A signed timestamp that bounds how old (or how far in the future) a delivery may be. */
+export interface TimestampOptions {
+  /** The header carrying the time of signing, in whole seconds since the epoch. */
+  readonly header: string;
+  /** Largest accepted distance from now, in seconds, either way. */
+  readonly toleranceSeconds: number;
+  /** The bytes signed; default `${timestamp}.${body}`. */
+  readonly signedPayload?: (timestamp: string, body: Uint8Array) => Uint8Array;
+}
+
+/** How deliveries are signed. Every member has a default (see docs/webhooks.md). */
+export interface SignatureOptions {
+  /** The header(s) carrying signatures; default `x-signature`. Several names: any may match. */
+  readonly header?: string | readonly string[];
+  /** Default `sha256`. */
+  readonly algorithm?: SignatureAlgorithm;
+  /** Default `hex` (either letter case); `base64` accepts padded or unpadded standard base64. */
+  readonly encoding?: SignatureEncoding;
+  /** Accepted (optional) before each value; default `${algorithm}=`; `''` for none. */
+  readonly prefix?: string;
+  /** Sign `${timestamp}.${body}` and refuse deliveries outside the tolerance. */
+  readonly timestamp?: TimestampOptions;
+}
+
+/** Options of `createWebhookHandler`. */
+export interface WebhookHandlerOptions {
+  /** Where deliveries are appended: a file, memory or PostgreSQL log. */
+  readonly log: Pick<EventLog, 'append'>;
+  /** Several at once = rotation: a signature by any of them verifies. Empty: every request 401. */
+  readonly secrets: readonly string[];
+  /** `true`: no verification at all (then `secrets` must be empty). */
+  readonly insecureNoSignature?: boolean;
+  readonly signature?: SignatureOptions;
+  /** Default `x-delivery-id`. */
+  readonly deliveryHeader?: string;
+  /** `true`: a request without a delivery id is refused (400). Default `false`: stored, not deduplicated. */
+  readonly requireDeliveryId?: boolean;
+  /** Default 256 KiB (the file log's event limit); larger bodies get 413. */
+  readonly maxBodyBytes?: number;
+  /** Seconds in the `Retry-After` of a 503; default 5. */
+  readonly retryAfterSeconds?: number;
+  /**
+   * Applies each stored event live, in append order. Give it a projector
+   * caught up with the log (replayed), on a log this process alone writes.
+   */
+  readonly projector?: Projector;
+  /** Called with every decision before its response is returned (a throw is ignored). */
+  readonly onOutcome?: (outcome: WebhookOutcome) => void;
+  /** Clock for timestamps and `receivedAt`; injectable for tests. */
+  readonly now?: () => Date;
+}
+
+/** Answers one webhook request; never throws, never rejects. */
+export type WebhookHandler = (request: WebhookRequest) => Promise<WebhookResponse>;
