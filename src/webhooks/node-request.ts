@@ -10,16 +10,22 @@ import type { WebhookHandler, WebhookOutcome } from './webhook-types.js';
 export interface NodeWebhookRequest {
   readonly method?: string | undefined;
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** A chunk of the body arrived. */
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
+  /** The body ended, or the client went away first. */
   on(event: 'end' | 'aborted', listener: () => void): unknown;
+  /** The connection failed. */
   on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Reads (and drops) the rest of a body that is not wanted. */
   resume(): unknown;
 }
 
 /** The parts of a node:http `ServerResponse` the glue uses. */
 export interface NodeWebhookResponse {
   readonly headersSent: boolean;
+  /** Starts the answer. */
   writeHead(status: number, headers: Record<string, string>): unknown;
+  /** Sends the body and ends the answer. */
   end(body: string): unknown;
 }
 

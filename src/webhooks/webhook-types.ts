@@ -12,7 +12,10 @@ import type { Projector } from '../engine/projector.js';
  */
 export type WebhookHeaders =
   | Readonly<Record<string, string | readonly string[] | undefined>>
-  | { get(name: string): string | null };
+  | {
+      /** The value of header `name`, repeated headers joined; `null` when absent. */
+      get(name: string): string | null;
+    };
 
 /** What any framework gives us. */
 export interface WebhookRequest {

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as core from '../../src/core.js';
 import * as source from '../../src/index.js';
+import * as webhooks from '../../src/webhooks/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -86,6 +87,21 @@ describe('signfold/core', () => {
         .sort(),
     ).toEqual(['EVENT_DEFAULTS', 'buildEvent', 'events']);
     expect(published.EVENT_DEFAULTS).toBe(testing.EVENT_DEFAULTS);
+  });
+});
+
+describe('signfold/webhooks', () => {
+  it('resolves by name to the built webhooks entry, whose values are those of signfold', async () => {
+    expect(manifest.exports['./webhooks']).toEqual({
+      types: './dist/webhooks/index.d.ts',
+      import: './dist/webhooks/index.js',
+    });
+    expect(existsSync(join(ROOT, 'dist/webhooks/index.d.ts'))).toBe(true);
+    const main = (await import(manifest.name)) as Record<string, unknown>;
+    const published = (await import(`${manifest.name}/webhooks`)) as Record<string, unknown>;
+    expect(Object.keys(published).sort()).toEqual(Object.keys(webhooks).sort());
+    expect(Object.keys(published)).toContain('createWebhookHandler');
+    for (const [key, value] of Object.entries(published)) expect(value, key).toBe(main[key]);
   });
 });
 
