@@ -1,37 +1,36 @@
 #!/usr/bin/env node
-// A webhook receiver on PostgreSQL: every delivery is appended to the signfold event store
-// (committed, idempotently by delivery id) before it is acknowledged. Run as many of these
-// processes as you like, on as many machines: they share the store, and the projection
-// workers (`signfold pg work`) turn it into tables. Explained in docs/postgres.md.
+// A webhook receiver on PostgreSQL: createWebhookHandler verifies each delivery and appends it
+// to the signfold event store (committed, idempotently by delivery id) before it is
+// acknowledged. Run as many of these processes as you like, on as many machines: they share the
+// store, and the projection workers (`signfold pg work`) turn it into tables. Explained in
+// docs/postgres.md; `signfold serve --database` (docs/cli.md#serve) is the ready-made server.
 //
 //   npm run build && signfold pg migrate --database "$DATABASE_URL"
-//   DATABASE_URL=postgres://... node examples/webhook-server-pg.js
-//   curl -H 'x-delivery-id: d-1' --data @event.json http://127.0.0.1:8080/webhooks
+//   DATABASE_URL=postgres://... SIGNFOLD_WEBHOOK_SECRET=... node examples/webhook-server-pg.js
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { createWebhookHandler } from '../dist/index.js';
 import { openPostgresEventLog } from '../dist/postgres/index.js';
-import {
-  deliveryIdOf,
-  MAX_BODY_BYTES,
-  parseBody,
-  readBody,
-  reply,
-  serveWebhooks,
-} from './webhook-server.js';
+import { MAX_BODY_BYTES, secretsFromEnv, serveWebhooks } from './webhook-server.js';
 
 /**
  * Connects, checks the schema, and listens for `POST /webhooks`.
- * @param {{ databaseUrl: string, schema?: string, port?: number, host?: string, maxBodyBytes?: number }} options
+ * @param {{ databaseUrl: string, schema?: string, port?: number, host?: string,
+ *   maxBodyBytes?: number, secrets?: string[], insecureNoSignature?: boolean }} options
  */
 export const startServer = async ({
   databaseUrl,
   schema,
   port = 8080,
   host = '127.0.0.1',
-  maxBodyBytes,
+  maxBodyBytes = MAX_BODY_BYTES,
+  secrets = secretsFromEnv(),
+  insecureNoSignature = false,
 }) => {
-  const limit = maxBodyBytes ?? MAX_BODY_BYTES;
+  if (secrets.length === 0 && !insecureNoSignature) {
+    throw new Error('no secret: set SIGNFOLD_WEBHOOK_SECRET (or run with --insecure-no-signature)');
+  }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   // A connection lost while idle is reported by the next query (as a 503), not thrown here.
   pool.on('error', () => undefined);
@@ -41,29 +40,14 @@ export const startServer = async ({
     throw new Error(opened.error.message);
   }
   const log = opened.value;
-
-  /** @type {Parameters<typeof serveWebhooks>[0]} */
-  const deliver = async (request, response) => {
-    const { event } = parseBody(await readBody(request, limit));
-    const deliveryId = deliveryIdOf(request);
-    // Resolves once the insert is committed (PostgreSQL's synchronous_commit decides how durable).
-    const appended = await log.append(event, deliveryId === undefined ? {} : { deliveryId });
-    if (appended.isErr()) {
-      const { kind, message } = appended.error;
-      // Not stored: a non-2xx answer makes the sender deliver it again later.
-      if (kind === 'too-large') return reply(response, 413, { error: message });
-      if (kind === 'not-serializable') return reply(response, 400, { error: message });
-      response.setHeader('retry-after', '5');
-      return reply(response, 503, { error: message });
-    }
-    const stored = appended.value;
-    return reply(response, 200, {
-      position: stored.position,
-      duplicate: stored.kind === 'duplicate',
-    });
-  };
-
-  const serving = await serveWebhooks(deliver, { port, host });
+  // Resolves once the insert is committed (PostgreSQL's synchronous_commit decides how durable).
+  const handler = createWebhookHandler({
+    log,
+    secrets,
+    insecureNoSignature: secrets.length === 0,
+    maxBodyBytes,
+  });
+  const serving = await serveWebhooks(handler, { port, host, maxBodyBytes });
   return {
     url: serving.url,
     port: serving.port,
@@ -81,11 +65,18 @@ const invokedDirectly =
   process.argv[1] !== undefined &&
   import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
 if (invokedDirectly) {
-  const databaseUrl = process.env.DATABASE_URL ?? '';
+  const insecureNoSignature = process.argv.includes('--insecure-no-signature');
+  if (secretsFromEnv().length === 0 && !insecureNoSignature) {
+    console.error(
+      'webhook-server-pg: set SIGNFOLD_WEBHOOK_SECRET, or pass --insecure-no-signature',
+    );
+    process.exit(2);
+  }
   const running = await startServer({
-    databaseUrl,
+    databaseUrl: process.env.DATABASE_URL ?? '',
     schema: process.env.SIGNFOLD_SCHEMA,
     port: Number(process.env.PORT ?? 8080),
+    insecureNoSignature,
   }).catch((/** @type {unknown} */ cause) => {
     console.error(`webhook-server-pg: ${cause instanceof Error ? cause.message : String(cause)}`);
     process.exit(1);

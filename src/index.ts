@@ -1,8 +1,9 @@
 /**
  * `signfold`: the decoders of webhook events and sign-request representations,
  * the pure projections and their queries, the projection engine (replay,
- * checkpoints, snapshots, audit trails, time travel) and the memory and file
- * event logs. Everything a user may rely on is named here; the README is the
+ * checkpoints, snapshots, audit trails, time travel), the memory and file
+ * event logs, and the webhook receiver (`createWebhookHandler`, also
+ * `signfold/webhooks`). Everything a user may rely on is named here; the README is the
  * landing page of this reference.
  *
  * @packageDocumentation

@@ -4,16 +4,19 @@
  * declarations need no `@types/node`: an `IncomingMessage` and a
  * `ServerResponse` fit.
  */
+import { unavailableAnswer } from './webhook-answers.js';
 import type { WebhookHandler, WebhookOutcome } from './webhook-types.js';
 
 /** The parts of a node:http `IncomingMessage` the glue uses. */
 export interface NodeWebhookRequest {
   readonly method?: string | undefined;
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** `true` once the body was read to its end (by a body parser that ran first, say). */
+  readonly readableEnded?: boolean;
   /** A chunk of the body arrived. */
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
-  /** The body ended, or the client went away first. */
-  on(event: 'end' | 'aborted', listener: () => void): unknown;
+  /** The body ended, or the client went away (`close` before `end`). */
+  on(event: 'end' | 'aborted' | 'close', listener: () => void): unknown;
   /** The connection failed. */
   on(event: 'error', listener: (error: Error) => void): unknown;
   /** Reads (and drops) the rest of a body that is not wanted. */
@@ -32,11 +35,16 @@ export interface NodeWebhookResponse {
 type BodyRead =
   | { readonly kind: 'body'; readonly body: Uint8Array }
   | { readonly kind: 'over'; readonly limit: number }
-  | { readonly kind: 'gone' };
+  | { readonly kind: 'gone' }
+  | { readonly kind: 'consumed' };
 
 /** Reads the whole body, or stops at `limit` bytes (keeping none of it), or notes a lost client. */
 const readBody = (request: NodeWebhookRequest, limit: number): Promise<BodyRead> =>
   new Promise((resolve) => {
+    if (request.readableEnded === true) {
+      resolve({ kind: 'consumed' });
+      return;
+    }
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
       // Drain what arrives until the answer closes the connection; keep none of it.
@@ -60,8 +68,25 @@ const readBody = (request: NodeWebhookRequest, limit: number): Promise<BodyRead>
     });
     request.on('end', () => resolve({ kind: 'body', body: Buffer.concat(chunks) }));
     request.on('aborted', () => resolve({ kind: 'gone' }));
+    // After 'end' this changes nothing: a promise settles once.
+    request.on('close', () => resolve({ kind: 'gone' }));
     request.on('error', () => resolve({ kind: 'gone' }));
   });
+
+/**
+ * The body was read before the glue got the request (a body parser ran on
+ * the route): the bytes to verify are gone. A setup error, not the sender's:
+ * 503, so the sender retries once it is fixed, and nothing is lost.
+ */
+const answerConsumed = (response: NodeWebhookResponse): WebhookOutcome => {
+  const reason = 'the request body was read before handleNodeRequest (a body parser ran first)';
+  const answer = unavailableAnswer(reason, 5);
+  if (!response.headersSent) {
+    response.writeHead(answer.status, answer.headers);
+    response.end(answer.body);
+  }
+  return { kind: 'unavailable', status: 503, reason, deliveryId: undefined };
+};
 
 /**
  * Answers one node:http request with `handler`: reads the body (at most
@@ -93,6 +118,7 @@ export const handleNodeRequest = async (
   try {
     const read = await readBody(request, options.maxBodyBytes);
     if (read.kind === 'gone') return undefined;
+    if (read.kind === 'consumed') return answerConsumed(response);
     const answer = await handler({
       method: request.method ?? '',
       headers: request.headers,

@@ -6,12 +6,12 @@ import { createHmac } from 'node:crypto';
 import { signatureScheme } from './signature-options.js';
 import type { SignatureAlgorithm, SignatureOptions } from './webhook-types.js';
 
-/** The raw HMAC bytes of `payload` under `secret`. */
+/** The raw HMAC bytes of `payload` under `secret` (a Uint8Array: the declarations need no @types/node). */
 export const hmacOf = (
   algorithm: SignatureAlgorithm,
   secret: string,
   payload: Uint8Array,
-): Buffer => createHmac(algorithm, secret).update(payload).digest();
+): Uint8Array => createHmac(algorithm, secret).update(payload).digest();
 
 /**
  * The signature header value a sender would send for `body` (without the
@@ -38,5 +38,5 @@ export const signWebhookBody = (
   const scheme = signatureScheme(options);
   const payload =
     scheme.timestamp === undefined ? body : scheme.timestamp.signedPayload(timestamp ?? '', body);
-  return hmacOf(scheme.algorithm, secret, payload).toString(scheme.encoding);
+  return Buffer.from(hmacOf(scheme.algorithm, secret, payload)).toString(scheme.encoding);
 };

@@ -10,7 +10,10 @@ const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The bytes of `value`, or `undefined` when it is not exactly one encoded value. */
-export const decodeSignature = (value: string, encoding: SignatureEncoding): Buffer | undefined => {
+export const decodeSignature = (
+  value: string,
+  encoding: SignatureEncoding,
+): Uint8Array | undefined => {
   if (encoding === 'hex') return HEX.test(value) ? Buffer.from(value, 'hex') : undefined;
   if (!BASE64.test(value)) return undefined;
   const bytes = Buffer.from(value, 'base64');

@@ -8,6 +8,7 @@
 import type { AppendOutcome, LogError } from '../engine/event-log.js';
 import type { JsonText } from '../engine/json-text.js';
 import { byteLimit, DEFAULT_MAX_EVENT_BYTES } from '../engine/log-limits.js';
+import { visibleText } from '../visible-text.js';
 import { DEFAULT_DELIVERY_HEADER, deliveryIdOf } from './delivery-id.js';
 import { LiveApplier } from './live-apply.js';
 import { headerName, signatureScheme } from './signature-options.js';
@@ -56,7 +57,7 @@ const checkSecrets = (options: WebhookHandlerOptions): readonly string[] => {
  * const body = new TextEncoder().encode('{"type":"template-deleted"}');
  * const headers = { 'x-signature': signWebhookBody(body, 's3cret'), 'x-delivery-id': 'd-1' };
  * const answer = await handler({ method: 'POST', headers, body });
- * console.log(answer.status, answer.body); // 200 {"position":1,"duplicate":false}
+ * console.log(answer.status, answer.body.trim()); // 200 {"position":1,"duplicate":false}
  * ```
  */
 export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHandler => {
@@ -83,13 +84,21 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
     }
     return { ...response, outcome };
   };
-  const reject = (status: 400 | 401 | 405 | 413, reason: string, deliveryId?: string) =>
-    decided({ kind: 'rejected', status, reason, deliveryId }, rejectedAnswer(status, reason));
-  const unavailable = (reason: string, deliveryId: string | undefined) =>
-    decided(
+  // Reasons may quote the body (JSON.parse does) and end up in a terminal (serve's log lines).
+  const reject = (status: 400 | 401 | 405 | 413, quoting: string, deliveryId?: string) => {
+    const reason = visibleText(quoting);
+    return decided(
+      { kind: 'rejected', status, reason, deliveryId },
+      rejectedAnswer(status, reason),
+    );
+  };
+  const unavailable = (quoting: string, deliveryId: string | undefined) => {
+    const reason = visibleText(quoting);
+    return decided(
       { kind: 'unavailable', status: 503, reason, deliveryId },
       unavailableAnswer(reason, retryAfter),
     );
+  };
 
   const append = async (
     body: JsonText,

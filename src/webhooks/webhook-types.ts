@@ -59,6 +59,7 @@ export type WebhookOutcome =
   | {
       readonly kind: 'rejected';
       readonly status: 400 | 401 | 405 | 413;
+      /** Why; control and bidi characters escaped (`\u202e`), so it is safe to print (also below). */
       readonly reason: string;
       readonly deliveryId: string | undefined;
     }

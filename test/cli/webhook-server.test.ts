@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Projector } from '../../src/index.js';
-import { signRequestId } from '../../src/index.js';
+import { signRequestId, signWebhookBody } from '../../src/index.js';
 import {
   participantEvent,
   ROOT,
@@ -22,6 +22,8 @@ interface WebhookExample {
     port?: number;
     host?: string;
     maxBodyBytes?: number;
+    secrets?: string[];
+    insecureNoSignature?: boolean;
   }): Promise<{
     url: string;
     port: number;
@@ -44,9 +46,20 @@ beforeAll(async () => {
   logPath = join(await tempDir(), 'events.ndjson');
 });
 
-const post = async (url: string, body: string, deliveryId?: string) => {
+/** The secret of the servers these tests start. */
+const SECRET = 'example secret';
+
+/** POSTs `body` signed with {@link SECRET} (or with `secret`; `null`: unsigned). */
+const post = async (
+  url: string,
+  body: string,
+  deliveryId?: string,
+  secret: string | null = SECRET,
+) => {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (deliveryId !== undefined) headers[example.DELIVERY_HEADER] = deliveryId;
+  if (secret !== null)
+    headers['x-signature'] = signWebhookBody(new TextEncoder().encode(body), secret);
   const response = await fetch(url, { method: 'POST', body, headers });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
@@ -59,13 +72,23 @@ const logLines = async (): Promise<Record<string, unknown>[]> =>
 
 describe('examples/webhook-server.js', () => {
   it('stores each delivery once, refuses non-JSON, and applies events live', async () => {
-    const server = await example.startServer({ logPath, port: 0, maxBodyBytes: 4096 });
+    const server = await example.startServer({
+      logPath,
+      port: 0,
+      maxBodyBytes: 4096,
+      secrets: [SECRET],
+    });
     try {
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
       expect(await post(server.url, SENT, 'd-1')).toEqual({
         status: 200,
         body: { position: 1, duplicate: false, outcome: 'applied' },
       });
+      // Unsigned, or signed with another secret: 401, nothing stored.
+      for (const secret of [null, 'guess']) {
+        const refused = await post(server.url, SENT, 'd-0', secret);
+        expect(refused.status).toBe(401);
+      }
       // Redelivered with the same id: acknowledged, stored once.
       expect(await post(server.url, SENT, 'd-1')).toEqual({
         status: 200,
@@ -114,12 +137,12 @@ describe('examples/webhook-server.js', () => {
     expect(lines[0]).toMatchObject({ position: 1, deliveryId: 'd-1', event: JSON.parse(SENT) });
     expect(lines[1]).toMatchObject({ deliveryId: 'd-3', event: { type: 'sign-request-snet' } });
     expect(lines.filter((l) => l.deliveryId === 'd-1')).toHaveLength(1);
-    expect(lines.some((l) => l.deliveryId === 'd-2' || l.deliveryId === 'd-4')).toBe(false);
+    expect(lines.some((l) => ['d-0', 'd-2', 'd-4'].includes(String(l.deliveryId)))).toBe(false);
   });
 
   it('refuses what the file reader calls a bad line: a byte order mark, whitespace JSON does not allow', async () => {
     const path = join(await tempDir(), 'bom.ndjson');
-    const server = await example.startServer({ logPath: path, port: 0 });
+    const server = await example.startServer({ logPath: path, port: 0, secrets: [SECRET] });
     try {
       // Each is a bad line in a log file (a BOM only passes at the start of the file).
       for (const [i, body] of [
@@ -145,7 +168,7 @@ describe('examples/webhook-server.js', () => {
   });
 
   it('catches up from the log on restart, and the CLI reads the same log', async () => {
-    const server = await example.startServer({ logPath, port: 0 });
+    const server = await example.startServer({ logPath, port: 0, secrets: [SECRET] });
     try {
       expect(server.projector.checkpoint).toBe(23);
       expect(server.projector.quarantine().map((q) => q.position)).toEqual([2]);
@@ -166,12 +189,41 @@ describe('examples/webhook-server.js', () => {
   });
 });
 
+describe('examples/webhook-server.js without a secret', () => {
+  it('exits 2 with one line as a program, unless --insecure-no-signature; startServer rejects', async () => {
+    const env = { ...process.env, PORT: '0', SIGNFOLD_WEBHOOK_SECRET: '' };
+    const refused = spawnSync(process.execPath, [SCRIPT, join(await tempDir(), 'e.ndjson')], {
+      env,
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe(
+      'webhook-server: set SIGNFOLD_WEBHOOK_SECRET, or pass --insecure-no-signature\n',
+    );
+    await expect(
+      example.startServer({ logPath: join(await tempDir(), 'e.ndjson'), port: 0, secrets: [] }),
+    ).rejects.toThrow(/no secret/);
+    const open = await example.startServer({
+      logPath: join(await tempDir(), 'e.ndjson'),
+      port: 0,
+      secrets: [],
+      insecureNoSignature: true,
+    });
+    try {
+      expect((await post(open.url, SENT, 'u-1', null)).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});
+
 describe('examples/webhook-server.js run twice on one log', () => {
   it('exits the second server at start with one line naming the holder, before listening', async () => {
     const dir = await tempDir();
     const shared = join(dir, 'shared.ndjson');
     const first = spawn(process.execPath, [SCRIPT, shared], {
-      env: { ...process.env, PORT: '0' },
+      env: { ...process.env, PORT: '0', SIGNFOLD_WEBHOOK_SECRET: SECRET },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     try {
@@ -185,7 +237,7 @@ describe('examples/webhook-server.js run twice on one log', () => {
         first.on('exit', () => reject(new Error(`first server exited: ${banner}`)));
       });
       const second = spawnSync(process.execPath, [SCRIPT, shared], {
-        env: { ...process.env, PORT: '0' },
+        env: { ...process.env, PORT: '0', SIGNFOLD_WEBHOOK_SECRET: SECRET },
         encoding: 'utf8',
         timeout: 10_000,
       });

@@ -80,6 +80,10 @@ const EXPECTED_OUTPUT: Readonly<Record<string, string>> = {
   stateAsOf: 'sent\n',
   takeSnapshot: '1 2 2\n',
   restoreProjector: 'snapshot-invalid\n',
+  createWebhookHandler: '200 {"position":1,"duplicate":false}\n',
+  signWebhookBody: '64\n',
+  jsonText: 'true\n',
+  handleNodeRequest: '',
 };
 
 const runnable = (code: string): string =>
@@ -87,6 +91,10 @@ const runnable = (code: string): string =>
     .replaceAll(
       "from 'signfold/testing'",
       `from '${pathToFileURL(join(ROOT, 'dist/testing/index.js')).href}'`,
+    )
+    .replaceAll(
+      "from 'signfold/webhooks'",
+      `from '${pathToFileURL(join(ROOT, 'dist/webhooks/index.js')).href}'`,
     )
     .replaceAll("from 'signfold/core'", `from '${pathToFileURL(join(ROOT, 'dist/core.js')).href}'`)
     .replaceAll(

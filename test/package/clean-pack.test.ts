@@ -29,7 +29,14 @@ afterAll(removeScratch);
 
 describe('the package packed from a clean checkout', () => {
   it('carries every entry point compiled, with its declarations', () => {
-    for (const entry of ['index', 'core', 'testing/index', 'postgres/index', 'cli/main']) {
+    for (const entry of [
+      'index',
+      'core',
+      'testing/index',
+      'postgres/index',
+      'webhooks/index',
+      'cli/main',
+    ]) {
       expect(packed.files, entry).toContain(`dist/${entry}.js`);
       expect(packed.files, entry).toContain(`dist/${entry}.d.ts`);
     }

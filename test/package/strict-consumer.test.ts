@@ -17,12 +17,16 @@ import { createProjector, createMemoryEventLog, type Result, type SignEvent, typ
 import { decodeEventJson, events, fold, initialState, getSignRequest, signRequestId } from 'signfold/core';
 import { given } from 'signfold/testing';
 import { openPostgresEventLog } from 'signfold/postgres';
+import { createWebhookHandler, handleNodeRequest, type WebhookResponse } from 'signfold/webhooks';
 
 const decoded: Result<SignEvent, DecodeError> = decodeEventJson('{"type":"template-deleted"}');
 const { state } = fold(initialState(), [events.signRequestSent({ signRequestId: 42 })]);
 export const status: string | undefined = getSignRequest(state, signRequestId(42))?.status;
 export const ok: boolean = decoded.isOk();
 export const engine = [createProjector, createMemoryEventLog, openPostgresEventLog, given] as const;
+const handler = createWebhookHandler({ log: createMemoryEventLog(), secrets: ['k'] });
+export const answer: Promise<WebhookResponse> = handler({ method: 'POST', headers: {}, body: new Uint8Array(0) });
+export const glue = handleNodeRequest;
 `;
 
 /** The compiler command of the issue: strict, Node's module resolution, everything else default. */
@@ -49,7 +53,7 @@ describe('a strict TypeScript consumer without @types/node', () => {
     expect(existsSync(join(app, 'node_modules/@types'))).toBe(false);
   });
 
-  it('compiles against signfold, signfold/core, signfold/testing and signfold/postgres', async () => {
+  it('compiles against signfold, signfold/core, signfold/testing, signfold/postgres and signfold/webhooks', async () => {
     expect(await tsc([...TSC, 'main.ts'])).toBe('');
   });
 

@@ -209,7 +209,12 @@ const recipe = async (file: string): Promise<Recipe> =>
 describe('the hostile corpus, delivered line by line to examples/webhook-server.js', () => {
   it('answers each line with the reference verdict and ends in the reference state', async () => {
     const { startServer } = await recipe('webhook-server.js');
-    const server = await startServer({ logPath: join(await tempDir(), 'events.ndjson'), port: 0 });
+    // Unsigned deliveries: this is about bodies (signatures: test/webhooks/).
+    const server = await startServer({
+      logPath: join(await tempDir(), 'events.ndjson'),
+      port: 0,
+      insecureNoSignature: true,
+    });
     try {
       for (const { line, number } of sendable()) {
         const answer = await post(server.url, line);
@@ -244,7 +249,12 @@ describe('the hostile corpus, delivered line by line to examples/webhook-server-
     const schema = 'hostile';
     (await migrate(db.pool, { schema }))._unsafeUnwrap();
     const { startServer } = await recipe('webhook-server-pg.js');
-    const receiver = await startServer({ databaseUrl: db.server.url, schema, port: 0 });
+    const receiver = await startServer({
+      databaseUrl: db.server.url,
+      schema,
+      port: 0,
+      insecureNoSignature: true,
+    });
     try {
       for (const { line, number } of sendable()) {
         const answer = await post(receiver.url, line);

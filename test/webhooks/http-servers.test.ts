@@ -6,14 +6,21 @@
  * down (503 + Retry-After, nothing stored), duplicates. node:http alone:
  * an oversize body is refused while the client is still sending it.
  */
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EventLog, LogRecord } from '../../src/engine/event-log.js';
 import { openFileEventLog } from '../../src/store/file-event-log.js';
 import { createMemoryEventLog } from '../../src/store/memory-event-log.js';
+import { handleNodeRequest } from '../../src/webhooks/node-request.js';
 import { signWebhookBody } from '../../src/webhooks/sign-payload.js';
 import { createWebhookHandler } from '../../src/webhooks/webhook-handler.js';
-import type { SignatureOptions, WebhookHandlerOptions } from '../../src/webhooks/webhook-types.js';
+import type {
+  SignatureOptions,
+  WebhookHandlerOptions,
+  WebhookOutcome,
+} from '../../src/webhooks/webhook-types.js';
 import { removeTempDirs, tempDir } from '../cli/cli-helpers.js';
 import {
   type Served,
@@ -255,6 +262,72 @@ describe('node:http: an oversize body is refused without reading it whole', () =
       // Answered after little more than the cap, long before the 50 KiB were sent.
       expect(answer.wrote).toBeLessThan(20 * 1024);
       expect(log.lastPosition).toBe(0);
+    } finally {
+      await served.close();
+    }
+  });
+});
+
+describe('node:http: a body that never reaches the glue whole', () => {
+  const listen = async (
+    prepare: (request: import('node:http').IncomingMessage) => Promise<void>,
+  ) => {
+    const log = createMemoryEventLog();
+    const handler = createWebhookHandler({ log, secrets: [], insecureNoSignature: true });
+    const outcomes: (WebhookOutcome | undefined)[] = [];
+    const server = createServer((request, response) => {
+      void prepare(request)
+        .then(() => handleNodeRequest(handler, request, response, { maxBodyBytes: MAX }))
+        .then((outcome) => outcomes.push(outcome));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const close = () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    return { log, outcomes, url: `http://127.0.0.1:${port}/webhooks`, close };
+  };
+
+  it('read by a parser that ran first: 503 with Retry-After (a setup error, retried once fixed), never a hang', async () => {
+    const served = await listen(
+      (request) =>
+        new Promise((resolve) => {
+          request.resume();
+          request.on('end', () => resolve());
+        }),
+    );
+    try {
+      const answer = await send(served.url, TEMPLATE);
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('5');
+      expect(String(answer.body.error)).toMatch(/body parser ran first/);
+      expect(served.log.lastPosition).toBe(0);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('a client that goes away mid-body: nothing answered, nothing stored, the glue resolves', async () => {
+    const served = await listen(async () => undefined);
+    try {
+      await new Promise<void>((resolve) => {
+        const req = httpRequest(served.url, {
+          method: 'POST',
+          headers: { 'content-length': '1000' },
+        });
+        req.on('error', () => undefined);
+        req.write('{"type":', () => {
+          setTimeout(() => {
+            req.destroy();
+            resolve();
+          }, 20);
+        });
+      });
+      await expect.poll(() => served.outcomes.length).toBe(1);
+      expect(served.outcomes).toEqual([undefined]);
+      expect(served.log.lastPosition).toBe(0);
     } finally {
       await served.close();
     }

@@ -128,6 +128,18 @@ describe('answers', () => {
     expect((await stored()).map((r) => r.kind)).toEqual(['entry', 'entry', 'entry', 'entry']);
   });
 
+  it('reasons quoting the body carry no control or bidi character (they may reach a terminal)', async () => {
+    const { handler, outcomes } = setup();
+    const answer = await handler(signed('\u202e\u001b[2J{'));
+    expect(answer.status).toBe(400);
+    const reason = String(json(answer.body).error);
+    expect(reason).toMatch(/^body is not JSON: /);
+    expect(reason).toContain('\\u202e');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the point of the check
+    expect(reason).not.toMatch(/[\u0000-\u001f\u202e]/);
+    expect(outcomes[0]).toMatchObject({ kind: 'rejected', reason });
+  });
+
   it('401 when no secret is configured, unless insecureNoSignature', async () => {
     const locked = setup({ secrets: [] });
     expect((await locked.handler(signed(TEMPLATE))).status).toBe(401);
