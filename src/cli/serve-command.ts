@@ -1,0 +1,107 @@
+/**
+ * `signfold serve`: receives webhook deliveries over HTTP, verifies them,
+ * appends them durably (file log or PostgreSQL) before answering, and
+ * serves `/healthz`, `/readyz` and `/metrics`. Runs until SIGTERM or SIGINT.
+ * Loaded only when `serve` runs (it alone loads node:http's server and
+ * prom-client); `--database` alone loads `pg`.
+ */
+import { createServer } from 'node:http';
+import { DEFAULT_DELIVERY_HEADER } from '../webhooks/delivery-id.js';
+import { createWebhookHandler } from '../webhooks/webhook-handler.js';
+import { EXIT, type ExitCode } from './cli-error.js';
+import { type CliIO, writeLines } from './cli-io.js';
+import { withPool } from './pg-pool.js';
+import { openFileStorage } from './serve-file-storage.js';
+import { InFlightRequests } from './serve-in-flight.js';
+import { listen } from './serve-listen.js';
+import { type ServeLog, serveLog } from './serve-log.js';
+import { createServeMetrics } from './serve-metrics.js';
+import { parseServeOptions, type ServeOptions } from './serve-options.js';
+import { serveRoutes } from './serve-routes.js';
+import { type SecretSetting, webhookSecrets } from './serve-secrets.js';
+import { shutDown } from './serve-shutdown.js';
+import { awaitStopSignal, type StopRequest } from './serve-signals.js';
+import type { ServeStorage } from './serve-storage.js';
+
+/** What one run of the server needs besides its storage. */
+interface ServeContext {
+  readonly options: ServeOptions;
+  readonly secrets: SecretSetting;
+  readonly io: CliIO;
+  readonly log: ServeLog;
+  readonly stop: StopRequest;
+}
+
+/** Serves on open `storage` until stopped, then closes it (also on failure). */
+const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<ExitCode> => {
+  const { options, secrets, io, log, stop } = context;
+  let stopping = false;
+  try {
+    const metrics = await createServeMetrics();
+    const handler = createWebhookHandler({
+      log: storage.log,
+      secrets: secrets.verify ? secrets.secrets : [],
+      insecureNoSignature: !secrets.verify,
+      ...(options.signatureHeader === undefined
+        ? {}
+        : { signature: { header: options.signatureHeader } }),
+      deliveryHeader: options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER,
+      maxBodyBytes: options.maxBodyBytes,
+      onOutcome: metrics.count,
+    });
+    if (!secrets.verify) {
+      log.event('warning', {
+        message:
+          '--insecure-no-signature: deliveries are not verified; whoever reaches this port can store events',
+      });
+    }
+    // A signal while the log was being opened: stop before listening.
+    if (stop.signal() !== undefined) return EXIT.ok;
+    const inFlight = new InFlightRequests();
+    const routes = serveRoutes({
+      handler,
+      maxBodyBytes: options.maxBodyBytes,
+      deliveryHeader: options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER,
+      metrics,
+      storage,
+      log,
+      inFlight,
+      stopping: () => stopping,
+    });
+    const server = createServer((request, response) => void routes.listener(request, response));
+    // A failing connection (reset, bad TLS-less bytes) concerns that client only.
+    server.on('error', (cause) => log.event('error', { message: String(cause) }));
+    const url = await listen(server, options.port, options.host);
+    writeLines(io.stdout, [`listening on ${url} (${storage.description})`]);
+    const signal = await stop.requested;
+    stopping = true;
+    const { stopKeepingAlive } = routes;
+    return await shutDown({ server, inFlight, storage, log, stopKeepingAlive }, signal);
+  } finally {
+    stopping = true;
+    await storage.close();
+  }
+};
+
+/** `signfold serve (--log FILE | --database URL) [options]`. */
+export const serveCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
+  const options = parseServeOptions(args);
+  const secrets = webhookSecrets(options.secretEnv, process.env, options.insecureNoSignature);
+  const log = serveLog(io.stderr);
+  const stop = awaitStopSignal();
+  const context: ServeContext = { options, secrets, io, log, stop };
+  try {
+    const { storage } = options;
+    if (storage.kind === 'file') {
+      const warn = (message: string): void => log.event('warning', { message });
+      return await serveOn(await openFileStorage(storage.path, warn), context);
+    }
+    const { openPostgresStorage } = await import('./serve-postgres-storage.js');
+    const poolOptions = { connectTimeoutMs: storage.connectTimeoutMs, who: 'signfold serve' };
+    return await withPool(storage.url, poolOptions, async (pool) =>
+      serveOn(await openPostgresStorage(pool, storage.schema), context),
+    );
+  } finally {
+    stop.release();
+  }
+};

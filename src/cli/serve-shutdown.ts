@@ -1,0 +1,69 @@
+/**
+ * How `signfold serve` stops on SIGTERM or SIGINT: stop accepting
+ * connections, end keep-alive, let every request in progress finish (its
+ * append and its answer included), close the log (releasing a file log's
+ * lock), all within {@link SHUTDOWN_BOUND_MS}. Past the bound it gives up:
+ * one line, exit 1. A delivery cut off then was never acknowledged, so its
+ * sender delivers it again: nothing acknowledged is lost either way.
+ */
+import type { Server } from 'node:http';
+import { CliError, EXIT, type ExitCode } from './cli-error.js';
+import type { InFlightRequests } from './serve-in-flight.js';
+import type { ServeLog } from './serve-log.js';
+import type { ServeStorage } from './serve-storage.js';
+
+/** The documented bound on a shutdown (docs/cli.md, serve). */
+export const SHUTDOWN_BOUND_MS = 10_000;
+
+/**
+ * How long connections that no longer carry a request may take to close by
+ * themselves (after their last answer was flushed) before they are cut.
+ */
+const LINGER_MS = 1000;
+
+/** What a shutdown acts on. */
+export interface Running {
+  readonly server: Server;
+  readonly inFlight: InFlightRequests;
+  readonly storage: ServeStorage;
+  readonly log: ServeLog;
+  /** Makes the answers still to be written close their connections. */
+  readonly stopKeepingAlive: () => void;
+}
+
+/** Resolves `true` when `promise` settles within `ms`, `false` otherwise. */
+const settlesWithin = (promise: Promise<unknown>, ms: number): Promise<boolean> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
+};
+
+/** Stops `running` as the module comment says; `signal` is named in the log lines. */
+export const shutDown = async (
+  running: Running,
+  signal: string,
+  boundMs = SHUTDOWN_BOUND_MS,
+): Promise<ExitCode> => {
+  const { server, inFlight, storage, log } = running;
+  log.event('stopping', { signal, inFlight: inFlight.count, boundMs });
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  running.stopKeepingAlive();
+  server.closeIdleConnections();
+  const finished = (async () => {
+    await inFlight.idle();
+    // Every answer is written; connections still open carry no request (or half of one).
+    if (!(await settlesWithin(closed, LINGER_MS))) server.closeAllConnections();
+    await storage.close();
+  })();
+  if (!(await settlesWithin(finished, boundMs))) {
+    server.closeAllConnections();
+    throw new CliError(
+      `serve: shutdown did not finish within ${boundMs / 1000} s (${inFlight.count} requests still in progress): exiting without waiting for them`,
+      { exitCode: EXIT.findings },
+    );
+  }
+  log.event('stopped', { signal });
+  return EXIT.ok;
+};
