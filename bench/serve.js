@@ -10,7 +10,7 @@
 // --only verify|file|postgres (one part alone, printed only).
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -126,6 +126,34 @@ const verifyBench = async () => {
   return rows;
 };
 
+// --- what one durable write costs on this disk, for what dominates the file log's latency -----
+
+/** Latency of one ~400-byte append + fdatasync in the temp directory, `n` times: p50 and p99. */
+const fsyncBench = (n = 300) => {
+  const dir = mkdtempSync(join(tmpdir(), 'signfold-bench-fsync-'));
+  const fd = openSync(join(dir, 'probe.ndjson'), 'a');
+  const line = `${eventOfSize(1, 400)}\n`;
+  const times = [];
+  try {
+    for (let i = 0; i < n; i += 1) {
+      const start = performance.now();
+      writeSync(fd, line);
+      fdatasyncSync(fd);
+      times.push(performance.now() - start);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const sorted = times.sort((a, b) => a - b);
+  const figures = {
+    p50: sorted[Math.floor(n / 2)],
+    p99: sorted[Math.min(n - 1, Math.ceil(n * 0.99) - 1)],
+  };
+  log(`append + fdatasync: p50 ${ms(figures.p50)} ms, p99 ${ms(figures.p99)} ms`);
+  return figures;
+};
+
 // --- 2. serve as a process under an open loop ---------------------------------------------------
 
 /** The configurations measured once per round, in this order. */
@@ -215,7 +243,7 @@ const loadBench = async () => {
 
 // --- the section of bench/RESULTS.md ------------------------------------------------------------
 
-const section = (verify, load) => {
+const section = (verify, load, fsync) => {
   const loadRow = (f) => {
     const target = f.config.rate === 500 && f.config.signed ? `< ${TARGET_P99_MS} ms` : '';
     const met = target === '' ? '' : f.p99 < TARGET_P99_MS ? 'yes' : '**no**';
@@ -246,6 +274,9 @@ per round in the same order; medians (p99: median and range over the rounds). Th
 |---|---:|---:|---:|---:|---:|---:|---:|:---:|
 ${load.map(loadRow).join('\n')}
 
+One durable write on this machine's disk (the temp directory, where the file log lives): an append of
+a ~400-byte line and \`fdatasync\`, ${fsync === undefined ? 'not measured' : `p50 ${ms(fsync.p50)} ms, p99 ${ms(fsync.p99)} ms`} (300 in a row, alone).
+
 Latency is from the send of a request to the end of its answer; "from schedule" counts from the
 instant the open loop had scheduled it, so it also shows the load generator falling behind.
 "not 2xx": timeouts (10 s), refused connections and non-2xx answers, summed over the rounds.
@@ -261,8 +292,9 @@ ${verify.map(verifyRow).join('\n')}
 };
 
 const verify = opts.only === undefined || opts.only === 'verify' ? await verifyBench() : [];
+const fsync = opts.only === 'verify' ? undefined : fsyncBench();
 const load = opts.only === 'verify' ? [] : await loadBench();
-const text = section(verify, load);
+const text = section(verify, load, fsync);
 log(`\n${text}`);
 if (!opts['no-write'] && opts.only === undefined) {
   replaceResultsSection('<!-- bench/serve.js -->', text);
