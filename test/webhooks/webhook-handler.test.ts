@@ -4,6 +4,7 @@
  * unstorable), storage failures (503 + Retry-After, nothing stored), log
  * refusals (413/400), live application in append order, and invalid options.
  */
+import fc from 'fast-check';
 import { err } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 import type { EventLog, LogError, LogRecord } from '../../src/engine/event-log.js';
@@ -16,6 +17,7 @@ import type {
   WebhookOutcome,
   WebhookRequest,
 } from '../../src/webhooks/webhook-types.js';
+import { count } from '../reliability/fixtures/reliability-helpers.js';
 
 const SECRET = 'topsecret';
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -193,6 +195,42 @@ describe('the delivery id', () => {
     const id = ' evt_ü é\t42 ';
     expect((await handler(signed(TEMPLATE, { 'x-docusign-delivery': id }))).status).toBe(200);
     expect((await stored())[0]).toMatchObject({ deliveryId: id });
+  });
+
+  it('any id is stored unchanged or refused with 400, never anything else (property)', async () => {
+    const { handler, stored } = setup();
+    const accepted: string[] = [];
+    const statuses = new Set<number>();
+    // Any code points, and strings built from the troublesome ones (NUL, halves of a pair, spaces).
+    const tricky = fc.constantFrom(
+      'a',
+      ' ',
+      '\t',
+      '\u0000',
+      '\ud800',
+      '\udc00',
+      '\ud83d\ude00',
+      'é',
+    );
+    const ids = fc.oneof(
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }),
+      fc.string({ unit: tricky, minLength: 1, maxLength: 8 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(ids, async (id) => {
+        const answer = await handler(signed(TEMPLATE, { 'x-delivery-id': id }));
+        const wellFormed = !/[\ud800-\udfff]/u.test(id);
+        const storable = id.trim() !== '' && !id.includes('\u0000') && wellFormed;
+        if (!storable && id.trim() !== '') expect(answer.status).toBe(400);
+        else expect(answer.status).toBe(200);
+        if (storable && json(answer.body).duplicate === false) accepted.push(id);
+        statuses.add(answer.status);
+      }),
+      { numRuns: count(200, 3000) },
+    );
+    expect([...statuses].sort()).toEqual([200, 400]);
+    const kept = (await stored()).map((r) => (r.kind === 'entry' ? r.deliveryId : r.kind));
+    expect(kept.filter((id) => id !== undefined)).toEqual(accepted);
   });
 
   it('refuses ids no log can store the same everywhere, and several ids, with 400 and a reason', async () => {
