@@ -8,6 +8,7 @@
  * sender delivers it again: nothing acknowledged is lost either way.
  */
 import type { Server } from 'node:http';
+import { counted } from '../plural.js';
 import { CliError, EXIT, type ExitCode } from './cli-error.js';
 import type { InFlightRequests } from './serve-in-flight.js';
 import type { ServeLog } from './serve-log.js';
@@ -66,7 +67,7 @@ export const shutDown = async (
   if (!(await settlesWithin(finished, boundMs))) {
     server.closeAllConnections();
     throw new CliError(
-      `serve: shutdown did not finish within ${boundMs / 1000} s (${inFlight.count} requests still in progress): exiting without waiting for them`,
+      `serve: shutdown did not finish within ${boundMs / 1000} s (${counted(inFlight.count, 'request')} still in progress): exiting without waiting for them`,
       { exitCode: EXIT.findings },
     );
   }
