@@ -75,8 +75,9 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
     writeLines(io.stdout, [`listening on ${url} (${storage.description})`]);
     const signal = await stop.requested;
     stopping = true;
-    const { stopKeepingAlive } = routes;
-    return await shutDown({ server, inFlight, storage, log, stopKeepingAlive }, signal);
+    const { stopKeepingAlive, cutIncompleteBodies } = routes;
+    const running = { server, inFlight, storage, log, stopKeepingAlive, cutIncompleteBodies };
+    return await shutDown(running, signal);
   } finally {
     stopping = true;
     await storage.close();

@@ -148,6 +148,12 @@ export interface ServeRoutes {
    * one) close its connection: a kept-alive connection would hold the exit up.
    */
   stopKeepingAlive(): void;
+  /**
+   * Cuts the connections of the requests whose body has not fully arrived:
+   * no append can have started for them (the handler appends a whole body
+   * only), and their senders, who got no answer, deliver them again.
+   */
+  cutIncompleteBodies(): void;
 }
 
 /**
@@ -195,6 +201,9 @@ export const serveRoutes = (options: ServeRoutesOptions): ServeRoutes => {
       }),
     stopKeepingAlive: () => {
       for (const response of unanswered) closeAfterAnswer(response);
+    },
+    cutIncompleteBodies: () => {
+      for (const { req } of unanswered) if (!req.complete) req.socket.destroy();
     },
   };
 };

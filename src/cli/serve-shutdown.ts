@@ -1,8 +1,9 @@
 /**
  * How `signfold serve` stops on SIGTERM or SIGINT: stop accepting
  * connections, end keep-alive, let every request in progress finish (its
- * append and its answer included), close the log (releasing a file log's
- * lock), all within {@link SHUTDOWN_BOUND_MS}. Past the bound it gives up:
+ * append and its answer included; one whose body is still arriving after
+ * {@link LINGER_MS} is cut, as it cannot have been appended), close the log
+ * (releasing a file log's lock), all within {@link SHUTDOWN_BOUND_MS}. Past the bound it gives up:
  * one line, exit 1. A delivery cut off then was never acknowledged, so its
  * sender delivers it again: nothing acknowledged is lost either way.
  */
@@ -30,6 +31,8 @@ export interface Running {
   readonly log: ServeLog;
   /** Makes the answers still to be written close their connections. */
   readonly stopKeepingAlive: () => void;
+  /** Cuts the requests still receiving their body (none of them has an append in progress). */
+  readonly cutIncompleteBodies?: () => void;
 }
 
 /** Resolves `true` when `promise` settles within `ms`, `false` otherwise. */
@@ -53,6 +56,9 @@ export const shutDown = async (
   running.stopKeepingAlive();
   server.closeIdleConnections();
   const finished = (async () => {
+    // A sender stalled mid-body would hold the exit up to the bound (and exit 1) for a request
+    // that cannot have been appended: a body still arriving gets LINGER_MS, then it is cut.
+    if (!(await settlesWithin(inFlight.idle(), LINGER_MS))) running.cutIncompleteBodies?.();
     await inFlight.idle();
     // Every answer is written; connections still open carry no request (or half of one).
     if (!(await settlesWithin(closed, LINGER_MS))) server.closeAllConnections();
