@@ -76,7 +76,19 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
     const signal = await stop.requested;
     stopping = true;
     const { stopKeepingAlive, cutIncompleteBodies } = routes;
-    const running = { server, inFlight, storage, log, stopKeepingAlive, cutIncompleteBodies };
+    const giveUp = (message: string): never => {
+      writeLines(io.stderr, [`signfold: ${message}`]);
+      process.exit(EXIT.findings);
+    };
+    const running = {
+      server,
+      inFlight,
+      storage,
+      log,
+      stopKeepingAlive,
+      cutIncompleteBodies,
+      giveUp,
+    };
     return await shutDown(running, signal);
   } finally {
     stopping = true;

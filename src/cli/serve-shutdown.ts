@@ -3,13 +3,14 @@
  * connections, end keep-alive, let every request in progress finish (its
  * append and its answer included; one whose body is still arriving after
  * {@link LINGER_MS} is cut, as it cannot have been appended), close the log
- * (releasing a file log's lock), all within {@link SHUTDOWN_BOUND_MS}. Past the bound it gives up:
- * one line, exit 1. A delivery cut off then was never acknowledged, so its
- * sender delivers it again: nothing acknowledged is lost either way.
+ * (releasing a file log's lock), all within {@link SHUTDOWN_BOUND_MS}. Past
+ * the bound it gives up: one line, exit 1, at once. A delivery cut off was
+ * never acknowledged, so its sender delivers it again: nothing acknowledged
+ * is lost either way.
  */
 import type { Server } from 'node:http';
 import { counted } from '../plural.js';
-import { CliError, EXIT, type ExitCode } from './cli-error.js';
+import { EXIT, type ExitCode } from './cli-error.js';
 import type { InFlightRequests } from './serve-in-flight.js';
 import type { ServeLog } from './serve-log.js';
 import type { ServeStorage } from './serve-storage.js';
@@ -33,6 +34,14 @@ export interface Running {
   readonly stopKeepingAlive: () => void;
   /** Cuts the requests still receiving their body (none of them has an append in progress). */
   readonly cutIncompleteBodies?: () => void;
+  /**
+   * Ends the process at once with exit 1 after printing `message` as one
+   * line: past the bound, an append stuck in a stalled disk or database would
+   * hold any orderly exit up (closing the log waits for it, and so would the
+   * pool), so the bound can only be kept by not waiting. A file log's lock is
+   * still removed, by its exit hook.
+   */
+  readonly giveUp: (message: string) => never;
 }
 
 /** Resolves `true` when `promise` settles within `ms`, `false` otherwise. */
@@ -65,10 +74,8 @@ export const shutDown = async (
     await storage.close();
   })();
   if (!(await settlesWithin(finished, boundMs))) {
-    server.closeAllConnections();
-    throw new CliError(
+    running.giveUp(
       `serve: shutdown did not finish within ${boundMs / 1000} s (${counted(inFlight.count, 'request')} still in progress): exiting without waiting for them`,
-      { exitCode: EXIT.findings },
     );
   }
   log.event('stopped', { signal });

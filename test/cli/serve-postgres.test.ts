@@ -88,4 +88,40 @@ describe('serve on PostgreSQL', () => {
       await client.end();
     }
   });
+
+  it('SIGTERM while an append is held up in the database: one line and exit 1 at the 10 s bound', async () => {
+    const url = await database.server.createDatabase('stalls');
+    expect((await runCli(['pg', 'migrate', '--database', url])).code).toBe(0);
+    const serve = await startServe(['--database', url]);
+    const blocker = new pg.Client(url);
+    await blocker.connect();
+    try {
+      // A transaction that holds the events table: the delivery's insert waits for it.
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE signfold.events IN ACCESS EXCLUSIVE MODE');
+      const held = deliver(serve.url, eventBody(1), { 'x-delivery-id': 'held' });
+      held.catch(() => undefined);
+      await eventually(
+        async () =>
+          (await blocker.query('SELECT 1 FROM pg_locks WHERE NOT granted')).rows.length > 0,
+        10_000,
+        'the insert waiting for the lock',
+      );
+      const signalled = Date.now();
+      const exit = await serve.stop('SIGTERM');
+      const took = Date.now() - signalled;
+      expect(exit.code).toBe(1);
+      expect(took).toBeGreaterThanOrEqual(9_500);
+      expect(took).toBeLessThan(13_000);
+      const plain = exit.stderr.split('\n').filter((line) => line.startsWith('signfold: '));
+      expect(plain).toEqual([
+        'signfold: serve: shutdown did not finish within 10 s (1 request still in progress): exiting without waiting for them',
+      ]);
+      // It was never acknowledged: the sender saw its connection end without an answer.
+      await expect(held).rejects.toThrow();
+    } finally {
+      await blocker.query('ROLLBACK').catch(() => undefined);
+      await blocker.end();
+    }
+  }, 30_000);
 });

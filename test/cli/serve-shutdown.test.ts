@@ -2,7 +2,8 @@
  * `signfold serve` on a file log, as real processes: one serve per file log
  * (a second is refused with one line), and SIGTERM that lets a request in
  * progress finish (its 2xx sent, its event stored), releases the lock and
- * exits 0, or gives up with exit 1 after the documented 10 s.
+ * exits 0. (The 10 s bound is tested on PostgreSQL, where an append can be
+ * held up for real: serve-postgres.test.ts.)
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -147,9 +148,10 @@ describe('serve on a file log', () => {
       5000,
       'the stopping line',
     );
+    // The body ends well within the second a body still arriving is given.
+    delivery.finish();
     // No longer accepting: a new connection is refused.
     await expect(fetch(`${serve.url}/healthz`)).rejects.toThrow();
-    delivery.finish();
     const answer = await delivery.answered;
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ position: 1, duplicate: false });
@@ -167,26 +169,4 @@ describe('serve on a file log', () => {
       boundMs: 10_000,
     });
   });
-
-  it('SIGTERM: a delivery that never ends makes it give up after 10 s with one line, exit 1', async () => {
-    const log = join(await tempDir(), 'events.ndjson');
-    const serve = await startServe(['--log', log]);
-    const delivery = startDelivery(serve.url, eventBody(43), 'stuck', 5);
-    delivery.answered.catch(() => undefined);
-    await inProgress(serve.url, 1);
-    const started = Date.now();
-    const exit = await serve.stop('SIGTERM');
-    const took = Date.now() - started;
-    delivery.abort();
-    expect(exit.code).toBe(1);
-    expect(took).toBeGreaterThanOrEqual(9_500);
-    expect(took).toBeLessThan(15_000);
-    const plain = exit.stderr.split('\n').filter((line) => line.startsWith('signfold: '));
-    expect(plain).toEqual([
-      'signfold: serve: shutdown did not finish within 10 s (1 request still in progress): exiting without waiting for them',
-    ]);
-    // Nothing of the unfinished delivery was stored, and the lock is released all the same.
-    expect(await readFile(log, 'utf8')).toBe('');
-    expect(existsSync(`${log}.lock`)).toBe(false);
-  }, 30_000);
 });
