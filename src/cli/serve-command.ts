@@ -10,6 +10,7 @@ import { DEFAULT_DELIVERY_HEADER } from '../webhooks/delivery-id.js';
 import { createWebhookHandler } from '../webhooks/webhook-handler.js';
 import { EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
+import { withoutPassword } from './database-url.js';
 import { withPool } from './pg-pool.js';
 import { openFileStorage } from './serve-file-storage.js';
 import { InFlightRequests } from './serve-in-flight.js';
@@ -111,8 +112,9 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
     }
     const { openPostgresStorage } = await import('./serve-postgres-storage.js');
     const poolOptions = { connectTimeoutMs: storage.connectTimeoutMs, who: 'signfold serve' };
+    const hide = (text: string): string => withoutPassword(text, storage.url);
     return await withPool(storage.url, poolOptions, async (pool) =>
-      serveOn(await openPostgresStorage(pool, storage.schema), context),
+      serveOn(await openPostgresStorage(pool, storage.schema, hide), context),
     );
   } finally {
     stop.release();
