@@ -8,7 +8,7 @@
 import { createServer } from 'node:http';
 import { DEFAULT_DELIVERY_HEADER } from '../webhooks/delivery-id.js';
 import { createWebhookHandler } from '../webhooks/webhook-handler.js';
-import { EXIT, type ExitCode } from './cli-error.js';
+import { type CliError, EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
 import { withoutPassword } from './database-url.js';
 import { withPool } from './pg-pool.js';
@@ -77,9 +77,11 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
     const signal = await stop.requested;
     stopping = true;
     const { stopKeepingAlive, cutIncompleteBodies } = routes;
-    const giveUp = (message: string): never => {
-      writeLines(io.stderr, [`signfold: ${message}`]);
-      process.exit(EXIT.findings);
+    const giveUp = (error: CliError): void => {
+      // Past the bound the storage may never settle (its close waits for a hung append, the
+      // pool for its client): the one line `run` would print, and the exit, happen here.
+      writeLines(io.stderr, [`signfold: ${error.message}`]);
+      process.exit(error.exitCode);
     };
     const running = {
       server,

@@ -2,8 +2,10 @@
  * `signfold serve` on a file log, as real processes: one serve per file log
  * (a second is refused with one line), and SIGTERM that lets a request in
  * progress finish (its 2xx sent, its event stored), releases the lock and
- * exits 0. (The 10 s bound is tested on PostgreSQL, where an append can be
- * held up for real: serve-postgres.test.ts.)
+ * exits 0, and cuts a delivery whose body stopped arriving after a 2 s grace
+ * (exit 0 all the same: nothing of it was stored or acknowledged). The 10 s
+ * bound, for an append that never ends, is tested on PostgreSQL
+ * (serve-postgres.test.ts; also test/webhooks/serve-proof-stuck-append.test.ts).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -169,4 +171,27 @@ describe('serve on a file log', () => {
       boundMs: 10_000,
     });
   });
+
+  it('SIGTERM: a delivery whose body stops arriving is cut after a 2 s grace, then exit 0', async () => {
+    const log = join(await tempDir(), 'events.ndjson');
+    const serve = await startServe(['--log', log]);
+    const delivery = startDelivery(serve.url, eventBody(43), 'stuck', 5);
+    const cut = delivery.answered.then(
+      () => 'answered',
+      () => 'cut',
+    );
+    await inProgress(serve.url, 1);
+    const started = Date.now();
+    const exit = await serve.stop('SIGTERM');
+    const took = Date.now() - started;
+    // Before this, a stalled sender held the stop up to the 10 s bound and made it exit 1.
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(took).toBeGreaterThanOrEqual(1_900);
+    expect(took).toBeLessThan(6_000);
+    // The sender got no answer, so it delivers again; nothing of it was stored.
+    expect(await cut).toBe('cut');
+    expect(exit.stderr.split('\n').filter((line) => line.startsWith('signfold: '))).toEqual([]);
+    expect(await readFile(log, 'utf8')).toBe('');
+    expect(existsSync(`${log}.lock`)).toBe(false);
+  }, 30_000);
 });
