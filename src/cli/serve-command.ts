@@ -69,7 +69,11 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
       inFlight,
       stopping: () => stopping,
     });
-    const server = createServer((request, response) => void routes.listener(request, response));
+    // The listener answers every failure itself; only writing its log line could still throw
+    // (a stderr that is gone), and that must not take the server down with it.
+    const server = createServer((request, response) => {
+      routes.listener(request, response).catch(() => undefined);
+    });
     // A failing connection (reset, bad TLS-less bytes) concerns that client only.
     server.on('error', (cause) => log.event('error', { message: String(cause) }));
     const url = await listen(server, options.port, options.host);
