@@ -74,7 +74,8 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
     const server = createServer((request, response) => {
       routes.listener(request, response).catch(() => undefined);
     });
-    // A failing connection (reset, bad TLS-less bytes) concerns that client only.
+    // Once listening, an error of the listening socket (too many open files on accept) is
+    // logged, not fatal: the connections in progress still get their answers.
     server.on('error', (cause) => log.event('error', { message: String(cause) }));
     const url = await listen(server, options.port, options.host);
     writeLines(io.stdout, [`listening on ${url} (${storage.description})`]);
