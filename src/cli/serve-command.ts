@@ -74,10 +74,10 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
     const server = createServer((request, response) => {
       routes.listener(request, response).catch(() => undefined);
     });
+    const url = await listen(server, options.port, options.host);
     // Once listening, an error of the listening socket (too many open files on accept) is
     // logged, not fatal: the connections in progress still get their answers.
     server.on('error', (cause) => log.event('error', { message: String(cause) }));
-    const url = await listen(server, options.port, options.host);
     writeLines(io.stdout, [`listening on ${url} (${storage.description})`]);
     const signal = await stop.requested;
     stopping = true;

@@ -79,7 +79,7 @@ const inProgress = (url: string, n: number) =>
   );
 
 describe('serve on a file log', () => {
-  it('refuses a second serve on the same log with one line (exit 2); the first one goes on', async () => {
+  it('refuses a second serve on the same log (or port) with one line (exit 2); the first one goes on', async () => {
     const log = join(await tempDir(), 'events.ndjson');
     const first = await startServe(['--log', log]);
     try {
@@ -97,6 +97,17 @@ describe('serve on a file log', () => {
         /One serve per file log: to run several, share one PostgreSQL database \(--database URL\)$/,
       );
       expect((await deliver(first.url, eventBody(1), { 'x-delivery-id': 'a' })).status).toBe(200);
+      // Another log, but the port in use: one line too, and nothing else on stderr.
+      const port = new URL(first.url).port;
+      const other = join(await tempDir(), 'other.ndjson');
+      const taken = await runCli(['serve', '--log', other, '--port', port], undefined, secretEnv());
+      expect({ code: taken.code, stderr: taken.stderr, stdout: taken.stdout }).toEqual({
+        code: 2,
+        stderr: `signfold: cannot listen on 127.0.0.1:${port}: address already in use\n`,
+        stdout: '',
+      });
+      // It closed its log again: the lock is released.
+      expect(existsSync(`${other}.lock`)).toBe(false);
     } finally {
       expect((await first.stop()).code).toBe(0);
     }
