@@ -7,6 +7,10 @@ export interface PostgresServer {
   createDatabase(name: string): Promise<string>;
   /** Stops the server and deletes its directory; idempotent. */
   stop(): void;
+  /** Stops the server but keeps its data and port (an outage); `resume()` starts it again. */
+  pause(): void;
+  /** Starts a server stopped by `pause()` again, on the same port with the same data. */
+  resume(): void;
 }
 
 /** Starts a server on 127.0.0.1 and a free port; `settings` are extra `-c name=value` flags. */

@@ -70,13 +70,12 @@ export const startPostgres = async (options = {}) => {
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  try {
-    run(bin, 'initdb', ['-D', data, '-A', 'trust', '-U', 'signfold', '--no-sync']);
-    const settings = [
-      '-c listen_addresses=127.0.0.1',
-      '-c max_connections=200',
-      ...(options.settings ?? []),
-    ];
+  const settings = [
+    '-c listen_addresses=127.0.0.1',
+    '-c max_connections=200',
+    ...(options.settings ?? []),
+  ];
+  const start = () => {
     run(bin, 'pg_ctl', [
       '-D',
       data,
@@ -88,6 +87,10 @@ export const startPostgres = async (options = {}) => {
       'start',
     ]);
     started = true;
+  };
+  try {
+    run(bin, 'initdb', ['-D', data, '-A', 'trust', '-U', 'signfold', '--no-sync']);
+    start();
   } catch (cause) {
     stop();
     throw cause;
@@ -108,5 +111,12 @@ export const startPostgres = async (options = {}) => {
       return `postgres://signfold@127.0.0.1:${port}/${name}`;
     },
     stop,
+    /** Stops the server but keeps its data and port, for outage tests; `resume()` starts it again. */
+    pause: () => {
+      run(bin, 'pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      started = false;
+    },
+    /** Starts a server stopped by `pause()` again, on the same port with the same data. */
+    resume: start,
   };
 };

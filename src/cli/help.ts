@@ -13,13 +13,14 @@ Commands:
   report LOG      write a self-contained HTML report of a log (--out FILE)
   pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, status, export, skip (see signfold pg --help)
   unlock LOG      remove the writer lock LOG.lock of a writer that is gone (see its --help)
+  serve           receive webhook deliveries over HTTP into a log (--log FILE or --database URL)
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
   --version       print the version
 
 Exit codes: 0 ok, 1 problems found (or halted, or not found), 2 usage or input error.
-LOG is never modified; only unlock touches its writer lock.`;
+LOG is never modified; only unlock touches its writer lock (and serve appends to --log FILE).`;
 
 /** Help of each command, by name. */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
@@ -163,4 +164,47 @@ Options:
   -h, --help                show this help
 
 Exit codes: 0 written, 2 usage or input error.`,
+  serve: `Usage: signfold serve (--log FILE | --database URL) [--port 8080] [--host 127.0.0.1]
+                      [--secret-env NAME]... [--signature-header H] [--delivery-header H]
+                      [--max-body BYTES] [--insecure-no-signature]
+                      [--schema NAME] [--connect-timeout SECONDS]
+
+Receive webhook deliveries over HTTP: verify each one's signature (HMAC-SHA256
+of the raw body, hex, optionally prefixed sha256=), append it durably to the
+log, and only then answer 200 (a redelivered id: 200, stored once). Until
+SIGTERM or SIGINT; then requests in progress finish, the log is closed, exit 0
+(exit 1 if that takes over 10 s).
+
+  POST /webhooks   a delivery: 200 stored (or duplicate), 400 not JSON, 401 bad
+                   signature, 405 not POST, 413 too large, 503 storage down
+  GET /healthz     200 while the process runs
+  GET /readyz      200 while storage is reachable, 503 otherwise
+  GET /metrics     Prometheus metrics (signfold_webhook_deliveries_total, ...)
+
+Prints "listening on http://HOST:PORT (...)" on stdout once listening, and one
+JSON line per request on stderr.
+
+Options:
+  --log FILE              append to this file log (created if missing); one serve
+                          per file log: a second one is refused
+  --database URL          append to PostgreSQL (needs the package pg; run
+                          signfold pg migrate first); serves may share it
+  --schema NAME           the schema of --database (default signfold)
+  --connect-timeout SECONDS
+                          give up on a database that does not answer within this
+                          time (1 to 86400, default 10)
+  --port N                port to listen on (default 8080; 0: any free port)
+  --host H                address to listen on (default 127.0.0.1)
+  --secret-env NAME       environment variable holding a secret (repeatable: any
+                          of them verifies, for rotation; default
+                          SIGNFOLD_WEBHOOK_SECRET); empty values do not count
+  --signature-header H    header carrying the signature (default x-signature)
+  --delivery-header H     header carrying the delivery id (default x-delivery-id)
+  --max-body BYTES        largest body accepted (1 to 262144, default 262144)
+  --insecure-no-signature accept deliveries without verifying them (no secret
+                          may be set then)
+  -h, --help              show this help
+
+Exit codes: 0 stopped by a signal, 1 shutdown took longer than 10 s, 2 usage,
+configuration, storage or listen error.`,
 };

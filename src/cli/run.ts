@@ -30,6 +30,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   report: async (args, io) => (await import('./report-command.js')).reportCommand(args, io),
   pg: async (args, io) => (await import('./pg-command.js')).pgCommand(args, io),
   unlock: async (args, io) => (await import('./unlock-command.js')).unlockCommand(args, io),
+  serve: async (args, io) => (await import('./serve-command.js')).serveCommand(args, io),
 };
 
 const commandNamed = (name: string): Command | undefined =>

@@ -25,6 +25,7 @@ import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
+import { idMutationsArb, mutateIds } from '../support/hostile-mutations.js';
 import {
   asStored,
   expectEqualsSequentialFold,
@@ -227,86 +228,23 @@ describe('the hostile corpus through pg import and pg work', () => {
   });
 });
 
-const ID_MEMBER =
-  /"(companyId|templateId|signRequestId|participantId|roleId|ownerId|senderId)":(-?[0-9][0-9.eE+-]*|"[^"]*"|null|\{[^{}]*\})/g;
-
-/** Id values the core must judge, and the store must route and key, the same way. */
-const idValueArb = fc.oneof(
-  fc.constantFrom(
-    '0.5',
-    '1e400',
-    '-1e400',
-    '9223372036854775808',
-    '-9223372036854775809',
-    '9007199254740993',
-    '-0',
-    '1e-7',
-    '7.25',
-    '1E2',
-    '5001.0',
-    '5001',
-    '1001',
-    '3',
-    '-3',
-    '"5001"',
-    'null',
-    '{"$gt":1}',
-    '[]',
-    'true',
-  ),
-  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
-  fc.double({ noNaN: true }).map((d) => JSON.stringify(d)),
-);
-
-const corpusLines = readFileSync(CORPUS, 'latin1').split('\n');
-
-/** The lines of a delivery id given twice: left alone, so the redelivery stays a redelivery. */
-const redelivered = (): Set<number> => {
-  const byId = new Map<string, number[]>();
-  corpusLines.forEach((line, i) => {
-    const id = /"deliveryId":"([^"]*)"/.exec(line)?.[1];
-    if (id !== undefined) byId.set(id, [...(byId.get(id) ?? []), i]);
-  });
-  return new Set([...byId.values()].filter((lines) => lines.length > 1).flat());
-};
-
-const mutable = (() => {
-  const skip = redelivered();
-  return corpusLines.flatMap((line, i) =>
-    !skip.has(i) && line.length < 5000 && line.match(ID_MEMBER) !== null ? [i] : [],
-  );
-})();
-
-const mutationArb = fc.array(
-  fc.record({ line: fc.constantFrom(...mutable), which: fc.nat(), value: idValueArb }),
-  { minLength: 1, maxLength: 8 },
-);
-
-/** The corpus (as bytes: one line is invalid UTF-8) with id values replaced. */
-const mutated = (mutations: readonly { line: number; which: number; value: string }[]): Buffer => {
-  const lines = [...corpusLines];
-  for (const { line, which, value } of mutations) {
-    const text = lines[line] ?? '';
-    const matches = [...text.matchAll(ID_MEMBER)];
-    const match = matches[which % matches.length];
-    if (match?.index === undefined) continue;
-    const replaced = `"${match[1]}":${value}`;
-    lines[line] = text.slice(0, match.index) + replaced + text.slice(match.index + match[0].length);
-  }
-  return Buffer.from(lines.join('\n'), 'latin1');
-};
+const CORPUS_BYTES = readFileSync(CORPUS);
 
 describe('the hostile corpus with random id values, through pg import and pg work', () => {
   it('ends, on 1 and 3 worker processes, in replay’s tables, quarantine and counters', async () => {
     const dir = await tempDir();
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(mutationArb, fc.constantFrom(1, 3), async (mutations, workers) => {
-        run += 1;
-        const file = join(dir, `mutated-${run}.ndjson`);
-        await writeFile(file, mutated(mutations));
-        await checkThroughPostgres(file, workers);
-      }),
+      fc.asyncProperty(
+        idMutationsArb(CORPUS_BYTES),
+        fc.constantFrom(1, 3),
+        async (mutations, workers) => {
+          run += 1;
+          const file = join(dir, `mutated-${run}.ndjson`);
+          await writeFile(file, mutateIds(CORPUS_BYTES, mutations));
+          await checkThroughPostgres(file, workers);
+        },
+      ),
       { numRuns: count(3, 30), endOnFailure: true },
     );
   });

@@ -1,0 +1,302 @@
+// `signfold serve` benchmarks (part of `npm run bench`; alone: `npm run build && node bench/serve.js`).
+// 1. The cost of verification per request, in process: createWebhookHandler on a memory log, signed
+//    vs --insecure-no-signature, per body size, alternating, medians; and the HMAC alone.
+// 2. `serve` as a real process (node dist/cli/main.js serve) on the file log (fsync, group commit)
+//    and on a throwaway PostgreSQL (fsync and synchronous_commit on), under an open-loop load at
+//    each --rates for --seconds after --warmup seconds at the same rate (not counted); signed, and
+//    at the first rate also with --insecure-no-signature. Every configuration runs once per round,
+//    in the same order, with a fresh log or database and a fresh process; medians of --rounds.
+// Writes its section of bench/RESULTS.md (marked <!-- bench/serve.js -->) unless --no-write or
+// --only verify|file|postgres (one part alone, printed only).
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createMemoryEventLog } from '../dist/index.js';
+import { createWebhookHandler } from '../dist/webhooks/index.js';
+import { startPostgres } from '../scripts/throwaway-postgres.js';
+import { replaceResultsSection } from './results-section.js';
+import { openLoop, summarize } from './serve-load.js';
+import { CLI, startServe } from './serve-process.js';
+import { deliveryHeaders, SECRET_ENV } from './serve-signature.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    rates: { type: 'string', default: '500,2000' },
+    seconds: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const RATES = opts.rates.split(',').map(Number);
+const SECONDS = Number(opts.seconds);
+const WARMUP = Number(opts.warmup);
+const ROUNDS = Number(opts.rounds);
+const SECRET = 'bench-secret';
+const TARGET_P99_MS = 20;
+const loadAtStart = loadavg().map((n) => n.toFixed(2));
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const ms = (n) => (Number.isNaN(n) ? '–' : n.toFixed(1));
+const log = (...a) => console.log(...a);
+
+/** A sign-request-sent event of about `bytes` bytes of JSON (padded with its name). */
+const eventOfSize = (id, bytes) => {
+  const event = {
+    type: 'sign-request-sent',
+    companyId: 1,
+    signRequestId: id,
+    signRequestName: '',
+    templateId: 100,
+    templateName: 'NDA',
+    senderId: 20,
+    senderName: 'Sam Sender',
+    ownerId: 10,
+    ownerName: 'Olive Owner',
+  };
+  const base = JSON.stringify(event).length;
+  event.signRequestName = 'x'.repeat(Math.max(1, bytes - base));
+  return JSON.stringify(event);
+};
+
+// --- 1. verification per request, in process ----------------------------------------------------
+
+const SIZES = [512, 4_096, 65_536, 200_000];
+
+/** µs per request of `handler` over `bodies` (each with its headers). */
+const perRequest = async (handler, requests) => {
+  const start = performance.now();
+  for (const request of requests) {
+    const answer = await handler(request);
+    if (answer.status !== 200 && answer.status !== 202) throw new Error(`answer ${answer.status}`);
+  }
+  return ((performance.now() - start) * 1000) / requests.length;
+};
+
+const verifyBench = async () => {
+  const rows = [];
+  for (const size of SIZES) {
+    const n = Math.max(200, Math.min(20_000, Math.round(4_000_000 / size)));
+    const bodies = Array.from({ length: n }, (_, i) => Buffer.from(eventOfSize(i + 1, size)));
+    const signed = bodies.map((body) => ({
+      method: 'POST',
+      headers: deliveryHeaders(body, { secret: SECRET }),
+      body,
+    }));
+    const unsigned = bodies.map((body) => ({ method: 'POST', headers: {}, body }));
+    const signedTimes = [];
+    const unsignedTimes = [];
+    const hmacTimes = [];
+    for (let round = 0; round < 7; round += 1) {
+      // A fresh memory log per run: the append costs the same in both.
+      const withSecret = createWebhookHandler({ log: createMemoryEventLog(), secrets: [SECRET] });
+      const insecure = createWebhookHandler({
+        log: createMemoryEventLog(),
+        secrets: [],
+        insecureNoSignature: true,
+      });
+      if (round % 2 === 0) {
+        signedTimes.push(await perRequest(withSecret, signed));
+        unsignedTimes.push(await perRequest(insecure, unsigned));
+      } else {
+        unsignedTimes.push(await perRequest(insecure, unsigned));
+        signedTimes.push(await perRequest(withSecret, signed));
+      }
+      const start = performance.now();
+      for (const body of bodies) createHmac('sha256', SECRET).update(body).digest();
+      hmacTimes.push(((performance.now() - start) * 1000) / n);
+    }
+    const row = {
+      size: bodies[0].byteLength,
+      unsigned: median(unsignedTimes),
+      signed: median(signedTimes),
+      hmac: median(hmacTimes),
+    };
+    log(
+      `verify ${fmt(row.size)} B: unsigned ${row.unsigned.toFixed(1)} µs, signed ${row.signed.toFixed(1)} µs, ` +
+        `difference ${(row.signed - row.unsigned).toFixed(1)} µs, HMAC alone ${row.hmac.toFixed(1)} µs`,
+    );
+    rows.push(row);
+  }
+  return rows;
+};
+
+// --- what one durable write costs on this disk, for what dominates the file log's latency -----
+
+/** Latency of one ~400-byte append + fdatasync in the temp directory, `n` times: p50 and p99. */
+const fsyncBench = (n = 300) => {
+  const dir = mkdtempSync(join(tmpdir(), 'signfold-bench-fsync-'));
+  const fd = openSync(join(dir, 'probe.ndjson'), 'a');
+  const line = `${eventOfSize(1, 400)}\n`;
+  const times = [];
+  try {
+    for (let i = 0; i < n; i += 1) {
+      const start = performance.now();
+      writeSync(fd, line);
+      fdatasyncSync(fd);
+      times.push(performance.now() - start);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const sorted = times.sort((a, b) => a - b);
+  const figures = {
+    p50: sorted[Math.floor(n / 2)],
+    p99: sorted[Math.min(n - 1, Math.ceil(n * 0.99) - 1)],
+  };
+  log(`append + fdatasync: p50 ${ms(figures.p50)} ms, p99 ${ms(figures.p99)} ms`);
+  return figures;
+};
+
+// --- 2. serve as a process under an open loop ---------------------------------------------------
+
+/** The configurations measured once per round, in this order. */
+const configurations = () => {
+  const list = [];
+  for (const rate of RATES) {
+    for (const store of ['file', 'postgres']) list.push({ store, rate, signed: true });
+  }
+  for (const store of ['file', 'postgres']) list.push({ store, rate: RATES[0], signed: false });
+  return list.filter((c) => opts.only === undefined || c.store === opts.only);
+};
+const labelOf = (c) =>
+  `${c.store === 'file' ? 'file log' : 'PostgreSQL'}, ${c.signed ? 'signed' : '--insecure-no-signature'}, ${fmt(c.rate)}/s`;
+
+/** One run: a fresh store and process, warm-up, then the measured open loop; SIGTERM at the end. */
+const runOnce = async (config, dir, server, run) => {
+  let storeArgs;
+  if (config.store === 'file') {
+    storeArgs = ['--log', join(dir, `serve-${run}.ndjson`)];
+  } else {
+    const url = await server.createDatabase(`serve_${run}`);
+    execFileSync(process.execPath, [CLI, 'pg', 'migrate', '--database', url]);
+    storeArgs = ['--database', url];
+  }
+  const securityArgs = config.signed ? [] : ['--insecure-no-signature'];
+  const serve = await startServe([...storeArgs, ...securityArgs], {
+    env: config.signed ? { [SECRET_ENV]: SECRET } : { [SECRET_ENV]: '' },
+  });
+  const make = (offset) => (i) => {
+    const body = eventOfSize(offset + i + 1, 400);
+    const deliveryId = `bench-${offset + i}`;
+    const secret = config.signed ? SECRET : undefined;
+    return { body, deliveryId, headers: deliveryHeaders(body, { secret, deliveryId }) };
+  };
+  try {
+    const warmCount = Math.round(config.rate * WARMUP);
+    await openLoop({ url: serve.url, rate: config.rate, count: warmCount, make: make(0) });
+    const results = await openLoop({
+      url: serve.url,
+      rate: config.rate,
+      count: Math.round(config.rate * SECONDS),
+      seconds: SECONDS,
+      timeoutMs: 10_000,
+      make: make(warmCount),
+    });
+    return summarize(results);
+  } finally {
+    const ended = await serve.stop('SIGTERM');
+    if (ended.code !== 0) log(`  note: serve exited with ${ended.code ?? ended.signal}`);
+  }
+};
+
+const loadBench = async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'signfold-bench-serve-'));
+  const server = await startPostgres();
+  const figures = new Map(configurations().map((c) => [labelOf(c), { config: c, runs: [] }]));
+  try {
+    let run = 0;
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const { config, runs } of figures.values()) {
+        run += 1;
+        const s = await runOnce(config, dir, server, run);
+        runs.push(s);
+        log(
+          `round ${round}: ${labelOf(config)}: ${fmt(s.perSecond)}/s achieved, ${s.ok}/${s.sent} 2xx, ` +
+            `p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms (from schedule ${ms(s.p99FromSchedule)}), max ${ms(s.max)} ms, ` +
+            `answers ${JSON.stringify(s.byStatus)}; load ${loadavg()[0].toFixed(1)}`,
+        );
+      }
+    }
+  } finally {
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return [...figures.values()].map(({ config, runs }) => ({
+    config,
+    perSecond: median(runs.map((r) => r.perSecond)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    p99Range: [Math.min(...runs.map((r) => r.p99)), Math.max(...runs.map((r) => r.p99))],
+    p99FromSchedule: median(runs.map((r) => r.p99FromSchedule)),
+    max: Math.max(...runs.map((r) => r.max)),
+    sent: runs.reduce((n, r) => n + r.sent, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+  }));
+};
+
+// --- the section of bench/RESULTS.md ------------------------------------------------------------
+
+const section = (verify, load, fsync) => {
+  const loadRow = (f) => {
+    const target = f.config.rate === 500 && f.config.signed ? `< ${TARGET_P99_MS} ms` : '';
+    const met = target === '' ? '' : f.p99 < TARGET_P99_MS ? 'yes' : '**no**';
+    return `| ${labelOf(f.config)} | ${fmt(f.perSecond)} | ${ms(f.p50)} ms | ${ms(f.p99)} ms (${ms(f.p99Range[0])}–${ms(f.p99Range[1])}) | ${ms(f.p99FromSchedule)} ms | ${ms(f.max)} ms | ${fmt(f.errors)} of ${fmt(f.sent)} | ${target} | ${met} |`;
+  };
+  const verifyRow = (r) =>
+    `| ${fmt(r.size)} B | ${r.unsigned.toFixed(1)} µs | ${r.signed.toFixed(1)} µs | ${(r.signed - r.unsigned).toFixed(1)} µs | ${r.hmac.toFixed(1)} µs |`;
+  return `<!-- bench/serve.js -->
+## \`signfold serve\` (bench/serve.js)
+
+Generated by \`node bench/serve.js\` (part of \`npm run bench\`): \`node dist/cli/main.js serve\` as a
+real process on 127.0.0.1, on the file log (\`fsync\` before each answer, concurrent appends committed
+in groups) and on a throwaway PostgreSQL 15 (default settings: fsync and \`synchronous_commit\` on),
+under an open-loop load (requests sent on a fixed schedule whatever the answers, keep-alive
+connections), ${SECONDS} s measured after a ${WARMUP} s warm-up at the same rate, ~400-byte signed events
+with distinct delivery ids, a fresh process and store per run; ${ROUNDS} rounds, every configuration once
+per round in the same order; medians (p99: median and range over the rounds). The load generator,
+\`serve\` and PostgreSQL share the machine's cores.
+
+- date: ${new Date().toISOString().slice(0, 10)}
+- machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB
+- load average (1, 5, 15 min) at start / end: ${loadAtStart.join(' ')} / ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')}
+- Node ${process.version}
+
+| configuration | achieved 2xx/s | p50 | p99 (range) | p99 from schedule | max | not 2xx | target p99 | met |
+|---|---:|---:|---:|---:|---:|---:|---:|:---:|
+${load.map(loadRow).join('\n')}
+
+One durable write on this machine's disk (the temp directory, where the file log lives): an append of
+a ~400-byte line and \`fdatasync\`, ${fsync === undefined ? 'not measured' : `p50 ${ms(fsync.p50)} ms, p99 ${ms(fsync.p99)} ms`} (300 in a row, alone).
+
+Latency is from the send of a request to the end of its answer; "from schedule" counts from the
+instant the open loop had scheduled it, so it also shows the load generator falling behind.
+"not 2xx": timeouts (10 s), refused connections and non-2xx answers, summed over the rounds.
+
+Cost of verification per request, in process (\`createWebhookHandler\` on a memory log, the default
+scheme: hex HMAC-SHA256 of the raw body; the same bodies signed and with \`insecureNoSignature\`,
+alternating, medians of 7 runs; the HMAC alone, \`createHmac\` over the body, for reference):
+
+| body | insecure | signed | verification | HMAC alone |
+|---:|---:|---:|---:|---:|
+${verify.map(verifyRow).join('\n')}
+`;
+};
+
+const verify = opts.only === undefined || opts.only === 'verify' ? await verifyBench() : [];
+const fsync = opts.only === 'verify' ? undefined : fsyncBench();
+const load = opts.only === 'verify' ? [] : await loadBench();
+const text = section(verify, load, fsync);
+log(`\n${text}`);
+if (!opts['no-write'] && opts.only === undefined) {
+  replaceResultsSection('<!-- bench/serve.js -->', text);
+  log('wrote the serve section of bench/RESULTS.md');
+}
