@@ -15,6 +15,7 @@ import type { LogObservations } from './report-recorder.js';
 import { buildStuck } from './stuck-requests.js';
 import { templateRows } from './template-rows.js';
 import { buildTimings } from './timings.js';
+import { buildTrend } from './trend.js';
 
 /** What a report is built from: the result of replaying a log with audit trails on. */
 export interface ReportInput {
@@ -75,6 +76,7 @@ export const buildReportModel = (input: ReportInput): ReportModel => {
     templates,
     timings: buildTimings(state, times, templates),
     activity: buildActivity(perHour),
+    trend: buildTrend(times.values()),
     stuck,
     quarantine: quarantineModel(input.quarantine),
     companies,

@@ -51,7 +51,7 @@ ${renderOverview(model.overview)}
 ${renderCompanies(model.companies)}
 ${renderTemplates(model.templates)}
 ${renderTimings(model.timings)}
-${renderActivity(model.activity)}
+${renderActivity(model.activity, model.trend, model.stuck.asOf)}
 ${renderStuck(model.stuck)}
 ${renderQuarantine(model.quarantine)}
 </main>

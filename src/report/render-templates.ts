@@ -5,11 +5,11 @@ import { formatCount, formatRate } from './html-text.js';
 import type { TemplateRow } from './report-model.js';
 
 const SERIES = [
-  { name: 'signed', color: 2 },
-  { name: 'declined', color: 3 },
-  { name: 'viewed, no answer yet', color: 1 },
-  { name: 'sent, not viewed yet', color: 9 },
-];
+  { name: 'signed', color: 'signed' },
+  { name: 'declined', color: 'declined' },
+  { name: 'viewed, no answer yet', color: 'viewed' },
+  { name: 'sent, not viewed yet', color: 'not-viewed' },
+] as const;
 
 const rateCell = (rate: number | undefined) => ({
   text: formatRate(rate),
@@ -52,8 +52,11 @@ export const renderTemplates = (rows: readonly TemplateRow[]): string => {
     id: 'chart-funnel',
     title: 'Participants per template (company in parentheses when several): where they stand',
     series: SERIES,
+    xTitle: 'template',
+    yTitle: 'participants',
     bars: rows.map((t) => ({
-      label: severalCompanies && t.companyId !== null ? `${t.name} (${t.companyId})` : t.name,
+      label: t.name,
+      ...(severalCompanies && t.companyId !== null ? { suffix: `(${t.companyId})` } : {}),
       values: [
         t.participants.signed,
         t.participants.declined,

@@ -34,9 +34,11 @@ export const renderTimings = (timings: TimingsModel | undefined): string => {
     id: 'chart-durations',
     title: 'Time from sent to completed or declined',
     series: [
-      { name: 'completed', color: 2 },
-      { name: 'declined', color: 3 },
+      { name: 'completed', color: 'completed' },
+      { name: 'declined', color: 'declined' },
     ],
+    xTitle: 'time from sent to the final event',
+    yTitle: 'requests',
     bars: timings.distribution.map((bin) => ({
       label: bin.label,
       values: [bin.completed, bin.declined],

@@ -6,6 +6,7 @@
 import type { EventType } from '../events/event-members.js';
 import type { ProjectionCounts } from '../projections/projection-counts.js';
 import type { ParticipantStatus, TemplateStatus } from '../projections/records.js';
+import type { TrendModel } from './trend.js';
 
 /** How many stuck requests and quarantined records the page lists (the totals are always shown). */
 export const LISTED_ROWS = 1000;
@@ -177,6 +178,8 @@ export interface ReportModel {
   readonly timings: TimingsModel | undefined;
   /** `undefined` when no event has a `receivedAt`. */
   readonly activity: ActivityModel | undefined;
+  /** Requests sent and completed per period; `undefined` when none has a sent time. */
+  readonly trend: TrendModel | undefined;
   readonly stuck: StuckModel;
   readonly quarantine: QuarantineModel;
   /** One row per company, by id; the page shows them when there are several. */
