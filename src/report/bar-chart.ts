@@ -22,14 +22,31 @@ const BAR_Y = 19;
 const BAR = 14;
 /** The longest bar, as a share of the width: the rest holds its total. */
 const LONGEST = 0.8;
-/** Label widths in "narrow characters" (a wide one, CJK or emoji, counts 2), wide screen and phone. */
-const WIDE_LABEL = 90;
-const NARROW_LABEL = 40;
+/**
+ * Room for a label, in ems of the chart's 12 px text: a phone's column (358
+ * px at 390) and the narrowest wide one (609 px), with a margin.
+ */
+const WIDE_LABEL = 46;
+const NARROW_LABEL = 26;
 
-/** A code point's width in narrow characters: 2 for East Asian wide ones and emoji, roughly. */
-const widthOf = (char: string): number => ((char.codePointAt(0) ?? 0) >= 0x1100 ? 2 : 1);
+/**
+ * A character's width in ems, on the generous side so a label is never
+ * clipped: wide ones (East Asian, emoji) 1.25, `W` and `M` 1, other capitals
+ * and digits 0.75, narrow ones 0.35, the rest 0.6.
+ */
+const widthOf = (char: string): number => {
+  const code = char.codePointAt(0) ?? 0;
+  if (code >= 0x1100) return 1.25;
+  if (char === 'W' || char === 'M' || char === 'w' || char === 'm') return 1;
+  if (/[A-Z0-9]/.test(char)) return 0.75;
+  if (/[ iljtfr.,:;'!|()[\]-]/.test(char)) return 0.35;
+  return 0.6;
+};
 
-/** `label` cut to `max` narrow characters, with an ellipsis. */
+/** Its width in ems (see {@link widthOf}). */
+const emsOf = (text: string): number => [...text].reduce((sum, char) => sum + widthOf(char), 0);
+
+/** `label` cut to `max` ems, with an ellipsis. */
 export const fitLabel = (label: string, max: number): string => {
   let used = 0;
   let out = '';
@@ -52,7 +69,7 @@ export const barChart = (spec: ChartSpec, empty = `no ${spec.yTitle}`): string =
   const parts: string[] = [];
   spec.bars.forEach((bar, index) => {
     const y = index * ROW;
-    const suffixWidth = bar.suffix === undefined ? 0 : [...bar.suffix].length + 1;
+    const suffixWidth = bar.suffix === undefined ? 0 : emsOf(bar.suffix) + 0.5;
     const wide = fitLabel(bar.label, WIDE_LABEL - suffixWidth);
     const narrow = fitLabel(bar.label, NARROW_LABEL - suffixWidth);
     const full = `${bar.label}${bar.suffix === undefined ? '' : ` ${bar.suffix}`}`;

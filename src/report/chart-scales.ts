@@ -6,7 +6,7 @@
  * the report loads it.
  */
 import { scaleLinear, scaleUtc } from 'd3-scale';
-import { utcDay, utcHour, utcMonth, utcYear } from 'd3-time';
+import { type CountableTimeInterval, utcDay, utcMonth, utcYear } from 'd3-time';
 import { utcFormat } from 'd3-time-format';
 import { formatCount } from './html-text.js';
 
@@ -62,14 +62,24 @@ export interface TimeTick {
 
 /**
  * About `count` ticks on round UTC boundaries between `start` and `end`
- * (epoch ms), as fractions of the span.
+ * (epoch ms), as fractions of the span, none finer than `finest` (a chart of
+ * days has no tick at 06:00): when d3's ticks are finer, one per `finest`
+ * unit, thinned to about `count`.
  */
-export const timeTicks = (start: number, end: number, count: number): TimeTick[] => {
+export const timeTicks = (
+  start: number,
+  end: number,
+  count: number,
+  finest: CountableTimeInterval,
+): TimeTick[] => {
   const scale = scaleUtc()
     .domain([new Date(start), new Date(Math.max(end, start + 1))])
     .range([0, 1]);
-  return scale.ticks(count).map((date) => ({ at: scale(date), label: timeTickLabel(date) }));
+  let dates = scale.ticks(count).filter((date) => finest.floor(date).getTime() === date.getTime());
+  if (dates.length < 2) {
+    const all = finest.range(new Date(start), new Date(end + 1));
+    const step = Math.max(1, Math.ceil(all.length / count));
+    dates = all.filter((_, index) => index % step === 0);
+  }
+  return dates.map((date) => ({ at: scale(date), label: timeTickLabel(date) }));
 };
-
-/** Whole UTC hours, for callers that step by hour (`utcHour.floor`). */
-export const floorHour = (ms: number): number => utcHour.floor(new Date(ms)).getTime();

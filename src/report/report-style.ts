@@ -1,7 +1,7 @@
 /**
  * The page's stylesheet, inlined: system fonts only (no web fonts), colours
  * as custom properties with a dark variant (`prefers-color-scheme`), a
- * phone layout (below 40rem tables stack, one labelled line per cell) and a
+ * phone layout (below 48rem, 768 px, tables stack, one labelled line per cell) and a
  * print variant without the controls. No text is set below 12 px (legends,
  * captions, chart labels), so none renders under 11 px at any width: charts
  * draw their text unscaled (see `svg-chart.ts`).
@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { colourCss } from './chart-colours.js';
 
-const PHONE = '(max-width:40rem)';
+const PHONE = '(max-width:48rem)';
 
 /** The `<style>` content. */
 export const REPORT_CSS = `
@@ -51,10 +51,11 @@ svg .bar-label{fill:var(--fg);font-size:12px}svg .value{fill:var(--muted);font-s
 .wide-only{display:none}.narrow-only{display:inline}
 table,thead,tbody,tfoot,tr,td,th,caption{display:block;width:auto}table.compact{min-width:0}
 thead{display:none}td:not(.n):not(.name){min-width:0}
-tr{border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.25rem .5rem}
-tbody th,tbody td,tfoot th,tfoot td{display:grid;grid-template-columns:minmax(5.5rem,38%) minmax(0,1fr);gap:.5rem;border:0;padding:.1rem 0;text-align:left;white-space:normal}
-tbody [data-label]::before,tfoot [data-label]::before{content:attr(data-label);color:var(--muted);font-weight:400}
-td.name>bdi,th.name>bdi{max-width:none;min-width:0}
+tr{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:.3rem .75rem;border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.4rem .6rem}
+tbody th,tbody td,tfoot th,tfoot td{display:block;border:0;padding:0;text-align:left;white-space:normal;min-width:0}
+tbody>tr>:first-child,tfoot>tr>:first-child,tbody td:not(.n),tfoot td:not(.n){grid-column:1/-1}
+[data-label]::before{content:attr(data-label);display:block;color:var(--muted);font-size:12px;font-weight:400}
+td.name>bdi,th.name>bdi{max-width:none}tbody td.n,tfoot td.n{text-align:left;white-space:normal}
 .table-wrap{overflow:visible}}
 @media print{body{max-width:none;padding:0;font-size:11pt}.controls,nav,.table-tools,button.sort::after{display:none}
 thead th{position:static}section,figure,tr{break-inside:avoid}a{color:inherit;text-decoration:none}}

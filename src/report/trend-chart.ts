@@ -4,20 +4,37 @@
  * 0–100 %). The x axis is time: ticks on round UTC boundaries from d3,
  * fewer on a phone, so labels never run together.
  */
+
+import { type CountableTimeInterval, utcDay, utcHour, utcMonth, utcYear } from 'd3-time';
 import { chartBox, PLOT_HEIGHT, TOP, type XLabel, yOf } from './chart-box.js';
 import { colourClass } from './chart-colours.js';
 import { countAxis, shareAxis, type TimeTick, timeTicks } from './chart-scales.js';
 import { formatCount } from './html-text.js';
 import { type ChartSpec, legend, PLOT_WIDTH, plot, px, rect } from './svg-chart.js';
-import type { TrendModel } from './trend.js';
+import type { TrendModel, TrendUnit } from './trend.js';
 
 const WIDE_TICKS = 8;
+/** No tick finer than this, per unit (weeks tick on days: months do not start on Mondays). */
+const FINEST: Readonly<Record<TrendUnit, CountableTimeInterval>> = {
+  hour: utcHour,
+  day: utcDay,
+  week: utcDay,
+  month: utcMonth,
+  year: utcYear,
+};
 const NARROW_TICKS = 3;
 
+/** `2025-10-12 08:00 to 2025-10-12 09:00`: the periods the axis covers. */
+const spanText = (trend: TrendModel): string => {
+  const first = trend.rows[0]?.period ?? '';
+  const last = trend.rows[trend.rows.length - 1]?.period ?? first;
+  return first === last ? first : `${first} to ${last}`;
+};
+
 /** Labels of both tick sets, each once, flagged by where it shows. */
-const xLabels = (start: number, end: number): XLabel[] => {
-  const wide = timeTicks(start, end, WIDE_TICKS);
-  const narrow = timeTicks(start, end, NARROW_TICKS);
+const xLabels = (trend: TrendModel, start: number, end: number): XLabel[] => {
+  const wide = timeTicks(start, end, WIDE_TICKS, FINEST[trend.unit]);
+  const narrow = timeTicks(start, end, NARROW_TICKS, FINEST[trend.unit]);
   const key = (tick: TimeTick) => `${tick.at}`;
   const narrowKeys = new Set(narrow.map(key));
   const wideKeys = new Set(wide.map(key));
@@ -43,7 +60,7 @@ export const volumeChart = (trend: TrendModel, id: string): string => {
       { name: 'completed', color: 'completed' },
     ],
     bars: [],
-    xTitle: `${trend.unit} (UTC)`,
+    xTitle: `${trend.unit} (UTC), ${spanText(trend)}`,
     yTitle: `requests per ${trend.unit}`,
   };
   const axis = countAxis(rows.reduce((most, r) => Math.max(most, r.sent, r.completed), 0));
@@ -76,7 +93,7 @@ export const volumeChart = (trend: TrendModel, id: string): string => {
       ].join('');
     })
     .join('');
-  return chartBox(spec, axis, marks, xLabels(start, end), legend(spec.series));
+  return chartBox(spec, axis, marks, xLabels(trend, start, end), legend(spec.series));
 };
 
 /** Completion of the requests sent in each period, a step line; gaps where none was sent. */
@@ -91,7 +108,7 @@ export const completionChart = (trend: TrendModel, id: string, asOf: string): st
     title: `Completion of sent: the share of the requests sent in each ${trend.unit} that completed by ${asOf} (recent ones may still be open)`,
     series: [{ name: 'completed of sent', color: 'share' }],
     bars: [],
-    xTitle: `${trend.unit} the requests were sent (UTC)`,
+    xTitle: `${trend.unit} the requests were sent (UTC), ${spanText(trend)}`,
     yTitle: 'completed of sent',
   };
   const path: string[] = [];
@@ -109,5 +126,5 @@ export const completionChart = (trend: TrendModel, id: string, asOf: string): st
   }
   const line = `<path class="line ${colourClass('share')}" vector-effect="non-scaling-stroke" d="${path.join('')}"><title>completion of sent, per ${trend.unit}</title></path>`;
   const marks = plot(TOP, PLOT_HEIGHT, line);
-  return chartBox(spec, axis, marks, xLabels(start, end), legend(spec.series, ['share']));
+  return chartBox(spec, axis, marks, xLabels(trend, start, end), legend(spec.series, ['share']));
 };

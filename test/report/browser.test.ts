@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../scripts/debian-chromium.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
+import { csvAndRows, injected, layoutOf, smallText, VIEWS } from './browser-checks.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const EXAMPLE = 'examples/events.ndjson';
@@ -36,7 +37,7 @@ beforeAll(async () => {
   replay = JSON.parse(json.stdout) as ReplayJson;
   pageUrl = pathToFileURL(out).href;
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1200, height: 1500 } });
+  page = await browser.newPage({ viewport: { width: 1280, height: 1500 } });
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning') {
       problems.push(`${message.type()}: ${message.text()}`);
@@ -111,8 +112,8 @@ describe('the report of the example log in chromium', () => {
     expect(shown.get('processed')).toBe(3917);
   });
 
-  it('draws every chart, each with bars', async () => {
-    for (const id of ['chart-funnel', 'chart-durations', 'chart-activity', 'chart-conflicts']) {
+  it('draws every chart, each with bars, and says so in one line when one has nothing to draw', async () => {
+    for (const id of ['chart-funnel', 'chart-durations', 'chart-volume', 'chart-conflicts']) {
       const chart = page.locator(`svg#${id}`);
       const box = await chart.boundingBox();
       expect(box?.width ?? 0, id).toBeGreaterThan(100);
@@ -127,17 +128,48 @@ describe('the report of the example log in chromium', () => {
         );
       expect(bars, id).toBeGreaterThan(0);
     }
+    // The completion trend is a line.
+    expect(await page.locator('svg#chart-completion path.line').count()).toBe(1);
   });
 
-  it('sorts a table and filters by company without a console error', async () => {
+  it('gives every chart axis titles, and value ticks that are round numbers', async () => {
+    const figures = await page.$$eval('figure.chart-figure', (all) =>
+      all.map((f) => ({
+        titles: [...f.querySelectorAll('.axis-title')].map((t) => t.textContent ?? ''),
+        ticks: [...f.querySelectorAll('svg.y-axis text')].map((t) => t.textContent ?? ''),
+      })),
+    );
+    expect(figures.length).toBeGreaterThanOrEqual(5);
+    for (const { titles, ticks } of figures) {
+      expect(titles).toHaveLength(2);
+      for (const title of titles) expect(title.length).toBeGreaterThan(3);
+      for (const tick of ticks) {
+        const n = Number(tick.replaceAll(',', '').replace(' %', ''));
+        // 0, 1, 2, 5 or 25 times a power of ten: what d3's nice ticks give.
+        expect(
+          n === 0 || /^(1|2|5|25|75)0*$/.test(String(n)) || /^[1-9]0*$/.test(String(n)),
+          tick,
+        ).toBe(true);
+      }
+    }
+  });
+
+  it('sorts a table and filters by company without a console error, its CSV following', async () => {
+    const index = await page.$$eval('#templates-table thead tr:last-child th', (ths) =>
+      ths.findIndex((th) => th.textContent?.startsWith('requests')),
+    );
+    expect(index).toBeGreaterThan(0);
     const requestsColumn = () =>
-      page.$$eval('#templates-table tbody tr', (rows) =>
-        rows.map((row) => Number(row.querySelectorAll('td')[3]?.getAttribute('data-value'))),
+      page.$$eval(
+        '#templates-table tbody tr',
+        (rows, i) => rows.map((row) => Number(row.children[i]?.getAttribute('data-value'))),
+        index,
       );
-    await page.click('#templates-table thead th:nth-child(5) button');
+    const header = `#templates-table thead tr:last-child th:nth-child(${index + 1}) button`;
+    await page.click(header);
     const ascending = await requestsColumn();
     expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
-    await page.click('#templates-table thead th:nth-child(5) button');
+    await page.click(header);
     const descending = await requestsColumn();
     expect(descending).toEqual([...ascending].sort((a, b) => b - a));
     await page.selectOption('#company-filter', '2');
@@ -146,8 +178,52 @@ describe('the report of the example log in chromium', () => {
     );
     expect(visible.length).toBeGreaterThan(0);
     expect(new Set(visible)).toEqual(new Set(['2']));
+    // The CSV lists what the table shows: company 2's rows, in the order shown.
+    for (const { table, csv, shown } of await csvAndRows(page)) {
+      expect(csv, table).toEqual(shown);
+    }
+    const templatesCsv = (await csvAndRows(page)).find((t) => t.table === 'templates-table');
+    expect(templatesCsv?.csv.length).toBe(visible.length + 2);
     await page.selectOption('#company-filter', '');
   });
+
+  it.each(VIEWS)(
+    'at $width px, $scheme: nothing wider than its column, no text under 11 px, CSVs equal to their tables',
+    async ({ width, scheme }) => {
+      await page.setViewportSize({ width, height: 1500 });
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({
+        path: join(ARTIFACTS, `report-example-${width}-${scheme}.png`),
+        fullPage: true,
+      });
+      const layout = await layoutOf(page);
+      expect(layout.problems).toEqual([]);
+      // Only the events-by-type table (a column per event type) may scroll in its wrapper, and only wide.
+      expect(layout.scrollingTables).toEqual(width === 1280 ? ['activity-table'] : []);
+      expect(await smallText(page)).toEqual([]);
+      expect(await injected(page)).toEqual([]);
+      for (const { table, csv, shown } of await csvAndRows(page)) {
+        expect(csv, table).toEqual(shown);
+      }
+      if (width === 1280) {
+        // With ordinary names the templates table fits its column.
+        const fit = await page.$eval('#templates-table', (t) => [
+          t.getBoundingClientRect().width,
+          t.parentElement?.clientWidth ?? 0,
+        ]);
+        expect(fit[0]).toBeLessThanOrEqual(fit[1] ?? 0);
+      } else {
+        // Rows stack: one cell under another, each with its label.
+        const display = await page.$eval(
+          '#templates-table tbody tr',
+          (tr) => getComputedStyle(tr).display,
+        );
+        expect(display).toBe('grid');
+      }
+      await page.setViewportSize({ width: 1280, height: 1500 });
+      await page.emulateMedia({ colorScheme: 'light' });
+    },
+  );
 
   it('made no request but the file itself, and logged no error or warning', async () => {
     expect(requests).toEqual([pageUrl]);
