@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../scripts/debian-chromium.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
-import { csvAndRows, injected, layoutOf, smallText, VIEWS } from './browser-checks.js';
+import { csvAndRows, displayOf, injected, layoutOf, smallText, VIEWS } from './browser-checks.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const EXAMPLE = 'examples/events.ndjson';
@@ -214,11 +214,7 @@ describe('the report of the example log in chromium', () => {
         expect(fit[0]).toBeLessThanOrEqual(fit[1] ?? 0);
       } else {
         // Rows stack: one cell under another, each with its label.
-        const display = await page.$eval(
-          '#templates-table tbody tr',
-          (tr) => getComputedStyle(tr).display,
-        );
-        expect(display).toBe('grid');
+        expect(await displayOf(page, '#templates-table tbody tr')).toBe('grid');
       }
       await page.setViewportSize({ width: 1280, height: 1500 });
       await page.emulateMedia({ colorScheme: 'light' });
