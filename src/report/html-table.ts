@@ -13,6 +13,9 @@ import { csvDataUrl, csvText } from './csv-download.js';
 import { escapeHtml, formatCount } from './html-text.js';
 import { LISTED_ROWS } from './report-model.js';
 
+/** Text longer than this (UTF-16 units) may be cut by the page's CSS: its cell gets a `title`. */
+const LONG_TEXT = 80;
+
 /** One cell: its text, and for numbers the raw value. */
 export interface Cell {
   readonly text: string;
@@ -126,7 +129,13 @@ const renderCell = (cell: Cell, tag: 'td' | 'th', label: string): string => {
   if (cell.value !== undefined) attrs.push(`data-value="${escapeHtml(String(cell.value))}"`);
   if (cell.metric !== undefined) attrs.push(`data-metric="${escapeHtml(cell.metric)}"`);
   if (label !== '') attrs.push(`data-label="${escapeHtml(label)}"`);
-  if (cell.name === true) attrs.push(`title="${escapeHtml(cell.text)}"`);
+  // A name is cut to one line, other text to a few (CSS): the whole of it on hover.
+  if (
+    cell.name === true ||
+    (typeof cell.value !== 'number' && cell.html !== true && cell.text.length > LONG_TEXT)
+  ) {
+    attrs.push(`title="${escapeHtml(cell.text)}"`);
+  }
   const open = attrs.length === 0 ? `<${tag}>` : `<${tag} ${attrs.join(' ')}>`;
   // Numbers and fixed words are the page's own; any other text may come from the log.
   const content =

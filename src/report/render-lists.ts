@@ -1,5 +1,5 @@
 /** The two long lists: stuck requests and the quarantine (each cut at 1,000 rows, totals shown). */
-import { num, renderTable } from './html-table.js';
+import { nameCell, num, renderTable } from './html-table.js';
 import { escapeHtml, formatCount, formatDuration } from './html-text.js';
 import type { QuarantineModel, StuckModel } from './report-model.js';
 
@@ -33,9 +33,9 @@ export const renderStuck = (stuck: StuckModel): string => {
       company: r.companyId,
       cells: [
         num(r.id, String(r.id)),
-        { text: r.name },
+        nameCell(r.name),
         r.companyId === null ? { text: '–' } : num(r.companyId, String(r.companyId)),
-        { text: r.templateName ?? '–' },
+        r.templateName === undefined ? { text: '–' } : nameCell(r.templateName),
         { text: r.sentAt },
         num(r.ageMs, formatDuration(r.ageMs)),
         {

@@ -1,6 +1,6 @@
 /** The per-template section: the funnel chart and the sortable table. */
 import { barChart } from './bar-chart.js';
-import { idCell, num, type Row, renderTable } from './html-table.js';
+import { idCell, nameCell, num, type Row, renderTable } from './html-table.js';
 import { formatCount, formatRate } from './html-text.js';
 import type { TemplateRow } from './report-model.js';
 
@@ -21,7 +21,7 @@ const rowOf = (t: TemplateRow): Row => {
   return {
     company: t.companyId,
     cells: [
-      { text: t.name, value: t.name },
+      nameCell(t.name),
       idCell(t.templateId),
       idCell(t.companyId),
       { text: t.status ?? '–' },

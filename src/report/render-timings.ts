@@ -1,6 +1,6 @@
 /** The timings section: how long requests take from sent to completed or declined. */
 import { columnChart } from './column-chart.js';
-import { idCell, num, type Row, renderTable } from './html-table.js';
+import { idCell, nameCell, num, type Row, renderTable } from './html-table.js';
 import { formatCount, formatDuration } from './html-text.js';
 import type { DurationSummary, TemplateTimingRow, TimingsModel } from './report-model.js';
 
@@ -16,7 +16,7 @@ const summaryCells = (s: DurationSummary) => [
 const rowOf = (t: TemplateTimingRow): Row => ({
   company: t.companyId,
   cells: [
-    { text: t.name, value: t.name },
+    nameCell(t.name),
     // Templates of different companies may share a name: id and company tell them apart.
     idCell(t.templateId),
     idCell(t.companyId),

@@ -30,7 +30,8 @@ th,td{padding:.25rem .4rem;border-bottom:1px solid var(--line);text-align:left;v
 td:not(.n):not(.name){overflow-wrap:anywhere;min-width:5.5rem}p,li,caption,figcaption,.axis-title{overflow-wrap:anywhere}
 thead th{background:var(--panel);position:sticky;top:0}tfoot th,tfoot td{font-weight:600}
 tr.groups th{text-align:center;border-bottom:2px solid var(--line)}tr.groups td{border-bottom:0}
-td.name>bdi,th.name>bdi{display:block;max-width:16rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+td.name>bdi,th.name>bdi{display:block;max-width:13rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+td:not(.name)>bdi,th:not(.name)>bdi{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;overflow:hidden}
 button.sort{all:unset;cursor:pointer;font-weight:600}button.sort::after{content:" ↕";color:var(--muted)}
 th[aria-sort=ascending] button.sort::after{content:" ↑"}th[aria-sort=descending] button.sort::after{content:" ↓"}
 button.sort:focus-visible{outline:2px solid var(--accent)}
