@@ -154,6 +154,28 @@ describe('the report of the example log in chromium', () => {
     }
   });
 
+  it('paints each meaning in one colour across charts: red is declined and nothing else', async () => {
+    const swatches = await page.$$eval('ul.legend li', (items) =>
+      items.map((li) => [li.textContent ?? '', li.querySelector('.sw')?.classList[1] ?? '']),
+    );
+    expect(swatches.length).toBeGreaterThanOrEqual(6);
+    const byName = new Map<string, Set<string>>();
+    for (const [name, colour] of swatches) {
+      byName.set(name ?? '', (byName.get(name ?? '') ?? new Set()).add(colour ?? ''));
+    }
+    for (const [name, colours] of byName) expect(colours.size, name).toBe(1);
+    expect(byName.get('declined')).toEqual(new Set(['k-declined']));
+    expect(byName.get('completed')).toEqual(new Set(['k-completed']));
+    expect(byName.get('sent')).toEqual(new Set(['k-sent']));
+    for (const [name, colour] of swatches) {
+      if (colour === 'k-declined') expect(name).toMatch(/declined/);
+    }
+    const fills = await page.$$eval('svg.chart rect, svg.chart path', (marks) =>
+      marks.map((m) => m.getAttribute('class') ?? ''),
+    );
+    for (const fill of fills) expect(fill).toMatch(/(^| )k-[a-z-]+$/);
+  });
+
   it('sorts a table and filters by company without a console error, its CSV following', async () => {
     const index = await page.$$eval('#templates-table thead tr:last-child th', (ths) =>
       ths.findIndex((th) => th.textContent?.startsWith('requests')),
