@@ -27,7 +27,7 @@ select{max-width:100%;font:inherit}
 .table-wrap{overflow-x:auto;margin:.5rem 0 0}
 table{border-collapse:collapse;width:100%;font-size:13px}table.compact{width:auto;min-width:50%}caption{text-align:left;color:var(--muted);padding:.25rem 0}
 th,td{padding:.25rem .4rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}
-td:not(.n):not(.name){overflow-wrap:anywhere;min-width:5.5rem}p,li,caption,figcaption,.axis-title{overflow-wrap:anywhere}
+td:not(.n):not(.name),tbody th:not(.n):not(.name){overflow-wrap:anywhere;min-width:5.5rem}p,li,caption,figcaption,.axis-title{overflow-wrap:anywhere}
 thead th{background:var(--panel);position:sticky;top:0}tfoot th,tfoot td{font-weight:600}
 tr.groups th{text-align:center;border-bottom:2px solid var(--line)}tr.groups td{border-bottom:0}
 td.name>bdi,th.name>bdi{display:block;max-width:13rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
@@ -51,7 +51,7 @@ svg .bar-label{fill:var(--fg);font-size:12px}svg .value{fill:var(--muted);font-s
 @media ${PHONE}{body{padding:.75rem .6rem;font-size:14px}
 .wide-only{display:none}.narrow-only{display:inline}
 table,thead,tbody,tfoot,tr,td,th,caption{display:block;width:auto}table.compact{min-width:0}
-thead{display:none}td:not(.n):not(.name){min-width:0}
+thead{display:none}td:not(.n):not(.name),tbody th:not(.n):not(.name){min-width:0}
 tr{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:.3rem .75rem;border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.4rem .6rem}
 tbody th,tbody td,tfoot th,tfoot td{display:block;border:0;padding:0;text-align:left;white-space:normal;min-width:0}
 tbody>tr>:first-child,tfoot>tr>:first-child,tbody td:not(.n),tfoot td:not(.n){grid-column:1/-1}

@@ -3,8 +3,8 @@
  * sent and how many completed (volume), and of those sent in the period how
  * many have completed since (completion of sent). From each request's sent
  * and final times (`RequestTimes`), by `receivedAt`, UTC. The period adapts
- * to the span so a chart has at most about a hundred: hours up to 2 days,
- * days up to 62, weeks (from Monday) up to 2 years, months up to 30 years,
+ * to the span so a chart has at most about a hundred: hours up to 4 days,
+ * days up to 92, weeks (from Monday) up to 2 years, months up to 30 years,
  * years beyond (only the years that have requests: a hostile `receivedAt`
  * in year 1 must not make the page list two thousand empty years).
  */
@@ -38,8 +38,8 @@ export interface TrendModel {
 
 const DAY_MS = 86_400_000;
 const UNITS: readonly (readonly [TrendUnit, number, CountableTimeInterval, string])[] = [
-  ['hour', 2 * DAY_MS, utcHour, '%Y-%m-%d %H:00'],
-  ['day', 62 * DAY_MS, utcDay, '%Y-%m-%d'],
+  ['hour', 4 * DAY_MS, utcHour, '%Y-%m-%d %H:00'],
+  ['day', 92 * DAY_MS, utcDay, '%Y-%m-%d'],
   ['week', 731 * DAY_MS, utcMonday, '%Y-%m-%d'],
   ['month', 30 * 366 * DAY_MS, utcMonth, '%Y-%m'],
   ['year', Number.POSITIVE_INFINITY, utcYear, '%Y'],
