@@ -4,8 +4,8 @@ import { countAxis } from './chart-scales.js';
 import { barTotal, type ChartSpec, emptyChart, legend, rect, tooltip } from './svg-chart.js';
 
 /** At most this many x labels on a wide screen, and on a phone. */
-const WIDE_LABELS = 12;
-const NARROW_LABELS = 5;
+const WIDE_LABELS = 10;
+const NARROW_LABELS = 4;
 
 /**
  * The chart in a `<figure>`, with its legend; a one-line note instead when

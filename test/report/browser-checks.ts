@@ -13,6 +13,7 @@ import {
   injectedProbe,
   layoutProbe,
   smallTextProbe,
+  tickOverlapProbe,
 } from './page-probes.js';
 
 /** The viewports and schemes every page is checked at. */
@@ -46,6 +47,9 @@ export const smallText = (page: Page): Promise<string[]> => page.evaluate(smallT
 
 /** Elements or attributes that only markup from the log could have put in the page. */
 export const injected = (page: Page): Promise<string[]> => page.evaluate(injectedProbe);
+
+/** Chart labels of one line that touch or overlap, so they would read as one. */
+export const crowdedLabels = (page: Page): Promise<string[]> => page.evaluate(tickOverlapProbe);
 
 /** The computed `display` of the first element `selector` matches. */
 export const displayOf = (page: Page, selector: string): Promise<string> =>

@@ -11,7 +11,15 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../scripts/debian-chromium.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
-import { barLabels, csvAndRows, injected, layoutOf, smallText, VIEWS } from './browser-checks.js';
+import {
+  barLabels,
+  crowdedLabels,
+  csvAndRows,
+  injected,
+  layoutOf,
+  smallText,
+  VIEWS,
+} from './browser-checks.js';
 import { EXTRA_NAMES, hostileLogLines } from './hostile-log.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -93,6 +101,7 @@ describe('the report of a log of hostile names in chromium', () => {
       expect(layout.scrollingTables.filter((id) => id !== 'activity-table')).toEqual([]);
       if (width === 390) expect(layout.scrollingTables).toEqual([]);
       expect(await smallText(page)).toEqual([]);
+      expect(await crowdedLabels(page)).toEqual([]);
       // A name of 20,000 characters takes a line or a few, not a screenful.
       const tallest = await page.$$eval('tbody tr', (rows) =>
         Math.max(...rows.map((row) => row.getBoundingClientRect().height)),

@@ -5,7 +5,15 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../scripts/debian-chromium.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
-import { csvAndRows, displayOf, injected, layoutOf, smallText, VIEWS } from './browser-checks.js';
+import {
+  crowdedLabels,
+  csvAndRows,
+  displayOf,
+  injected,
+  layoutOf,
+  smallText,
+  VIEWS,
+} from './browser-checks.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const EXAMPLE = 'examples/events.ndjson';
@@ -223,6 +231,7 @@ describe('the report of the example log in chromium', () => {
       // Only the events-by-type table (a column per event type) may scroll in its wrapper, and only wide.
       expect(layout.scrollingTables).toEqual(width === 1280 ? ['activity-table'] : []);
       expect(await smallText(page)).toEqual([]);
+      expect(await crowdedLabels(page)).toEqual([]);
       expect(await injected(page)).toEqual([]);
       for (const { table, csv, shown } of await csvAndRows(page)) {
         expect(csv, table).toEqual(shown);

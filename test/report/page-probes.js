@@ -136,3 +136,26 @@ export const barLabelProbe = () =>
         suffixLeft: suffix.getBoundingClientRect().left,
       };
     });
+
+/** Chart labels on one line that touch or overlap (they would run together). */
+export const tickOverlapProbe = () => {
+  const found = [];
+  for (const svg of document.querySelectorAll('svg.chart')) {
+    const rows = new Map();
+    for (const text of svg.querySelectorAll('text.tick')) {
+      if (!text.checkVisibility()) continue;
+      const box = text.getBoundingClientRect();
+      const key = Math.round(box.top);
+      rows.set(key, [...(rows.get(key) ?? []), { box, label: text.textContent }]);
+    }
+    for (const labels of rows.values()) {
+      labels.sort((a, b) => a.box.left - b.box.left);
+      for (let i = 1; i < labels.length; i += 1) {
+        if (labels[i].box.left < labels[i - 1].box.right + 4) {
+          found.push(`${svg.id}: "${labels[i - 1].label}" and "${labels[i].label}"`);
+        }
+      }
+    }
+  }
+  return found;
+};
