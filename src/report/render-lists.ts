@@ -3,11 +3,6 @@ import { nameCell, num, renderTable } from './html-table.js';
 import { escapeHtml, formatCount, formatDuration } from './html-text.js';
 import type { QuarantineModel, StuckModel } from './report-model.js';
 
-const listedNote = (listed: number, total: number): string =>
-  listed < total
-    ? `<p class="note">The first ${formatCount(listed)} of ${formatCount(total)} are listed.</p>`
-    : '';
-
 /** The stuck-requests section. */
 export const renderStuck = (stuck: StuckModel): string => {
   const threshold = formatDuration(stuck.thresholdMs);
@@ -19,6 +14,7 @@ export const renderStuck = (stuck: StuckModel): string => {
   const table = renderTable({
     id: 'stuck-table',
     caption: 'Stuck requests, oldest first, with the participants still to act',
+    total: stuck.total,
     columns: [
       'sign request',
       'name',
@@ -49,7 +45,7 @@ export const renderStuck = (stuck: StuckModel): string => {
     })),
     sortable: true,
   });
-  return `<section id="stuck"><h2>Stuck requests</h2>${intro}${listedNote(stuck.listed.length, stuck.total)}\n${table}\n</section>`;
+  return `<section id="stuck"><h2>Stuck requests</h2>${intro}\n${table}\n</section>`;
 };
 
 /** The quarantine section. */
@@ -60,6 +56,7 @@ export const renderQuarantine = (quarantine: QuarantineModel): string => {
   const table = renderTable({
     id: 'quarantine-table',
     caption: 'Quarantined records in log order',
+    total: quarantine.total,
     columns: ['position', 'line', 'category', 'kind', 'message'],
     rows: quarantine.listed.map((q) => ({
       cells: [
@@ -72,5 +69,5 @@ export const renderQuarantine = (quarantine: QuarantineModel): string => {
     })),
     sortable: true,
   });
-  return `<section id="quarantine"><h2>Quarantine</h2>${intro}${listedNote(quarantine.listed.length, quarantine.total)}\n${table}\n</section>`;
+  return `<section id="quarantine"><h2>Quarantine</h2>${intro}\n${table}\n</section>`;
 };

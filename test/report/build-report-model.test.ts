@@ -179,7 +179,9 @@ describe('buildReportModel: long lists', () => {
       Array.from({ length: 1000 }, (_, i) => 2 * (i + 1)),
     );
     const html = renderReport(model);
-    expect(html.split('The first 1,000 of 1,005 are listed.')).toHaveLength(3);
+    expect(
+      html.split('1,000 of 1,005 listed; 5 more not listed here nor in the CSV.'),
+    ).toHaveLength(3);
     expect(html).toContain('data-metric="stuck.total" data-value="1005"');
     expect(html).toContain('data-metric="quarantine.total" data-value="1005"');
   });
