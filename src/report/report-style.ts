@@ -31,7 +31,7 @@ td:not(.n):not(.name),tbody th:not(.n):not(.name){overflow-wrap:anywhere;min-wid
 thead th{background:var(--panel);position:sticky;top:0}tfoot th,tfoot td{font-weight:600}
 tr.groups th{text-align:center;border-bottom:2px solid var(--line)}tr.groups td{border-bottom:0}
 td.name>bdi,th.name>bdi{display:block;max-width:13rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-td:not(.name)>bdi,th:not(.name)>bdi{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;overflow:hidden}
+td:not(.name)>bdi,th:not(.name)>bdi{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;overflow:hidden;max-width:22rem}
 button.sort{all:unset;cursor:pointer;font-weight:600}button.sort::after{content:" ↕";color:var(--muted)}
 th[aria-sort=ascending] button.sort::after{content:" ↑"}th[aria-sort=descending] button.sort::after{content:" ↓"}
 button.sort:focus-visible{outline:2px solid var(--accent)}
@@ -56,7 +56,7 @@ tr{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:.
 tbody th,tbody td,tfoot th,tfoot td{display:block;border:0;padding:0;text-align:left;white-space:normal;min-width:0}
 tbody>tr>:first-child,tfoot>tr>:first-child,tbody td:not(.n),tfoot td:not(.n){grid-column:1/-1}
 [data-label]::before{content:attr(data-label);display:block;color:var(--muted);font-size:12px;font-weight:400}
-td.name>bdi,th.name>bdi{max-width:none}tbody td.n,tfoot td.n{text-align:left;white-space:normal}
+td>bdi,th>bdi{max-width:none}tbody td.n,tfoot td.n,tbody th.n,tfoot th.n{text-align:left;white-space:normal}
 .table-wrap{overflow:visible}}
 @media print{body{max-width:none;padding:0;font-size:11pt}.controls,nav,.table-tools,button.sort::after{display:none}
 thead th{position:static}section,figure,tr{break-inside:avoid}a{color:inherit;text-decoration:none}}

@@ -81,13 +81,10 @@ export const hostileLogLines = (): string[] => {
       [2, 'open'],
     ] as const) {
       const signRequestId = 10_000 + index * 3 + offset;
-      const common = { ...who, signRequestId, signRequestName: name };
+      const common = { ...who, signRequestId, signRequestName: name, participantName: name };
       const start = (index % 7) * DAY;
       add(start, events.signRequestSent(common));
-      add(
-        start + 60_000,
-        events.participantSent({ ...common, participantId: 1, participantName: name }),
-      );
+      add(start + 60_000, events.participantSent({ ...common, participantId: 1 }));
       add(start + 120_000, events.participantViewed({ ...common, participantId: 1 }));
       if (outcome === 'completed') {
         add(start + DAY, events.participantSigned({ ...common, participantId: 1 }));
