@@ -29,19 +29,27 @@ export interface XLabel {
 export const yOf = (axis: ValueAxis, value: number): number =>
   TOP + PLOT_HEIGHT - (value / axis.top) * PLOT_HEIGHT;
 
+/** The narrowest plot a label shows on: a phone's (390 px less margins and axis), else 768 px's. */
+const NARROWEST_PHONE_PLOT = 290;
+const NARROWEST_WIDE_PLOT = 680;
+/** A generous width of one character of the 12 px labels. */
+const CHAR_PX = 7.5;
+
 /**
- * One x label; those near an edge are anchored at it, so none is cut off:
- * text is never clipped, and the chart is never wider than its column.
+ * One x label, centred under its place unless it would then stick out of
+ * the plot at the narrowest width it shows at: then anchored at its start
+ * (near the left edge) or end (near the right). Text is never clipped, and
+ * the chart is never wider than its column.
  */
 const xLabel = (label: XLabel): string => {
   const classes = ['tick'];
-  if (label.at < 0.06) classes.push('start');
-  else if (label.at > 0.94) classes.push('end');
-  else classes.push('mid');
+  const plot = label.narrow ? NARROWEST_PHONE_PLOT : NARROWEST_WIDE_PLOT;
+  const half = ([...label.label].length * CHAR_PX) / 2;
+  const anchor = label.at * plot < half ? 'start' : (1 - label.at) * plot < half ? 'end' : 'mid';
+  classes.push(anchor);
   if (!label.wide) classes.push('narrow-only');
   else if (!label.narrow) classes.push('wide-only');
-  const x = label.at < 0.06 ? '0' : label.at > 0.94 ? '100%' : pct(label.at);
-  return text(x, TOP + PLOT_HEIGHT + 16, label.label, classes.join(' '));
+  return text(pct(label.at), TOP + PLOT_HEIGHT + 16, label.label, classes.join(' '));
 };
 
 /** Every `step`-th of `count` labels, for `wanted` at most. */
