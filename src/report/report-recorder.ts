@@ -106,7 +106,6 @@ export class ReportRecorder extends AuditTrail {
         finishedAt: undefined,
         outcome: undefined,
         lastActivityAt: undefined,
-        awaitedSince: undefined,
         firstApplied: undefined,
         seenApplied: false,
         moves: undefined,
@@ -162,19 +161,12 @@ export class ReportRecorder extends AuditTrail {
   observations(): LogObservations {
     const requests = new Map<number, RequestTimes>();
     for (const [id, t] of this.#requests) {
-      let awaitedSince: Map<number, number> | undefined;
-      if (t.moves !== undefined) {
-        awaitedSince = new Map();
-        for (let i = 0; i < t.moves.length; i += 3) {
-          awaitedSince.set(t.moves[i] ?? 0, t.moves[i + 2] ?? 0);
-        }
-      }
       requests.set(id, {
         sentAt: t.sentAt ?? t.firstApplied,
         finishedAt: t.finishedAt,
         outcome: t.outcome,
         lastActivityAt: t.lastActivityAt,
-        awaitedSince,
+        moves: t.moves,
       });
     }
     return {
