@@ -24,7 +24,8 @@ export const craftedLogLines = (requests = 240): string[] => {
   const timed: { at: number; line: (position: number) => string }[] = [];
   let delivery = 0;
   const add = (at: number, event: object): void => {
-    const id = `dlv-${(delivery += 1)}`;
+    delivery += 1;
+    const id = `dlv-${delivery}`;
     timed.push({
       at,
       line: (position) =>
