@@ -49,6 +49,8 @@ export const CSV_SCRIPT = `
       entry.link.textContent = 'CSV (' + body.length.toLocaleString('en-US') + (body.length === 1 ? ' row)' : ' rows)');
     });
   }
+  // Rows of other scopes than the one shown start hidden: the first links leave them out too.
+  update();
   document.addEventListener('change', update);
   document.addEventListener('click', function (event) {
     if (event.target instanceof Element && event.target.closest('button.sort')) update();

@@ -38,6 +38,12 @@ export interface Cell {
 export interface Row {
   readonly cells: readonly Cell[];
   readonly company?: number | null | undefined;
+  /**
+   * A row shown only for one choice of the company filter (`all`, or a
+   * company id): totals of the rows shown. Rows of other scopes than `all`
+   * start hidden.
+   */
+  readonly scope?: string;
 }
 
 /** A header over several adjacent columns (`label` `''` for columns under no group). */
@@ -55,8 +61,8 @@ export interface TableSpec {
   readonly sortable?: boolean;
   /** Only as wide as its content (small tables). */
   readonly compact?: boolean;
-  /** A last row summing up the others, kept out of sorting. */
-  readonly footer?: Row;
+  /** Last rows summing up the others (one per scope, see {@link Row.scope}), kept out of sorting. */
+  readonly footer?: Row | readonly Row[];
   /**
    * Headers over groups of columns, left to right, spans adding up to the
    * number of columns: `declined` / `median` / `p90` under `completed` and
@@ -150,10 +156,14 @@ const renderCell = (cell: Cell, tag: 'td' | 'th', label: string): string => {
 const renderRow = (row: Row, labels: readonly string[], firstTag: 'td' | 'th' = 'td'): string => {
   const company =
     row.company === undefined || row.company === null ? '' : ` data-company="${row.company}"`;
+  const scope =
+    row.scope === undefined
+      ? ''
+      : ` data-scope="${escapeHtml(row.scope)}"${row.scope === 'all' ? '' : ' hidden'}`;
   const cells = row.cells.map((cell, index) =>
     renderCell(cell, index === 0 ? firstTag : 'td', labels[index] ?? ''),
   );
-  return `<tr${company}>${cells.join('')}</tr>`;
+  return `<tr${company}${scope}>${cells.join('')}</tr>`;
 };
 
 /** The row of group headers, or nothing. */
@@ -168,10 +178,13 @@ const groupRow = (spec: TableSpec): string => {
   return `<tr class="groups">${cells.join('')}</tr>`;
 };
 
+const footers = (spec: TableSpec): readonly Row[] =>
+  spec.footer === undefined ? [] : 'cells' in spec.footer ? [spec.footer] : spec.footer;
+
 /** The CSV link: the header line (labels with their groups), then the listed rows and the footer. */
 const csvLink = (spec: TableSpec, rows: readonly Row[], labels: readonly string[]): string => {
   const lines = [labels, ...rows.map((row) => row.cells.map(plainText))];
-  if (spec.footer !== undefined) lines.push(spec.footer.cells.map(plainText));
+  for (const row of footers(spec)) lines.push(row.cells.map(plainText));
   const count = `${formatCount(rows.length)} ${rows.length === 1 ? 'row' : 'rows'}`;
   return `<a class="csv" data-table="${spec.id}" download="${spec.id}.csv" href="${csvDataUrl(csvText(lines))}">CSV (${count})</a>`;
 };
@@ -200,7 +213,11 @@ export const renderTable = (spec: TableSpec): string => {
     .join('');
   const body = rows.map((row) => renderRow(row, labels, 'th')).join('\n');
   const foot =
-    spec.footer === undefined ? '' : `<tfoot>${renderRow(spec.footer, labels, 'th')}</tfoot>`;
+    spec.footer === undefined
+      ? ''
+      : `<tfoot>${footers(spec)
+          .map((row) => renderRow(row, labels, 'th'))
+          .join('')}</tfoot>`;
   const classes = [spec.sortable === true ? 'sortable' : '', spec.compact === true ? 'compact' : '']
     .filter((c) => c !== '')
     .join(' ');

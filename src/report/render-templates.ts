@@ -1,62 +1,164 @@
-/** The per-template section: the funnel chart and the sortable table. */
+/**
+ * The per-template section: which template completes worst (requests by
+ * outcome, worst completion of sent first), and the table with the
+ * participant funnel. Totals exist once per company (`data-scope`), so the
+ * company filter shows the totals of the rows it shows.
+ */
 import { barChart } from './bar-chart.js';
-import { idCell, nameCell, num, type Row, renderTable } from './html-table.js';
+import { type Cell, idCell, nameCell, num, type Row, renderTable } from './html-table.js';
 import { formatCount, formatRate } from './html-text.js';
 import type { TemplateRow } from './report-model.js';
 
-const SERIES = [
+const FUNNEL = [
   { name: 'signed', color: 'signed' },
   { name: 'declined', color: 'declined' },
   { name: 'viewed, no answer yet', color: 'viewed' },
   { name: 'sent, not viewed yet', color: 'not-viewed' },
 ] as const;
 
-const rateCell = (rate: number | undefined) => ({
+const OUTCOMES = [
+  { name: 'completed', color: 'completed' },
+  { name: 'declined', color: 'declined' },
+  { name: 'open (stuck included)', color: 'open' },
+] as const;
+
+const rateCell = (rate: number | undefined, metric?: string): Cell => ({
   text: formatRate(rate),
   value: rate === undefined ? -1 : rate,
+  ...(metric === undefined ? {} : { metric }),
 });
 
-const rowOf = (t: TemplateRow): Row => {
-  const p = t.participants;
-  return {
-    company: t.companyId,
-    cells: [
-      nameCell(t.name),
-      idCell(t.templateId),
-      idCell(t.companyId),
-      { text: t.status ?? '–' },
-      num(t.requests, formatCount(t.requests)),
-      num(t.completed, formatCount(t.completed)),
-      num(t.declined, formatCount(t.declined)),
-      rateCell(t.completionRate),
-      rateCell(t.declineRate),
-      num(p.sent, formatCount(p.sent)),
-      num(p.viewed, formatCount(p.viewed)),
-      num(p.signed, formatCount(p.signed)),
-      num(p.declined, formatCount(p.declined)),
-    ],
+const ratio = (part: number, whole: number): number | undefined =>
+  whole === 0 ? undefined : part / whole;
+
+/** The figure cells of a row or a total, in column order. */
+const figureCells = (t: Totals, metric: (name: string) => string | undefined): Cell[] => {
+  const n = (value: number, name: string): Cell => {
+    const m = metric(name);
+    return m === undefined ? num(value, formatCount(value)) : num(value, formatCount(value), m);
   };
+  const finished = t.completed + t.declined;
+  return [
+    n(t.requests, 'requests'),
+    n(t.completed, 'completed'),
+    n(t.declined, 'declined'),
+    n(t.open, 'open'),
+    n(t.stuck, 'stuck'),
+    rateCell(ratio(t.completed, t.requests), metric('completedOfSent')),
+    rateCell(ratio(t.completed, finished), metric('completedOfFinished')),
+    rateCell(ratio(t.declined, finished), metric('declinedOfFinished')),
+    n(t.sent, 'participants.sent'),
+    n(t.viewed, 'participants.viewed'),
+    n(t.signed, 'participants.signed'),
+    n(t.declinedParticipants, 'participants.declined'),
+  ];
 };
 
-const sum = (rows: readonly TemplateRow[], pick: (row: TemplateRow) => number): number =>
-  rows.reduce((total, row) => total + pick(row), 0);
+interface Totals {
+  requests: number;
+  completed: number;
+  declined: number;
+  open: number;
+  stuck: number;
+  sent: number;
+  viewed: number;
+  signed: number;
+  declinedParticipants: number;
+}
 
-/** The section; the chart shows where each template's participants stand. */
+const totalsOf = (rows: readonly TemplateRow[]): Totals => {
+  const t: Totals = {
+    requests: 0,
+    completed: 0,
+    declined: 0,
+    open: 0,
+    stuck: 0,
+    sent: 0,
+    viewed: 0,
+    signed: 0,
+    declinedParticipants: 0,
+  };
+  for (const row of rows) {
+    t.requests += row.requests;
+    t.completed += row.completed;
+    t.declined += row.declined;
+    t.open += row.figures.open;
+    t.stuck += row.figures.stuck;
+    t.sent += row.participants.sent;
+    t.viewed += row.participants.viewed;
+    t.signed += row.participants.signed;
+    t.declinedParticipants += row.participants.declined;
+  }
+  return t;
+};
+
+const rowOf = (t: TemplateRow): Row => ({
+  company: t.companyId,
+  cells: [
+    nameCell(t.name),
+    idCell(t.templateId),
+    idCell(t.companyId),
+    { text: t.status ?? '–' },
+    ...figureCells(totalsOf([t]), () => undefined),
+  ],
+});
+
+/** Worst completion of sent first (templates with no request last), then by name. */
+const worstFirst = (rows: readonly TemplateRow[]): TemplateRow[] =>
+  rows
+    .filter((t) => t.requests > 0)
+    .sort(
+      (a, b) =>
+        (a.figures.completedOfSent ?? 2) - (b.figures.completedOfSent ?? 2) ||
+        b.requests - a.requests ||
+        (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
+
+const outcomeChart = (id: string, rows: readonly TemplateRow[], several: boolean): string =>
+  barChart({
+    id,
+    title:
+      'Requests per template by outcome, worst completion of sent first (open requests count against it)',
+    series: OUTCOMES,
+    xTitle: 'template',
+    yTitle: 'requests',
+    bars: worstFirst(rows).map((t) => ({
+      label: t.name,
+      ...(several && t.companyId !== null ? { suffix: `(${t.companyId})` } : {}),
+      values: [t.completed, t.declined, t.figures.open],
+    })),
+  });
+
+/** The section. */
 export const renderTemplates = (rows: readonly TemplateRow[]): string => {
   if (rows.length === 0) {
     return '<section id="templates"><h2>Templates</h2><p class="muted">No templates or sign requests.</p></section>';
   }
   // Templates of different companies may share a name: the chart's labels then say whose.
-  const severalCompanies = new Set(rows.map((t) => t.companyId)).size > 1;
-  const chart = barChart({
+  const companies = [...new Set(rows.map((t) => t.companyId))]
+    .filter((c): c is number => c !== null)
+    .sort((a, b) => a - b);
+  const several = companies.length > 1;
+  const perCompany = several
+    ? companies.map(
+        (c) =>
+          `<div data-scope="${c}" hidden>${outcomeChart(
+            `chart-templates-${c}`,
+            rows.filter((t) => t.companyId === c),
+            false,
+          )}</div>`,
+      )
+    : [];
+  const outcomes = `<div data-scope="all">${outcomeChart('chart-templates', rows, several)}</div>${perCompany.join('')}`;
+  const funnel = barChart({
     id: 'chart-funnel',
     title: 'Participants per template (company in parentheses when several): where they stand',
-    series: SERIES,
+    series: FUNNEL,
     xTitle: 'template',
     yTitle: 'participants',
     bars: rows.map((t) => ({
       label: t.name,
-      ...(severalCompanies && t.companyId !== null ? { suffix: `(${t.companyId})` } : {}),
+      ...(several && t.companyId !== null ? { suffix: `(${t.companyId})` } : {}),
       values: [
         t.participants.signed,
         t.participants.declined,
@@ -65,51 +167,56 @@ export const renderTemplates = (rows: readonly TemplateRow[]): string => {
       ],
     })),
   });
-  const total = (pick: (row: TemplateRow) => number, metric: string) => {
-    const n = sum(rows, pick);
-    return num(n, formatCount(n), metric);
-  };
-  const completed = sum(rows, (t) => t.completed);
-  const declined = sum(rows, (t) => t.declined);
-  const finished = completed + declined;
+  const footer = (scope: number | null): Row => ({
+    scope: scope === null ? 'all' : String(scope),
+    cells: [
+      { text: scope === null ? 'all templates' : `all templates of company ${scope}` },
+      { text: '' },
+      { text: '' },
+      { text: '' },
+      ...figureCells(
+        totalsOf(scope === null ? rows : rows.filter((t) => t.companyId === scope)),
+        (name) => (scope === null ? `funnel.${name}` : `company.${scope}.funnel.${name}`),
+      ),
+    ],
+  });
   const table = renderTable({
     id: 'templates-table',
     caption:
-      'Per template: requests sent and their outcome (rates among finished requests), and the participant funnel sent → viewed → signed / declined (deleted requests left out). Click a header to sort.',
+      'Per template: requests sent in the period and what became of them; completed of sent counts open requests against the template, completed of finished leaves them out; the participant funnel sent → viewed → signed / declined (deleted requests left out). Click a header to sort.',
+    groups: [
+      { label: '', span: 4 },
+      { label: 'requests', span: 5 },
+      { label: 'completed', span: 2 },
+      { label: 'declined', span: 1 },
+      { label: 'participants', span: 4 },
+    ],
     columns: [
       'template',
       'id',
       'company',
       'status',
-      'requests',
+      'sent',
       'completed',
       'declined',
-      'completion rate',
-      'decline rate',
-      'participants sent',
+      'open',
+      'stuck',
+      'of sent',
+      'of finished',
+      'of finished',
+      'sent',
       'viewed',
       'signed',
       'declined',
     ],
     rows: rows.map(rowOf),
     sortable: true,
-    footer: {
-      cells: [
-        { text: 'all templates' },
-        { text: '' },
-        { text: '' },
-        { text: '' },
-        total((t) => t.requests, 'funnel.requests'),
-        total((t) => t.completed, 'funnel.completed'),
-        total((t) => t.declined, 'funnel.declined'),
-        { text: formatRate(finished === 0 ? undefined : completed / finished) },
-        { text: formatRate(finished === 0 ? undefined : declined / finished) },
-        total((t) => t.participants.sent, 'funnel.participants.sent'),
-        total((t) => t.participants.viewed, 'funnel.participants.viewed'),
-        total((t) => t.participants.signed, 'funnel.participants.signed'),
-        total((t) => t.participants.declined, 'funnel.participants.declined'),
-      ],
-    },
+    footer: [footer(null), ...(several ? companies.map(footer) : [])],
   });
-  return `<section id="templates"><h2>Templates: the funnel</h2>\n${chart}\n${table}\n</section>`;
+  return `<section id="templates"><h2>Templates: which completes worst</h2>
+<p class="note">A template's <em>completed of sent</em> counts its open requests against it; <em>of finished</em> leaves them out, and so do its timings (see Timings), which only finished requests have.</p>
+${outcomes}
+${table}
+${funnel}
+</section>`;
 };

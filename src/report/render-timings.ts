@@ -22,6 +22,7 @@ const rowOf = (t: TemplateTimingRow): Row => ({
     idCell(t.companyId),
     ...summaryCells(t.completed),
     ...summaryCells(t.declined),
+    num(t.open, formatCount(t.open)),
   ],
 });
 
@@ -60,24 +61,31 @@ export const renderTimings = (timings: TimingsModel | undefined): string => {
   const perTemplate = renderTable({
     id: 'timings-table',
     caption:
-      'Per template: time from the first sign-request-sent to the final event, by receivedAt (median and 90th percentile). Click a header to sort.',
+      'Per template: time from the first sign-request-sent to the final event, by receivedAt (median and 90th percentile) of finished requests only; open requests have no time yet and are left out (counted in the last column). Click a header to sort.',
+    groups: [
+      { label: '', span: 3 },
+      { label: 'completed', span: 3 },
+      { label: 'declined', span: 3 },
+      { label: 'open', span: 1 },
+    ],
     columns: [
       'template',
       'id',
       'company',
-      'completed',
+      'requests',
       'median',
       'p90',
-      'declined',
+      'requests',
       'median',
       'p90',
+      'not timed',
     ],
     rows: timings.perTemplate.map(rowOf),
     sortable: true,
     footer: rowOf(timings.all),
   });
   return `<section id="timings"><h2>Timings</h2>
-<p class="note">${formatCount(timings.measured)} finished requests with both times (from <code>receivedAt</code>).</p>
+<p class="note">${formatCount(timings.measured)} finished requests with both times (from <code>receivedAt</code>). Open requests are left out of every median, p90 and bin here: a template with many open requests can look fast only because its slow ones have not finished; ${formatCount(timings.all.open)} requests are still open (see the Templates and Stuck sections).</p>
 ${chart}
 ${distribution}
 ${perTemplate}

@@ -49,6 +49,10 @@ export const REPORT_SCRIPT = `
       document.querySelectorAll('[data-company]').forEach(function (element) {
         element.hidden = company !== '' && element.getAttribute('data-company') !== company;
       });
+      // Totals, the summary and sentences exist once per scope: show the chosen one.
+      document.querySelectorAll('[data-scope]').forEach(function (element) {
+        element.hidden = element.getAttribute('data-scope') !== (company === '' ? 'all' : company);
+      });
     });
   }
 })();

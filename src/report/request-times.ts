@@ -7,6 +7,13 @@ export interface RequestTimes {
   /** Its first applied `sign-request-completed` or `sign-request-declined`. */
   readonly finishedAt: number | undefined;
   readonly outcome: 'completed' | 'declined' | undefined;
+  /** The latest `receivedAt` of any decoded event naming it (applied, no-op or conflict). */
+  readonly lastActivityAt?: number | undefined;
+  /**
+   * Per participant id: the `receivedAt` of the applied event that moved it to
+   * where it waits (its first `participant-viewed`, else its `participant-sent`).
+   */
+  readonly awaitedSince?: ReadonlyMap<number, number> | undefined;
 }
 
 const HOUR_MS = 3_600_000;

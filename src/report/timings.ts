@@ -10,10 +10,13 @@ interface Collected {
 }
 
 const timingRow = (
-  key: Pick<TemplateTimingRow, 'templateId' | 'name' | 'companyId'>,
+  key: Pick<TemplateTimingRow, 'templateId' | 'name' | 'companyId' | 'open'>,
   collected: Collected,
 ): TemplateTimingRow => ({
-  ...key,
+  templateId: key.templateId,
+  name: key.name,
+  companyId: key.companyId,
+  open: key.open,
   completed: summarizeDurations(collected.completed),
   declined: summarizeDurations(collected.declined),
 });
@@ -49,10 +52,20 @@ export const buildTimings = (
   if (measured === 0) return undefined;
   return {
     measured,
-    all: timingRow({ templateId: null, name: 'all templates', companyId: null }, all),
+    all: timingRow(
+      {
+        templateId: null,
+        name: 'all templates',
+        companyId: null,
+        open: templates.reduce((sum, row) => sum + row.figures.open, 0),
+      },
+      all,
+    ),
     perTemplate: templates.flatMap((row) => {
       const collected = perTemplate.get(row.templateId);
-      return collected === undefined ? [] : [timingRow(row, collected)];
+      return collected === undefined
+        ? []
+        : [timingRow({ ...row, open: row.figures.open }, collected)];
     }),
     distribution: durationHistogram(all.completed, all.declined),
   };
