@@ -7,6 +7,7 @@ import { escapeHtml, formatCount } from './html-text.js';
 import {
   barTotal,
   type ChartSpec,
+  caption,
   emptyChart,
   legend,
   pct,
@@ -47,7 +48,7 @@ const widthOf = (char: string): number => {
 const emsOf = (text: string): number => [...text].reduce((sum, char) => sum + widthOf(char), 0);
 
 /** `label` cut to `max` ems, with an ellipsis. */
-export const fitLabel = (label: string, max: number): string => {
+const fitLabel = (label: string, max: number): string => {
   let used = 0;
   let out = '';
   for (const char of label) {
@@ -94,5 +95,5 @@ export const barChart = (spec: ChartSpec, empty = `no ${spec.yTitle}`): string =
   });
   const height = Math.max(1, spec.bars.length) * ROW;
   const swatches = spec.series.length > 1 ? legend(spec.series) : '';
-  return `<figure class="chart-figure"><div class="axis-title">${escapeHtml(spec.xTitle)}</div>${svgFrame(spec, height, parts.join(''))}<div class="axis-title x">${escapeHtml(spec.yTitle)} (bar length; the total at its end)</div>${swatches}<figcaption>${escapeHtml(spec.title)} (the table below has the same figures)</figcaption></figure>`;
+  return `<figure class="chart-figure"><div class="axis-title">${escapeHtml(spec.xTitle)}</div>${svgFrame(spec, height, parts.join(''))}<div class="axis-title x">${escapeHtml(spec.yTitle)} (bar length; the total at its end)</div>${swatches}${caption(spec)}</figure>`;
 };

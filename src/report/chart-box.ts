@@ -7,7 +7,7 @@
  */
 import type { ValueAxis } from './chart-scales.js';
 import { escapeHtml } from './html-text.js';
-import { type ChartSpec, gridLine, pct, px, svgFrame, text } from './svg-chart.js';
+import { type ChartSpec, caption, gridLine, pct, px, svgFrame, text } from './svg-chart.js';
 
 /** Pixels above the plot (room for the top tick label), its height, and the x labels' row. */
 export const TOP = 8;
@@ -72,5 +72,5 @@ export const chartBox = (
   const yAxis = `<svg class="y-axis" width="${AXIS_WIDTH}" height="${px(height)}" aria-hidden="true">${tickLabels}</svg>`;
   const base = gridLine(TOP + PLOT_HEIGHT, 'axis');
   const chart = svgFrame(spec, height, `${grid}${marks}${base}${labels.map(xLabel).join('')}`);
-  return `<figure class="chart-figure"><div class="axis-title">${escapeHtml(spec.yTitle)}</div><div class="chart-box">${yAxis}${chart}</div><div class="axis-title x">${escapeHtml(spec.xTitle)}</div>${legendHtml}<figcaption>${escapeHtml(spec.title)} (the table below has the same figures)</figcaption></figure>`;
+  return `<figure class="chart-figure"><div class="axis-title">${escapeHtml(spec.yTitle)}</div><div class="chart-box">${yAxis}${chart}</div><div class="axis-title x">${escapeHtml(spec.xTitle)}</div>${legendHtml}${caption(spec)}</figure>`;
 };

@@ -3,7 +3,8 @@
  * is chosen by what a series is (completed, declined, an event type…), never
  * by its position in a chart, so green is "completed" on every page and red
  * only ever "declined". Each meaning has a light and a dark shade (the page
- * follows `prefers-color-scheme`), both readable on the page's background.
+ * follows `prefers-color-scheme`), each at least 3:1 against its background
+ * (WCAG's contrast for graphics).
  * Charts refer to them as CSS classes (`k-completed`), so the stylesheet
  * holds the only copy of the values.
  */
@@ -54,11 +55,11 @@ const EVENT_TYPE_SHADES: Readonly<Record<EventType, Shades>> = {
   'sign-request-completed': OUTCOMES.completed,
   'sign-request-declined': OUTCOMES.declined,
   'sign-request-deleted': { light: '#424a53', dark: '#c9d1d9' },
-  'participant-sent': { light: '#7aa2d6', dark: '#9cc3f5' },
+  'participant-sent': { light: '#5b86c4', dark: '#9cc3f5' },
   'participant-viewed': OUTCOMES.viewed,
   'participant-downloaded': { light: '#b3539f', dark: '#e38fd3' },
-  'participant-signed': { light: '#6aa84f', dark: '#9ad77f' },
-  'participant-declined': { light: '#e8837a', dark: '#ffaba3' },
+  'participant-signed': { light: '#4f8a3a', dark: '#9ad77f' },
+  'participant-declined': { light: '#d4574c', dark: '#ffaba3' },
 };
 
 /** Every meaning and its shades, in a fixed order (the stylesheet's). */

@@ -49,12 +49,6 @@ export const pct = (fraction: number): string => `${Math.round(fraction * 10000)
 /** The sum of a bar's values. */
 export const barTotal = (bar: Bar): number => bar.values.reduce((sum, v) => sum + v, 0);
 
-/** A label cut to `max` characters (code points), with an ellipsis. */
-export const shorten = (label: string, max: number): string => {
-  const chars = [...label];
-  return chars.length <= max ? label : `${chars.slice(0, max - 1).join('')}…`;
-};
-
 /**
  * One filled rectangle, `x` and `width` as fractions of the chart's width,
  * `y` and `height` in pixels, with a tooltip; nothing for an empty one.
@@ -103,9 +97,9 @@ export const legend = (series: readonly Series[], lines: readonly Meaning[] = []
     )
     .join('')}</ul>`;
 
-/** A figure: the chart, its legend, and a caption. */
-export const figure = (spec: ChartSpec, svg: string, legendHtml = legend(spec.series)): string =>
-  `<figure class="chart-figure">${svg}${legendHtml}<figcaption>${escapeHtml(spec.title)} (the table below has the same figures)</figcaption></figure>`;
+/** A chart's caption: its title, and where its figures are as text. */
+export const caption = (spec: ChartSpec): string =>
+  `<figcaption>${escapeHtml(spec.title)} (the table below has the same figures)</figcaption>`;
 
 /**
  * What stands in for a chart with nothing to draw (no conflicts, say): one
