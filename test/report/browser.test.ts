@@ -186,7 +186,7 @@ describe('the report of the example log in chromium', () => {
 
   it('sorts a table and filters by company without a console error, its CSV following', async () => {
     const index = await page.$$eval('#templates-table thead tr:last-child th', (ths) =>
-      ths.findIndex((th) => th.textContent?.startsWith('requests')),
+      ths.findIndex((th) => th.textContent?.startsWith('sent')),
     );
     expect(index).toBeGreaterThan(0);
     const requestsColumn = () =>

@@ -1,9 +1,9 @@
 /** Reads figures back out of a report page's HTML (no DOM: the page's own attributes). */
 
-/** The `data-value` of the element with `data-metric="name"`. */
+/** The `data-value` of the element with `data-metric="name"` (a count) or `data-figure="name"` (a rate, a duration). */
 export const metric = (html: string, name: string): number | undefined => {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const tag = new RegExp(`<[^>]*data-metric="${escaped}"[^>]*>`).exec(html)?.[0];
+  const tag = new RegExp(`<[^>]*data-(?:metric|figure)="${escaped}"[^>]*>`).exec(html)?.[0];
   const value = tag === undefined ? null : /data-value="([^"]*)"/.exec(tag);
   return value === null ? undefined : Number(value[1]);
 };

@@ -231,7 +231,7 @@ describe('report --from / --to', () => {
     expect(metric(html, 'summary.stuck')).toBe(f.stuck);
     expect(metric(html, 'summary.completedOfSent')).toBeCloseTo(f.completedOfSent, 12);
     expect(html).toContain(
-      `data-metric="summary.asOf">${new Date(ind.latest ?? 0).toISOString().slice(0, 16).replace('T', ' ')}`,
+      `data-figure="summary.asOf">${new Date(ind.latest ?? 0).toISOString().slice(0, 16).replace('T', ' ')}`,
     );
   });
 
