@@ -5,7 +5,7 @@
  * where every participant signed but no completion arrived (a lost webhook
  * to reconcile). Sentences and ages exist once per company (`data-scope`).
  */
-import { type Cell, isolated, nameCell, num, type Row, renderTable } from './html-table.js';
+import { type Cell, nameCell, num, type Row, renderTable } from './html-table.js';
 import { escapeHtml, formatCount, formatDuration } from './html-text.js';
 import type { StuckModel, StuckRequest } from './report-model.js';
 import { AGE_BUCKETS, type ScopedFigures, type SummaryModel } from './summary-model.js';
@@ -53,28 +53,29 @@ const ageTable = (summary: SummaryModel): string =>
     ),
   });
 
-const awaitingCell = (r: StuckRequest): Cell => {
-  if (r.awaiting.length === 0) return { text: '–' };
-  const parts = r.awaiting.map(
-    (p) =>
-      `${isolated(p.name)} (${p.id}, ${escapeHtml(p.status)} since ${escapeHtml(p.since?.slice(0, 16).replace('T', ' ') ?? 'unknown')})`,
-  );
-  return {
-    html: true,
-    text: parts.join(', '),
-    csv: r.awaiting
-      .map((p) => `${p.name} (${p.id}, ${p.status} since ${p.since ?? 'unknown'})`)
-      .join(', '),
-  };
-};
+/** A time to the minute, UTC (the whole of it sorts the column: `data-value`). */
+const minute = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
+
+/** Plain text, so the page's CSS clamps it like any long text (the whole of it on hover). */
+const awaitingCell = (r: StuckRequest): Cell => ({
+  text:
+    r.awaiting.length === 0
+      ? '–'
+      : r.awaiting
+          .map(
+            (p) =>
+              `${p.name} (${p.id}, ${p.status} since ${p.since === undefined ? 'unknown' : minute(p.since)})`,
+          )
+          .join(', '),
+});
 
 const flagCell = (r: StuckRequest): Cell =>
   r.allSigned
     ? {
         html: true,
         value: 1,
-        text: `<strong class="flag">all signed, no completion</strong>: ${escapeHtml(RECONCILE_HINT)}`,
-        csv: `all signed, no completion: ${RECONCILE_HINT}`,
+        // Short, so the row stays low: the section's sentence says what to do.
+        text: '<strong class="flag">all signed, not completed</strong>',
       }
     : { text: '–', value: 0 };
 
@@ -120,12 +121,15 @@ export const renderStuck = (stuck: StuckModel, summary: SummaryModel): string =>
         r.senderName === undefined
           ? { text: '–' }
           : nameCell(`${r.senderName} (${r.senderId ?? '–'})`),
-        { text: r.sentAt },
+        { text: minute(r.sentAt), value: r.sentAt },
         num(r.ageMs, formatDuration(r.ageMs)),
-        { text: r.lastActivity ?? '–' },
+        r.lastActivity === undefined
+          ? { text: '–', value: '' }
+          : { text: minute(r.lastActivity), value: r.lastActivity },
         awaitingCell(r),
         flagCell(r),
-        { text: `<code>${escapeHtml(r.inspectCommand)}</code>`, html: true, csv: r.inspectCommand },
+        // In a <bdi>, so the page clamps a long command to a few lines like any text.
+        { text: `<bdi><code>${escapeHtml(r.inspectCommand)}</code></bdi>`, html: true },
       ],
     })),
     sortable: true,

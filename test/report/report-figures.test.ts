@@ -140,6 +140,7 @@ describe('report figures on a crafted log', () => {
     for (const r of stuck) {
       const cells = rows.get(r.id) ?? [];
       expect(Number(cells[6])).toBe(latest - (r.sentAt ?? 0));
+      expect(cells[5]).toBe(new Date(r.sentAt ?? 0).toISOString());
       expect(cells[7]).toBe(new Date(r.lastActivity ?? 0).toISOString());
       const allSigned =
         r.participants.size > 0 && [...r.participants.values()].every((p) => p.status === 'signed');
