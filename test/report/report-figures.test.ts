@@ -231,6 +231,18 @@ describe('report --from / --to', () => {
     expect(metric(html, 'summary.open')).toBe(f.open);
     expect(metric(html, 'summary.stuck')).toBe(f.stuck);
     expect(metric(html, 'summary.completedOfSent')).toBeCloseTo(f.completedOfSent, 12);
+    // Activity: the decoded events received in the period only (those before --from are folded, not counted).
+    const inPeriod = before.filter((l) => {
+      try {
+        const v = JSON.parse(l);
+        return Date.parse(v.receivedAt) >= from && v.event.type !== 'sign-request-expired';
+      } catch {
+        return false;
+      }
+    });
+    const activity = tableRows(html, 'activity-table');
+    const totalColumn = (activity[0]?.length ?? 0) - 2;
+    expect(activity.reduce((sum, row) => sum + Number(row[totalColumn]), 0)).toBe(inPeriod.length);
     expect(html).toContain(
       `data-figure="summary.asOf">${new Date(ind.latest ?? 0).toISOString().slice(0, 16).replace('T', ' ')}`,
     );
