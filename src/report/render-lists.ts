@@ -53,18 +53,16 @@ const ageTable = (summary: SummaryModel): string =>
     ),
   });
 
+/** `(5, viewed since 2025-03-03 09:02)`: the CSV says what the cell shows. */
+const awaitedSince = (p: StuckRequest['awaiting'][number]): string =>
+  `(${p.id}, ${p.status} since ${p.since?.slice(0, 16).replace('T', ' ') ?? 'unknown'})`;
+
 const awaitingCell = (r: StuckRequest): Cell => {
   if (r.awaiting.length === 0) return { text: '–' };
-  const parts = r.awaiting.map(
-    (p) =>
-      `${isolated(p.name)} (${p.id}, ${escapeHtml(p.status)} since ${escapeHtml(p.since?.slice(0, 16).replace('T', ' ') ?? 'unknown')})`,
-  );
   return {
     html: true,
-    text: parts.join(', '),
-    csv: r.awaiting
-      .map((p) => `${p.name} (${p.id}, ${p.status} since ${p.since ?? 'unknown'})`)
-      .join(', '),
+    text: r.awaiting.map((p) => `${isolated(p.name)} ${escapeHtml(awaitedSince(p))}`).join(', '),
+    csv: r.awaiting.map((p) => `${p.name} ${awaitedSince(p)}`).join(', '),
   };
 };
 
