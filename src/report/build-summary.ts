@@ -49,7 +49,7 @@ export interface SummaryInput {
   readonly quarantine: readonly QuarantineEntry[];
 }
 
-/** The summary strip: all requests, then each company. */
+/** The summary strip: all requests, then each company when there are several. */
 export const buildSummary = (input: SummaryInput): SummaryModel => {
   const { state, requests } = input;
   const byCompany = groupRequests(requests, (r) => r.request.companyId ?? undefined);
@@ -69,9 +69,12 @@ export const buildSummary = (input: SummaryInput): SummaryModel => {
     to: iso(input.period.toMs),
     asOf: iso(input.latest),
     stuckAfterMs: input.stuckAfterMs,
+    // One company: its figures are those of all, and the page has no filter to choose it.
     scopes: [
       scoped(state, null, requests),
-      ...companies.map((id) => scoped(state, id, byCompany.get(id) ?? [])),
+      ...(companies.length < 2 ? [] : companies).map((id) =>
+        scoped(state, id, byCompany.get(id) ?? []),
+      ),
     ],
     badLines,
     invalidEvents,

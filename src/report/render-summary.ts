@@ -7,8 +7,19 @@
 import { escapeHtml, formatCount, formatDuration, formatRate } from './html-text.js';
 import type { ScopedFigures, SummaryModel } from './summary-model.js';
 
-const card = (label: string, value: string, metric: string, raw: number, note = ''): string =>
-  `<div class="card"><span class="muted">${escapeHtml(label)}</span><b data-metric="${metric}" data-value="${raw}">${escapeHtml(value)}</b>${note === '' ? '' : `<small class="muted">${note}</small>`}</div>`;
+/**
+ * A card. Counts are `data-metric` (their text is the number); rates and
+ * durations are `data-figure`, their raw value in `data-value`.
+ */
+const card = (
+  label: string,
+  value: string,
+  metric: string,
+  raw: number,
+  note = '',
+  kind: 'metric' | 'figure' = 'metric',
+): string =>
+  `<div class="card"><span class="muted">${escapeHtml(label)}</span><b data-${kind}="${metric}" data-value="${raw}">${escapeHtml(value)}</b>${note === '' ? '' : `<small class="muted">${note}</small>`}</div>`;
 
 const day = (iso: string | undefined): string =>
   iso === undefined ? '–' : iso.slice(0, 16).replace('T', ' ');
@@ -22,11 +33,11 @@ const periodLine = (summary: SummaryModel): string => {
   const span =
     summary.first === undefined
       ? 'no event in it has a <code>receivedAt</code>'
-      : `events received <time data-metric="summary.first">${day(summary.first)}</time> – <time data-metric="summary.last">${day(summary.last)}</time> UTC`;
+      : `events received <time data-figure="summary.first">${day(summary.first)}</time> – <time data-figure="summary.last">${day(summary.last)}</time> UTC`;
   const now =
     summary.asOf === undefined
       ? ''
-      : `; “now” is the latest <code>receivedAt</code> read, <time data-metric="summary.asOf">${day(summary.asOf)}</time>`;
+      : `; “now” is the latest <code>receivedAt</code> read, <time data-figure="summary.asOf">${day(summary.asOf)}</time>`;
   return `<p class="note">Period: ${asked}; ${span}${now}. Requests count when <em>sent</em> in the period; statuses are those at its end.</p>`;
 };
 
@@ -39,7 +50,7 @@ const block = (summary: SummaryModel, scope: ScopedFigures, index: number): stri
   const stuckNote =
     f.stuck === 0
       ? `none open longer than ${escapeHtml(formatDuration(summary.stuckAfterMs))}`
-      : `oldest open <span data-metric="${m('summary.oldestOpenMs')}" data-value="${f.oldestOpenMs ?? 0}">${escapeHtml(formatDuration(f.oldestOpenMs))}</span>; open longer than ${escapeHtml(formatDuration(summary.stuckAfterMs))}`;
+      : `oldest open <span data-figure="${m('summary.oldestOpenMs')}" data-value="${f.oldestOpenMs ?? 0}">${escapeHtml(formatDuration(f.oldestOpenMs))}</span>; open longer than ${escapeHtml(formatDuration(summary.stuckAfterMs))}`;
   const signedNote =
     scope.allSigned === 0
       ? ''
@@ -52,6 +63,7 @@ const block = (summary: SummaryModel, scope: ScopedFigures, index: number): stri
       m('summary.completedOfSent'),
       f.completedOfSent ?? -1,
       `${formatCount(f.completed)} completed, ${formatCount(f.declined)} declined`,
+      'figure',
     ),
     card(
       'open now',
@@ -67,6 +79,7 @@ const block = (summary: SummaryModel, scope: ScopedFigures, index: number): stri
       m('summary.medianCompleteMs'),
       f.medianCompleteMs ?? -1,
       `of ${formatCount(f.timed)} completed; open requests not included`,
+      'figure',
     ),
     card(
       'ingestion problems',

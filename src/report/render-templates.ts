@@ -22,21 +22,26 @@ const OUTCOMES = [
   { name: 'open (stuck included)', color: 'open' },
 ] as const;
 
-const rateCell = (rate: number | undefined, metric?: string): Cell => ({
+const rateCell = (rate: number | undefined): Cell => ({
   text: formatRate(rate),
   value: rate === undefined ? -1 : rate,
-  ...(metric === undefined ? {} : { metric }),
 });
 
 const ratio = (part: number, whole: number): number | undefined =>
   whole === 0 ? undefined : part / whole;
 
-/** The figure cells of a row or a total, in column order. */
-const figureCells = (t: Totals, metric: (name: string) => string | undefined): Cell[] => {
-  const n = (value: number, name: string): Cell => {
+type Metric = (name: string) => string | undefined;
+
+const counter =
+  (metric: Metric) =>
+  (value: number, name: string): Cell => {
     const m = metric(name);
     return m === undefined ? num(value, formatCount(value)) : num(value, formatCount(value), m);
   };
+
+/** The outcome cells of a row or a total (counts named by `metric`; rates are not counts). */
+const outcomeCells = (t: Totals, metric: Metric): Cell[] => {
+  const n = counter(metric);
   const finished = t.completed + t.declined;
   return [
     n(t.requests, 'requests'),
@@ -44,9 +49,16 @@ const figureCells = (t: Totals, metric: (name: string) => string | undefined): C
     n(t.declined, 'declined'),
     n(t.open, 'open'),
     n(t.stuck, 'stuck'),
-    rateCell(ratio(t.completed, t.requests), metric('completedOfSent')),
-    rateCell(ratio(t.completed, finished), metric('completedOfFinished')),
-    rateCell(ratio(t.declined, finished), metric('declinedOfFinished')),
+    rateCell(ratio(t.completed, t.requests)),
+    rateCell(ratio(t.completed, finished)),
+    rateCell(ratio(t.declined, finished)),
+  ];
+};
+
+/** The participant funnel cells of a row or a total. */
+const funnelCells = (t: Totals, metric: Metric): Cell[] => {
+  const n = counter(metric);
+  return [
     n(t.sent, 'participants.sent'),
     n(t.viewed, 'participants.viewed'),
     n(t.signed, 'participants.signed'),
@@ -92,14 +104,14 @@ const totalsOf = (rows: readonly TemplateRow[]): Totals => {
   return t;
 };
 
-const rowOf = (t: TemplateRow): Row => ({
+const rowOf = (t: TemplateRow, cells: (t: Totals, metric: Metric) => Cell[]): Row => ({
   company: t.companyId,
   cells: [
     nameCell(t.name),
     idCell(t.templateId),
     idCell(t.companyId),
     { text: t.status ?? '–' },
-    ...figureCells(totalsOf([t]), () => undefined),
+    ...cells(totalsOf([t]), () => undefined),
   ],
 });
 
@@ -167,29 +179,34 @@ export const renderTemplates = (rows: readonly TemplateRow[]): string => {
       ],
     })),
   });
-  const footer = (scope: number | null): Row => ({
-    scope: scope === null ? 'all' : String(scope),
-    cells: [
-      { text: scope === null ? 'all templates' : `all templates of company ${scope}` },
-      { text: '' },
-      { text: '' },
-      { text: '' },
-      ...figureCells(
-        totalsOf(scope === null ? rows : rows.filter((t) => t.companyId === scope)),
-        (name) => (scope === null ? `funnel.${name}` : `company.${scope}.funnel.${name}`),
-      ),
-    ],
-  });
+  const footer =
+    (cells: (t: Totals, metric: Metric) => Cell[]) =>
+    (scope: number | null): Row => ({
+      scope: scope === null ? 'all' : String(scope),
+      cells: [
+        { text: scope === null ? 'all templates' : `all templates of company ${scope}` },
+        { text: '' },
+        { text: '' },
+        { text: '' },
+        ...cells(
+          totalsOf(scope === null ? rows : rows.filter((t) => t.companyId === scope)),
+          (name) => (scope === null ? `funnel.${name}` : `company.${scope}.funnel.${name}`),
+        ),
+      ],
+    });
+  const footers = (cells: (t: Totals, metric: Metric) => Cell[]) => [
+    footer(cells)(null),
+    ...(several ? companies.map(footer(cells)) : []),
+  ];
   const table = renderTable({
     id: 'templates-table',
     caption:
-      'Per template: requests sent in the period and what became of them; completed of sent counts open requests against the template, completed of finished leaves them out; the participant funnel sent → viewed → signed / declined (deleted requests left out). Click a header to sort.',
+      'Per template: requests sent in the period and what became of them (deleted requests left out); completed of sent counts open requests against the template, completed of finished leaves them out. Click a header to sort.',
     groups: [
       { label: '', span: 4 },
       { label: 'requests', span: 5 },
       { label: 'completed', span: 2 },
       { label: 'declined', span: 1 },
-      { label: 'participants', span: 4 },
     ],
     columns: [
       'template',
@@ -204,19 +221,29 @@ export const renderTemplates = (rows: readonly TemplateRow[]): string => {
       'of sent',
       'of finished',
       'of finished',
-      'sent',
-      'viewed',
-      'signed',
-      'declined',
     ],
-    rows: rows.map(rowOf),
+    rows: rows.map((t) => rowOf(t, outcomeCells)),
     sortable: true,
-    footer: [footer(null), ...(several ? companies.map(footer) : [])],
+    footer: footers(outcomeCells),
+  });
+  const funnelTable = renderTable({
+    id: 'funnel-table',
+    caption:
+      'Per template: the participants of its requests by how far they got, sent → viewed → signed / declined. Click a header to sort.',
+    groups: [
+      { label: '', span: 4 },
+      { label: 'participants', span: 4 },
+    ],
+    columns: ['template', 'id', 'company', 'status', 'sent', 'viewed', 'signed', 'declined'],
+    rows: rows.map((t) => rowOf(t, funnelCells)),
+    sortable: true,
+    footer: footers(funnelCells),
   });
   return `<section id="templates"><h2>Templates: which completes worst</h2>
 <p class="note">A template's <em>completed of sent</em> counts its open requests against it; <em>of finished</em> leaves them out, and so do its timings (see Timings), which only finished requests have.</p>
 ${outcomes}
 ${table}
 ${funnel}
+${funnelTable}
 </section>`;
 };

@@ -43,6 +43,31 @@ const STAGE: Partial<Record<EventType, number>> = {
   'participant-viewed': 1,
 };
 
+/**
+ * When a participant entered its current waiting status: triples of
+ * participant id, stage and time, moved only forward (a second view does
+ * not restart the wait).
+ */
+const moved = (
+  times: MutableTimes,
+  participantId: number,
+  stage: number,
+  ms: number | undefined,
+): void => {
+  if (ms === undefined) return;
+  times.moves ??= [];
+  const moves = times.moves;
+  for (let i = 0; i < moves.length; i += 3) {
+    if (moves[i] !== participantId) continue;
+    if (stage > (moves[i + 1] ?? 0)) {
+      moves[i + 1] = stage;
+      moves[i + 2] = ms;
+    }
+    return;
+  }
+  moves.push(participantId, stage, ms);
+};
+
 /** An audit trail that only aggregates what the report shows (its histories stay empty). */
 export class ReportRecorder extends AuditTrail {
   readonly #perHour = new Map<number, Int32Array>();
@@ -66,7 +91,10 @@ export class ReportRecorder extends AuditTrail {
     outcome: AuditEntry['outcome'],
   ): void {
     const ms = receivedTime(receivedAt);
-    if ('signRequestId' in event) this.#touched(event.signRequestId, ms, outcome === 'applied');
+    const times =
+      'signRequestId' in event
+        ? this.#touched(event.signRequestId, ms, outcome === 'applied')
+        : undefined;
     if (ms !== undefined) {
       if (this.#latest === undefined || ms > this.#latest) this.#latest = ms;
     }
@@ -86,27 +114,26 @@ export class ReportRecorder extends AuditTrail {
         counts[CONFLICT_SLOT] = (counts[CONFLICT_SLOT] ?? 0) + 1;
       }
     }
-    if (outcome === 'applied' && 'signRequestId' in event) {
-      this.#applied(event.signRequestId, event.type, ms);
+    if (outcome === 'applied' && times !== undefined) {
+      this.#applied(times, event.type, ms);
       const stage = STAGE[event.type];
       if (stage !== undefined && 'participantId' in event) {
-        this.#moved(event.signRequestId, event.participantId, stage, ms);
+        moved(times, event.participantId, stage, ms);
       }
     }
   }
 
   /** Last activity: any decoded event naming the request, whatever its outcome. */
-  #touched(id: number, ms: number | undefined, applied: boolean): void {
+  #touched(id: number, ms: number | undefined, applied: boolean): MutableTimes | undefined {
     let times = this.#requests.get(id);
     if (times === undefined) {
       // A conflict about a request never applied names nothing the report shows.
-      if (!applied) return;
+      if (!applied) return undefined;
       times = {
         sentAt: undefined,
         finishedAt: undefined,
         outcome: undefined,
         lastActivityAt: undefined,
-        awaitedSince: undefined,
         firstApplied: undefined,
         seenApplied: false,
         moves: undefined,
@@ -116,32 +143,10 @@ export class ReportRecorder extends AuditTrail {
     if (ms !== undefined && (times.lastActivityAt === undefined || ms > times.lastActivityAt)) {
       times.lastActivityAt = ms;
     }
+    return times;
   }
 
-  /**
-   * When a participant entered its current waiting status: triples of
-   * participant id, stage and time, moved only forward (a second view does
-   * not restart the wait).
-   */
-  #moved(id: number, participantId: number, stage: number, ms: number | undefined): void {
-    const times = this.#requests.get(id);
-    if (times === undefined || ms === undefined) return;
-    times.moves ??= [];
-    const moves = times.moves;
-    for (let i = 0; i < moves.length; i += 3) {
-      if (moves[i] !== participantId) continue;
-      if (stage > (moves[i + 1] ?? 0)) {
-        moves[i + 1] = stage;
-        moves[i + 2] = ms;
-      }
-      return;
-    }
-    moves.push(participantId, stage, ms);
-  }
-
-  #applied(id: number, type: EventType, ms: number | undefined): void {
-    const times = this.#requests.get(id);
-    if (times === undefined) return;
+  #applied(times: MutableTimes, type: EventType, ms: number | undefined): void {
     if (!times.seenApplied) {
       times.seenApplied = true;
       times.firstApplied = ms;
@@ -162,19 +167,12 @@ export class ReportRecorder extends AuditTrail {
   observations(): LogObservations {
     const requests = new Map<number, RequestTimes>();
     for (const [id, t] of this.#requests) {
-      let awaitedSince: Map<number, number> | undefined;
-      if (t.moves !== undefined) {
-        awaitedSince = new Map();
-        for (let i = 0; i < t.moves.length; i += 3) {
-          awaitedSince.set(t.moves[i] ?? 0, t.moves[i + 2] ?? 0);
-        }
-      }
       requests.set(id, {
         sentAt: t.sentAt ?? t.firstApplied,
         finishedAt: t.finishedAt,
         outcome: t.outcome,
         lastActivityAt: t.lastActivityAt,
-        awaitedSince,
+        moves: t.moves,
       });
     }
     return {

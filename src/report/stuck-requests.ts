@@ -10,6 +10,7 @@ import { participantsAwaitingAction } from '../projections/queries.js';
 import type { ParticipantView, SignRequestView } from '../projections/records.js';
 import { LISTED_ROWS, type StuckModel, type StuckRequest } from './report-model.js';
 import type { ClassifiedRequest } from './request-figures.js';
+import { awaitedSince } from './request-times.js';
 import { shellQuote } from './shell-quote.js';
 
 /** The `signfold inspect` command line for one request of the log named by the words `source`. */
@@ -76,7 +77,7 @@ export const buildStuck = (
         id: p.id,
         name: p.name,
         status: p.status,
-        since: iso(times?.awaitedSince?.get(p.id)),
+        since: iso(awaitedSince(times, p.id)),
       })),
       allSigned: allSigned(state, request),
       inspectCommand: inspectCommand(source, id),

@@ -74,7 +74,7 @@ export interface SummaryModel {
   /** "Now": the latest `receivedAt` read. */
   readonly asOf: string | undefined;
   readonly stuckAfterMs: number;
-  /** All requests first, then one entry per company (by id). */
+  /** All requests first, then one entry per company (by id) when there are several. */
   readonly scopes: readonly ScopedFigures[];
   /** Bad lines and invalid events of the period; conflicts apart. */
   readonly badLines: number;

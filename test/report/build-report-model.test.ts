@@ -37,7 +37,10 @@ describe('buildReportModel: stuck requests', () => {
     const [stuck] = model.stuck.listed;
     expect(stuck?.id).toBe(1);
     expect(stuck?.ageMs).toBe(8 * DAY);
-    expect(stuck?.awaiting).toEqual([{ id: 5, name: 'Ada Lovelace', status: 'viewed' }]);
+    // Awaited since its participant-viewed (2 s after the request was sent).
+    expect(stuck?.awaiting).toEqual([
+      { id: 5, name: 'Ada Lovelace', status: 'viewed', since: '2025-01-06T09:00:02.000Z' },
+    ]);
     // The log name is quoted for the shell.
     expect(stuck?.inspectCommand).toBe("signfold inspect 'my log.ndjson' --sign-request 1");
   });
