@@ -1,4 +1,4 @@
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -270,6 +270,16 @@ describe('the report of the example log in chromium', () => {
       await page.emulateMedia({ colorScheme: 'light' });
     },
   );
+
+  it('downloads a table as a CSV file: the bytes of its data: URL, without a request', async () => {
+    const link = page.locator('a.csv[data-table="templates-table"]');
+    const href = (await link.getAttribute('href')) ?? '';
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe('templates-table.csv');
+    const saved = await readFile(await download.path());
+    expect(saved.equals(Buffer.from(href.slice(href.indexOf(',') + 1), 'base64'))).toBe(true);
+    expect(saved.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+  });
 
   it('made no request but the file itself, and logged no error or warning', async () => {
     expect(requests).toEqual([pageUrl]);
