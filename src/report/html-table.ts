@@ -94,7 +94,7 @@ export const nameCell = (name: string): Cell => ({ text: name, value: name, name
  * several strings in one cell (`name (company)`, lists of people), each part
  * keeps its own direction.
  */
-export const isolated = (text: string): string => `<bdi>${escapeHtml(text)}</bdi>`;
+export const isolated = (text: string): string => `<bdi dir="auto">${escapeHtml(text)}</bdi>`;
 
 /** The label of each column, with its group's in front: `completed · median`. */
 export const columnLabels = (spec: Pick<TableSpec, 'columns' | 'groups'>): string[] => {
@@ -143,13 +143,14 @@ const renderCell = (cell: Cell, tag: 'td' | 'th', label: string): string => {
     attrs.push(`title="${escapeHtml(cell.text)}"`);
   }
   const open = attrs.length === 0 ? `<${tag}>` : `<${tag} ${attrs.join(' ')}>`;
-  // Numbers and fixed words are the page's own; any other text may come from the log.
+  // Numbers are the page's own; any other text may come from the log. Markup is
+  // wrapped too (its parts isolated by `isolated`), so the page can clamp it.
   const content =
-    cell.html === true
-      ? cell.text
-      : typeof cell.value === 'number'
-        ? escapeHtml(cell.text)
-        : isolated(cell.text);
+    typeof cell.value === 'number'
+      ? cell.html === true
+        ? cell.text
+        : escapeHtml(cell.text)
+      : `<bdi>${cell.html === true ? cell.text : escapeHtml(cell.text)}</bdi>`;
   return `${open}${content}</${tag}>`;
 };
 

@@ -5,7 +5,7 @@
  * where every participant signed but no completion arrived (a lost webhook
  * to reconcile). Sentences and ages exist once per company (`data-scope`).
  */
-import { type Cell, nameCell, num, type Row, renderTable } from './html-table.js';
+import { type Cell, isolated, nameCell, num, type Row, renderTable } from './html-table.js';
 import { escapeHtml, formatCount, formatDuration } from './html-text.js';
 import type { StuckModel, StuckRequest } from './report-model.js';
 import { AGE_BUCKETS, type ScopedFigures, type SummaryModel } from './summary-model.js';
@@ -56,18 +56,18 @@ const ageTable = (summary: SummaryModel): string =>
 /** A time to the minute, UTC (the whole of it sorts the column: `data-value`). */
 const minute = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
 
-/** Plain text, so the page's CSS clamps it like any long text (the whole of it on hover). */
-const awaitingCell = (r: StuckRequest): Cell => ({
-  text:
-    r.awaiting.length === 0
-      ? '–'
-      : r.awaiting
-          .map(
-            (p) =>
-              `${p.name} (${p.id}, ${p.status} since ${p.since === undefined ? 'unknown' : minute(p.since)})`,
-          )
-          .join(', '),
-});
+/** `(5, viewed since 2025-03-03 09:02)`: the CSV says what the cell shows. */
+const awaitedSince = (p: StuckRequest['awaiting'][number]): string =>
+  `(${p.id}, ${p.status} since ${p.since?.slice(0, 16).replace('T', ' ') ?? 'unknown'})`;
+
+const awaitingCell = (r: StuckRequest): Cell => {
+  if (r.awaiting.length === 0) return { text: '–' };
+  return {
+    html: true,
+    text: r.awaiting.map((p) => `${isolated(p.name)} ${escapeHtml(awaitedSince(p))}`).join(', '),
+    csv: r.awaiting.map((p) => `${p.name} ${awaitedSince(p)}`).join(', '),
+  };
+};
 
 const flagCell = (r: StuckRequest): Cell =>
   r.allSigned

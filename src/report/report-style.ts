@@ -26,12 +26,12 @@ select{max-width:100%;font:inherit}
 .card{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:.5rem .75rem}.card b{display:block;font-size:1.3rem}
 .table-wrap{overflow-x:auto;margin:.5rem 0 0}
 table{border-collapse:collapse;width:100%;font-size:13px}table.compact{width:auto;min-width:50%}caption{text-align:left;color:var(--muted);padding:.25rem 0}
-th,td{padding:.25rem .4rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}
+th,td{padding:.25rem .3rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}
 td:not(.n):not(.name),tbody th:not(.n):not(.name){overflow-wrap:anywhere;min-width:5.5rem}p,li,caption,figcaption,.axis-title{overflow-wrap:anywhere}
 thead th{background:var(--panel);position:sticky;top:0}#activity-table th,#activity-table td{padding:.25rem .2rem}tfoot th,tfoot td{font-weight:600}
 tr.groups th{text-align:center;border-bottom:2px solid var(--line)}tr.groups td{border-bottom:0}
 td.name>bdi,th.name>bdi{display:block;max-width:13rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-td:not(.name)>bdi,th:not(.name)>bdi{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;overflow:hidden;max-width:22rem}
+td:not(.name)>bdi:not([dir]):not(:has(code)),th:not(.name)>bdi:not([dir]):not(:has(code)){display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;overflow:hidden;max-width:22rem}
 button.sort{all:unset;cursor:pointer;font-weight:600}button.sort::after{content:" ↕";color:var(--muted)}
 th[aria-sort=ascending] button.sort::after{content:" ↑"}th[aria-sort=descending] button.sort::after{content:" ↓"}
 button.sort:focus-visible{outline:2px solid var(--accent)}

@@ -1,4 +1,4 @@
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -14,6 +14,7 @@ import {
   smallText,
   VIEWS,
 } from './browser-checks.js';
+import { shownTotalsProbe } from './page-probes.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const EXAMPLE = 'examples/events.ndjson';
@@ -82,11 +83,18 @@ const metrics = async (): Promise<Map<string, number>> => {
   );
   const byName = new Map<string, number>();
   for (const [name, value, text] of found) {
-    expect(Number((text ?? '').replaceAll(',', ''))).toBe(Number(value));
+    if (value === null) continue;
+    // Counts show their value; rates and durations are formatted (92.0 %, 11 min).
+    if (/^[\d,]+$/.test(text ?? ''))
+      expect(Number((text ?? '').replaceAll(',', '')), name ?? '').toBe(Number(value));
     byName.set(name ?? '', Number(value));
   }
   return byName;
 };
+
+/** The templates table's and the summary's totals as shown (see shownTotalsProbe). */
+const shownFigures = (index: number): Promise<{ rows: number; footer: number; sent: number }> =>
+  page.evaluate(shownTotalsProbe, index);
 
 describe('the report of the example log in chromium', () => {
   it('shows the figures of signfold replay --json', async () => {
@@ -184,7 +192,8 @@ describe('the report of the example log in chromium', () => {
     for (const fill of fills) expect(fill).toMatch(/(^| )k-[a-z-]+$/);
   });
 
-  it('sorts a table and filters by company without a console error, its CSV following', async () => {
+  it('sorts a table and filters by company without a console error, totals and CSV following', async () => {
+    // Requests sent: the first `sent` column, under the `requests` group.
     const index = await page.$$eval('#templates-table thead tr:last-child th', (ths) =>
       ths.findIndex((th) => th.textContent?.startsWith('sent')),
     );
@@ -214,7 +223,17 @@ describe('the report of the example log in chromium', () => {
     }
     const templatesCsv = (await csvAndRows(page)).find((t) => t.table === 'templates-table');
     expect(templatesCsv?.csv.length).toBe(visible.length + 2);
+    // The totals follow: the footer adds up the rows shown, the summary is company 2's.
+    const company2 = await shownFigures(index);
     await page.selectOption('#company-filter', '');
+    const all = await shownFigures(index);
+    expect(company2.footer).toBe(company2.rows);
+    expect(all.footer).toBe(all.rows);
+    expect(company2.footer).toBeLessThan(all.footer);
+    const shown = await metrics();
+    expect(company2.sent).toBe(shown.get('company.2.summary.sent'));
+    expect(all.sent).toBe(shown.get('summary.sent'));
+    expect(company2.sent).toBeLessThan(all.sent);
   });
 
   it.each(VIEWS)(
@@ -251,6 +270,16 @@ describe('the report of the example log in chromium', () => {
       await page.emulateMedia({ colorScheme: 'light' });
     },
   );
+
+  it('downloads a table as a CSV file: the bytes of its data: URL, without a request', async () => {
+    const link = page.locator('a.csv[data-table="templates-table"]');
+    const href = (await link.getAttribute('href')) ?? '';
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe('templates-table.csv');
+    const saved = await readFile(await download.path());
+    expect(saved.equals(Buffer.from(href.slice(href.indexOf(',') + 1), 'base64'))).toBe(true);
+    expect(saved.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+  });
 
   it('made no request but the file itself, and logged no error or warning', async () => {
     expect(requests).toEqual([pageUrl]);

@@ -97,10 +97,14 @@ export const hostileLogLines = (): string[] => {
   });
   // The latest receivedAt, 30 days on: every open request is stuck.
   add(30 * DAY, events.templateActivated({ companyId: 1, templateId: 99, templateName: 'Late' }));
-  return [
-    ...lines,
-    ...readFileSync(CORPUS, 'utf8')
-      .split('\n')
-      .filter((line) => line !== ''),
-  ];
+  // The corpus's envelopes count their positions from 1: moved after ours, so that they are
+  // judged for what they hold, not for their order.
+  const base = lines.length;
+  const corpus = readFileSync(CORPUS, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) =>
+      line.replace(/^\{"position":(\d+),/, (_, n: string) => `{"position":${base + Number(n)},`),
+    );
+  return [...lines, ...corpus];
 };

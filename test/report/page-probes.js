@@ -159,3 +159,21 @@ export const tickOverlapProbe = () => {
   }
   return found;
 };
+
+/**
+ * What the templates table and the summary show now: the sum of the visible
+ * rows' values in column `index`, the visible footer's value there, and the
+ * visible summary's `sent`.
+ */
+export const shownTotalsProbe = (index) => {
+  const visible = (e) => e.checkVisibility();
+  const value = (row) => Number(row.children[index]?.getAttribute('data-value'));
+  const rows = [...document.querySelectorAll('#templates-table tbody tr')].filter(visible);
+  const footer = [...document.querySelectorAll('#templates-table tfoot tr')].filter(visible);
+  const sent = [...document.querySelectorAll('[data-metric$="summary.sent"]')].filter(visible);
+  return {
+    rows: rows.reduce((sum, row) => sum + value(row), 0),
+    footer: footer.length === 1 ? value(footer[0]) : Number.NaN,
+    sent: sent.length === 1 ? Number(sent[0].getAttribute('data-value')) : Number.NaN,
+  };
+};
