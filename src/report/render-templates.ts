@@ -162,23 +162,39 @@ export const renderTemplates = (rows: readonly TemplateRow[]): string => {
       )
     : [];
   const outcomes = `<div data-scope="all">${outcomeChart('chart-templates', rows, several)}</div>${perCompany.join('')}`;
-  const funnel = barChart({
-    id: 'chart-funnel',
-    title: 'Participants per template (company in parentheses when several): where they stand',
-    series: FUNNEL,
-    xTitle: 'template',
-    yTitle: 'participants',
-    bars: rows.map((t) => ({
-      label: t.name,
-      ...(several && t.companyId !== null ? { suffix: `(${t.companyId})` } : {}),
-      values: [
-        t.participants.signed,
-        t.participants.declined,
-        t.participants.viewed - t.participants.signed - t.participants.declined,
-        t.participants.sent - t.participants.viewed,
-      ],
-    })),
-  });
+  const funnelChart = (id: string, shown: readonly TemplateRow[], suffix: boolean): string =>
+    barChart({
+      id,
+      title: 'Participants per template (company in parentheses when several): where they stand',
+      series: FUNNEL,
+      xTitle: 'template',
+      yTitle: 'participants',
+      bars: shown.map((t) => ({
+        label: t.name,
+        ...(suffix && t.companyId !== null ? { suffix: `(${t.companyId})` } : {}),
+        values: [
+          t.participants.signed,
+          t.participants.declined,
+          t.participants.viewed - t.participants.signed - t.participants.declined,
+          t.participants.sent - t.participants.viewed,
+        ],
+      })),
+    });
+  // Like the outcomes: one chart per company for the filter, the whole log's shown first.
+  const funnel = `<div data-scope="all">${funnelChart('chart-funnel', rows, several)}</div>${
+    several
+      ? companies
+          .map(
+            (c) =>
+              `<div data-scope="${c}" hidden>${funnelChart(
+                `chart-funnel-${c}`,
+                rows.filter((t) => t.companyId === c),
+                false,
+              )}</div>`,
+          )
+          .join('')
+      : ''
+  }`;
   const footer =
     (cells: (t: Totals, metric: Metric) => Cell[]) =>
     (scope: number | null): Row => ({

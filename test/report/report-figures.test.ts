@@ -116,6 +116,16 @@ describe('report figures on a crafted log', () => {
       expect(metric(html, `company.${companyId}.summary.oldestOpenMs`)).toBe(oldest);
     }
     expect(metric(html, 'company.1.summary.sent')).not.toBe(metric(html, 'summary.sent'));
+    // Each company's charts are drawn from its own templates, shown by the filter only.
+    for (const companyId of [1, 2]) {
+      for (const chart of ['chart-templates', 'chart-funnel']) {
+        expect(html).toMatch(
+          new RegExp(
+            `<div data-scope="${companyId}" hidden><figure[^]*?id="${chart}-${companyId}"`,
+          ),
+        );
+      }
+    }
   });
 
   it('ages every open request, stuck or not, into buckets', () => {
