@@ -26,13 +26,10 @@ const rowOf = (t: TemplateTimingRow): Row => ({
   ],
 });
 
-/** The section, or a note saying why there is none. */
-export const renderTimings = (timings: TimingsModel | undefined): string => {
-  if (timings === undefined) {
-    return '<section id="timings"><h2>Timings</h2><p class="muted">No request has both a sent and a final time: timings need envelope lines, which carry <code>receivedAt</code>.</p></section>';
-  }
+/** The distribution of durations: its chart and its table. */
+const distributionOf = (suffix: string, bins: TimingsModel['distribution']): string => {
   const chart = columnChart({
-    id: 'chart-durations',
+    id: `chart-durations${suffix}`,
     title: 'Time from sent to completed or declined',
     series: [
       { name: 'completed', color: 'completed' },
@@ -40,17 +37,17 @@ export const renderTimings = (timings: TimingsModel | undefined): string => {
     ],
     xTitle: 'time from sent to the final event',
     yTitle: 'requests',
-    bars: timings.distribution.map((bin) => ({
+    bars: bins.map((bin) => ({
       label: bin.label,
       values: [bin.completed, bin.declined],
     })),
   });
   const distribution = renderTable({
-    id: 'durations-table',
+    id: `durations-table${suffix}`,
     caption: 'Requests by time from sent to completed or declined',
     columns: ['time', 'completed', 'declined'],
     compact: true,
-    rows: timings.distribution.map((bin) => ({
+    rows: bins.map((bin) => ({
       cells: [
         { text: bin.label },
         num(bin.completed, formatCount(bin.completed)),
@@ -58,6 +55,22 @@ export const renderTimings = (timings: TimingsModel | undefined): string => {
       ],
     })),
   });
+  return `${chart}\n${distribution}`;
+};
+
+/** The section, or a note saying why there is none. */
+export const renderTimings = (timings: TimingsModel | undefined): string => {
+  if (timings === undefined) {
+    return '<section id="timings"><h2>Timings</h2><p class="muted">No request has both a sent and a final time: timings need envelope lines, which carry <code>receivedAt</code>.</p></section>';
+  }
+  // One distribution for all companies and one per company: the filter shows the chosen one.
+  const distributions = [
+    `<div data-scope="all">${distributionOf('', timings.distribution)}</div>`,
+    ...timings.perCompany.map(
+      (c) =>
+        `<div data-scope="${c.companyId}" hidden>${distributionOf(`-${c.companyId}`, c.distribution)}</div>`,
+    ),
+  ].join('\n');
   const perTemplate = renderTable({
     id: 'timings-table',
     caption:
@@ -82,12 +95,18 @@ export const renderTimings = (timings: TimingsModel | undefined): string => {
     ],
     rows: timings.perTemplate.map(rowOf),
     sortable: true,
-    footer: rowOf(timings.all),
+    footer: [
+      { ...rowOf(timings.all), company: undefined, scope: 'all' },
+      ...timings.perCompany.map((c) => ({
+        ...rowOf(c.all),
+        company: undefined,
+        scope: String(c.companyId),
+      })),
+    ],
   });
   return `<section id="timings"><h2>Timings</h2>
 <p class="note">${formatCount(timings.measured)} finished requests with both times (from <code>receivedAt</code>). Open requests are left out of every median, p90 and bin here: a template with many open requests can look fast only because its slow ones have not finished; ${formatCount(timings.all.open)} requests are still open (see the Templates and Stuck sections).</p>
-${chart}
-${distribution}
+${distributions}
 ${perTemplate}
 </section>`;
 };

@@ -96,6 +96,12 @@ export interface TimingsModel {
   readonly all: TemplateTimingRow;
   readonly perTemplate: readonly TemplateTimingRow[];
   readonly distribution: readonly DurationBin[];
+  /** The same for each company (by id), when there are several: what the company filter shows. */
+  readonly perCompany: readonly {
+    readonly companyId: number;
+    readonly all: TemplateTimingRow;
+    readonly distribution: readonly DurationBin[];
+  }[];
 }
 
 /** Events received in one period: an hour, a day, a month or a year, by the span of the log. */

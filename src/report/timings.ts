@@ -32,6 +32,7 @@ export const buildTimings = (
 ): TimingsModel | undefined => {
   const all: Collected = { completed: [], declined: [] };
   const perTemplate = new Map<number | null, Collected>();
+  const perCompany = new Map<number, Collected>();
   for (const request of state.signRequests.values()) {
     if (request.deleted) continue;
     const t = times.get(request.id);
@@ -47,6 +48,14 @@ export const buildTimings = (
     }
     collected[t.outcome].push(ms);
     all[t.outcome].push(ms);
+    if (request.companyId !== null) {
+      let company = perCompany.get(request.companyId);
+      if (company === undefined) {
+        company = { completed: [], declined: [] };
+        perCompany.set(request.companyId, company);
+      }
+      company[t.outcome].push(ms);
+    }
   }
   const measured = all.completed.length + all.declined.length;
   if (measured === 0) return undefined;
@@ -68,5 +77,25 @@ export const buildTimings = (
         : [timingRow({ ...row, open: row.figures.open }, collected)];
     }),
     distribution: durationHistogram(all.completed, all.declined),
+    perCompany:
+      perCompany.size < 2
+        ? []
+        : [...perCompany]
+            .sort(([a], [b]) => a - b)
+            .map(([companyId, collected]) => ({
+              companyId,
+              all: timingRow(
+                {
+                  templateId: null,
+                  name: `all templates of company ${companyId}`,
+                  companyId,
+                  open: templates
+                    .filter((row) => row.companyId === companyId)
+                    .reduce((sum, row) => sum + row.figures.open, 0),
+                },
+                collected,
+              ),
+              distribution: durationHistogram(collected.completed, collected.declined),
+            })),
   };
 };

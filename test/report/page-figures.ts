@@ -22,3 +22,15 @@ export const tableRows = (html: string, id: string): string[][] => {
     }),
   );
 };
+
+/** The footer row of the table `id` for one scope of the company filter (`all` or a company id). */
+export const footerRow = (html: string, id: string, scope: string): string[] => {
+  const start = html.indexOf(`<table id="${id}"`);
+  const table = html.slice(start, html.indexOf('</table>', start));
+  const row =
+    new RegExp(`<tr[^>]*data-scope="${scope}"[^>]*>(.*?)</tr>`, 's').exec(table)?.[1] ?? '';
+  return [...row.matchAll(/<t[hd]([^>]*)>(.*?)<\/t[hd]>/gs)].map(
+    (cell) =>
+      /data-value="([^"]*)"/.exec(cell[1] ?? '')?.[1] ?? (cell[2] ?? '').replace(/<[^>]*>/g, ''),
+  );
+};

@@ -17,7 +17,7 @@ import {
   independent,
   type Req,
 } from './independent-figures.js';
-import { metric, tableRows } from './page-figures.js';
+import { footerRow, metric, tableRows } from './page-figures.js';
 
 let dir = '';
 beforeAll(async () => {
@@ -126,6 +126,26 @@ describe('report figures on a crafted log', () => {
         );
       }
     }
+  });
+
+  it('gives each company its own timing totals: count, median and p90 of completed requests', () => {
+    const nearestRank = (sorted: number[], q: number) =>
+      sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1];
+    for (const scope of ['all', '1', '2']) {
+      const durations = counted(ind)
+        .filter(
+          (r) => r.status === 'completed' && (scope === 'all' || String(r.companyId) === scope),
+        )
+        .map((r) => (r.finalAt ?? 0) - (r.sentAt ?? 0))
+        .sort((a, b) => a - b);
+      const cells = footerRow(html, 'timings-table', scope);
+      expect(cells.slice(3, 6).map(Number), scope).toEqual([
+        durations.length,
+        nearestRank(durations, 0.5),
+        nearestRank(durations, 0.9),
+      ]);
+    }
+    expect(html).toMatch(/<div data-scope="2" hidden><figure[^]*?id="chart-durations-2"/);
   });
 
   it('ages every open request, stuck or not, into buckets', () => {
