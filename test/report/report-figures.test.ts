@@ -121,7 +121,7 @@ describe('report figures on a crafted log', () => {
       for (const chart of ['chart-templates', 'chart-funnel']) {
         expect(html).toMatch(
           new RegExp(
-            `<div data-scope="${companyId}" hidden><figure[^]*?id="${chart}-${companyId}"`,
+            `<div data-scope="${companyId}" hidden><figure[\\s\\S]*?id="${chart}-${companyId}"`,
           ),
         );
       }
@@ -145,7 +145,7 @@ describe('report figures on a crafted log', () => {
         nearestRank(durations, 0.9),
       ]);
     }
-    expect(html).toMatch(/<div data-scope="2" hidden><figure[^]*?id="chart-durations-2"/);
+    expect(html).toMatch(/<div data-scope="2" hidden><figure[\s\S]*?id="chart-durations-2"/);
   });
 
   it('ages every open request, stuck or not, into buckets', () => {
