@@ -53,26 +53,35 @@ const ageTable = (summary: SummaryModel): string =>
     ),
   });
 
-/** `(5, viewed since 2025-03-03 09:02)`: the CSV says what the cell shows. */
-const awaitedSince = (p: StuckRequest['awaiting'][number]): string =>
-  `(${p.id}, ${p.status} since ${p.since?.slice(0, 16).replace('T', ' ') ?? 'unknown'})`;
+/** A time to the minute, UTC (the whole of it sorts the column: `data-value`). */
+const minute = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
 
-const awaitingCell = (r: StuckRequest): Cell => {
-  if (r.awaiting.length === 0) return { text: '–' };
-  return {
-    html: true,
-    text: r.awaiting.map((p) => `${isolated(p.name)} ${escapeHtml(awaitedSince(p))}`).join(', '),
-    csv: r.awaiting.map((p) => `${p.name} ${awaitedSince(p)}`).join(', '),
-  };
-};
+/** `(5, viewed since 2025-03-03 09:02)`: what follows each awaited name. */
+const awaitedSince = (p: StuckRequest['awaiting'][number]): string =>
+  `(${p.id}, ${p.status} since ${p.since === undefined ? 'unknown' : minute(p.since)})`;
+
+/**
+ * Each name isolated (a right-to-left name cannot pull its `(id, since)` out of
+ * place); clamped by the page's CSS like any long text, the whole on hover and in the CSV.
+ */
+const awaitingCell = (r: StuckRequest): Cell =>
+  r.awaiting.length === 0
+    ? { text: '–' }
+    : {
+        html: true,
+        text: r.awaiting
+          .map((p) => `${isolated(p.name)} ${escapeHtml(awaitedSince(p))}`)
+          .join(', '),
+        csv: r.awaiting.map((p) => `${p.name} ${awaitedSince(p)}`).join(', '),
+      };
 
 const flagCell = (r: StuckRequest): Cell =>
   r.allSigned
     ? {
         html: true,
         value: 1,
-        text: `<strong class="flag">all signed, no completion</strong>: ${escapeHtml(RECONCILE_HINT)}`,
-        csv: `all signed, no completion: ${RECONCILE_HINT}`,
+        // Short, so the row stays low: the section's sentence says what to do.
+        text: '<strong class="flag">all signed, not completed</strong>',
       }
     : { text: '–', value: 0 };
 
@@ -118,12 +127,15 @@ export const renderStuck = (stuck: StuckModel, summary: SummaryModel): string =>
         r.senderName === undefined
           ? { text: '–' }
           : nameCell(`${r.senderName} (${r.senderId ?? '–'})`),
-        { text: r.sentAt },
+        { text: minute(r.sentAt), value: r.sentAt },
         num(r.ageMs, formatDuration(r.ageMs)),
-        { text: r.lastActivity ?? '–' },
+        r.lastActivity === undefined
+          ? { text: '–', value: '' }
+          : { text: minute(r.lastActivity), value: r.lastActivity },
         awaitingCell(r),
         flagCell(r),
-        { text: `<code>${escapeHtml(r.inspectCommand)}</code>`, html: true, csv: r.inspectCommand },
+        // In a <bdi>, so the page clamps a long command to a few lines like any text.
+        { text: `<code>${escapeHtml(r.inspectCommand)}</code>`, html: true },
       ],
     })),
     sortable: true,

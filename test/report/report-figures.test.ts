@@ -140,6 +140,7 @@ describe('report figures on a crafted log', () => {
     for (const r of stuck) {
       const cells = rows.get(r.id) ?? [];
       expect(Number(cells[6])).toBe(latest - (r.sentAt ?? 0));
+      expect(cells[5]).toBe(new Date(r.sentAt ?? 0).toISOString());
       expect(cells[7]).toBe(new Date(r.lastActivity ?? 0).toISOString());
       const allSigned =
         r.participants.size > 0 && [...r.participants.values()].every((p) => p.status === 'signed');
@@ -230,6 +231,18 @@ describe('report --from / --to', () => {
     expect(metric(html, 'summary.open')).toBe(f.open);
     expect(metric(html, 'summary.stuck')).toBe(f.stuck);
     expect(metric(html, 'summary.completedOfSent')).toBeCloseTo(f.completedOfSent, 12);
+    // Activity: the decoded events received in the period only (those before --from are folded, not counted).
+    const inPeriod = before.filter((l) => {
+      try {
+        const v = JSON.parse(l);
+        return Date.parse(v.receivedAt) >= from && v.event.type !== 'sign-request-expired';
+      } catch {
+        return false;
+      }
+    });
+    const activity = tableRows(html, 'activity-table');
+    const totalColumn = (activity[0]?.length ?? 0) - 2;
+    expect(activity.reduce((sum, row) => sum + Number(row[totalColumn]), 0)).toBe(inPeriod.length);
     expect(html).toContain(
       `data-figure="summary.asOf">${new Date(ind.latest ?? 0).toISOString().slice(0, 16).replace('T', ' ')}`,
     );
