@@ -87,12 +87,23 @@ const people = (
   pick: (r: ClassifiedRequest) => { id: number; name: string | undefined } | undefined,
 ): PersonRow[] => {
   // A user id is one person of one company: the same id in two companies is two rows.
-  const groups = groupRequests(requests, (r) => {
+  // Maps by company then user: a string key per request costs a tenth of a second on 1M events.
+  const byCompany = new Map<number | null, Map<number, ClassifiedRequest[]>>();
+  for (const r of requests) {
     const who = pick(r);
-    return who === undefined ? undefined : `${r.request.companyId ?? ''}:${who.id}`;
-  });
+    if (who === undefined) continue;
+    let users = byCompany.get(r.request.companyId);
+    if (users === undefined) {
+      users = new Map();
+      byCompany.set(r.request.companyId, users);
+    }
+    const list = users.get(who.id);
+    if (list === undefined) users.set(who.id, [r]);
+    else list.push(r);
+  }
+  const groups = [...byCompany.values()].flatMap((users) => [...users.values()]);
   const rows: PersonRow[] = [];
-  for (const list of groups.values()) {
+  for (const list of groups) {
     const first = list[0];
     const who = first === undefined ? undefined : pick(first);
     if (first === undefined || who === undefined) continue;

@@ -56,24 +56,18 @@ const ageTable = (summary: SummaryModel): string =>
 /** A time to the minute, UTC (the whole of it sorts the column: `data-value`). */
 const minute = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
 
-/** `(5, viewed since 2025-03-03 09:02)`: what follows each awaited name. */
+/** `(5, viewed since 2025-03-03 09:02)`: the CSV says what the cell shows. */
 const awaitedSince = (p: StuckRequest['awaiting'][number]): string =>
-  `(${p.id}, ${p.status} since ${p.since === undefined ? 'unknown' : minute(p.since)})`;
+  `(${p.id}, ${p.status} since ${p.since?.slice(0, 16).replace('T', ' ') ?? 'unknown'})`;
 
-/**
- * Each name isolated (a right-to-left name cannot pull its `(id, since)` out of
- * place); clamped by the page's CSS like any long text, the whole on hover and in the CSV.
- */
-const awaitingCell = (r: StuckRequest): Cell =>
-  r.awaiting.length === 0
-    ? { text: '–' }
-    : {
-        html: true,
-        text: r.awaiting
-          .map((p) => `${isolated(p.name)} ${escapeHtml(awaitedSince(p))}`)
-          .join(', '),
-        csv: r.awaiting.map((p) => `${p.name} ${awaitedSince(p)}`).join(', '),
-      };
+const awaitingCell = (r: StuckRequest): Cell => {
+  if (r.awaiting.length === 0) return { text: '–' };
+  return {
+    html: true,
+    text: r.awaiting.map((p) => `${isolated(p.name)} ${escapeHtml(awaitedSince(p))}`).join(', '),
+    csv: r.awaiting.map((p) => `${p.name} ${awaitedSince(p)}`).join(', '),
+  };
+};
 
 const flagCell = (r: StuckRequest): Cell =>
   r.allSigned
@@ -135,7 +129,7 @@ export const renderStuck = (stuck: StuckModel, summary: SummaryModel): string =>
         awaitingCell(r),
         flagCell(r),
         // In a <bdi>, so the page clamps a long command to a few lines like any text.
-        { text: `<code>${escapeHtml(r.inspectCommand)}</code>`, html: true },
+        { text: `<bdi><code>${escapeHtml(r.inspectCommand)}</code></bdi>`, html: true },
       ],
     })),
     sortable: true,

@@ -5,7 +5,7 @@
  */
 import type { TemplateId } from '../ids.js';
 import type { ProjectionState } from '../projections/projection-state.js';
-import type { ParticipantView } from '../projections/records.js';
+import type { ParticipantStatus, ParticipantView } from '../projections/records.js';
 import { participantMove } from '../projections/status-rules.js';
 import type { ParticipantFunnel, TemplateRow } from './report-model.js';
 import { type ClassifiedRequest, figuresOf, groupRequests } from './request-figures.js';
@@ -20,10 +20,22 @@ const emptyFunnel = (): MutableFunnel => ({
   waiting: 0,
 });
 
+/** Per status: at `viewed` or beyond (the lifecycle refuses, or ignores, a move back to `viewed`). */
+const viewedOrBeyond = new Map<ParticipantStatus, boolean>();
+
+const atViewedOrBeyond = (status: ParticipantStatus): boolean => {
+  let at = viewedOrBeyond.get(status);
+  if (at === undefined) {
+    at = participantMove(status, 'viewed') !== 'forward';
+    viewedOrBeyond.set(status, at);
+  }
+  return at;
+};
+
 const countParticipant = (funnel: MutableFunnel, p: ParticipantView): void => {
   funnel.sent += 1;
-  // At `viewed` or beyond: the lifecycle refuses (or ignores) a move back to `viewed`.
-  if (participantMove(p.status, 'viewed') !== 'forward') funnel.viewed += 1;
+  // Asked once per status, not once per participant.
+  if (atViewedOrBeyond(p.status)) funnel.viewed += 1;
   if (p.status === 'signed') funnel.signed += 1;
   else if (p.status === 'declined') funnel.declined += 1;
   else funnel.waiting += 1;

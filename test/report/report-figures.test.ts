@@ -248,6 +248,24 @@ describe('report --from / --to', () => {
     );
   });
 
+  it('counts bare lines (no receivedAt) only without a period, and always lists bad lines', async () => {
+    const bare = lines.map((l) => {
+      try {
+        return JSON.stringify(JSON.parse(l).event);
+      } catch {
+        return l;
+      }
+    });
+    const badLines = bare.filter((l) => l.endsWith('"broken')).length;
+    const whole = await pageOf(bare);
+    expect(metric(whole, 'summary.sent')).toBe(counted(independent(bare)).length);
+    const period = await pageOf(bare, ['--from', new Date(from).toISOString()]);
+    expect(metric(period, 'summary.sent')).toBe(0);
+    // Invalid events of bare lines carry no time either: kept, like bad lines.
+    const expired = bare.filter((l) => l.includes('sign-request-expired')).length;
+    expect(metric(period, 'summary.ingestion')).toBe(badLines + expired);
+  });
+
   it('refuses a malformed time or an empty period with one line, exit 2', async () => {
     for (const flags of [
       ['--from', '2025-02-30'],
