@@ -136,11 +136,9 @@ const renderCell = (cell: Cell, tag: 'td' | 'th', label: string): string => {
   if (cell.metric !== undefined) attrs.push(`data-metric="${escapeHtml(cell.metric)}"`);
   if (label !== '') attrs.push(`data-label="${escapeHtml(label)}"`);
   // A name is cut to one line, other text to a few (CSS): the whole of it on hover.
-  if (
-    cell.name === true ||
-    (typeof cell.value !== 'number' && cell.html !== true && cell.text.length > LONG_TEXT)
-  ) {
-    attrs.push(`title="${escapeHtml(cell.text)}"`);
+  const whole = plainText(cell);
+  if (cell.name === true || (typeof cell.value !== 'number' && whole.length > LONG_TEXT)) {
+    attrs.push(`title="${escapeHtml(whole)}"`);
   }
   const open = attrs.length === 0 ? `<${tag}>` : `<${tag} ${attrs.join(' ')}>`;
   // Numbers are the page's own; any other text may come from the log. Markup is
