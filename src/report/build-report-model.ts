@@ -6,6 +6,7 @@
  */
 import type { ProjectorStats } from '../engine/projector-types.js';
 import type { QuarantineEntry } from '../engine/quarantine.js';
+import type { SignRequestId } from '../ids.js';
 import { countProjections, countProjectionsByCompany } from '../projections/projection-counts.js';
 import type { ProjectionState } from '../projections/projection-state.js';
 import { buildActivity } from './activity.js';
@@ -68,6 +69,28 @@ export const quarantineOfPeriod = (
   return { entries: kept, origins: keptOrigins };
 };
 
+/**
+ * The trend of each company, from the same request times as the whole log's
+ * trend (so the companies' add up to it), when there are several companies.
+ */
+const trendByCompany = (state: ProjectionState, times: ReadonlyMap<number, RequestTimes>) => {
+  const groups = new Map<number, RequestTimes[]>();
+  for (const [id, t] of times) {
+    const companyId = state.signRequests.get(id as SignRequestId)?.companyId;
+    if (companyId === undefined || companyId === null) continue;
+    const list = groups.get(companyId);
+    if (list === undefined) groups.set(companyId, [t]);
+    else list.push(t);
+  }
+  if (groups.size < 2) return [];
+  return [...groups]
+    .sort(([a], [b]) => a - b)
+    .flatMap(([companyId, list]) => {
+      const trend = buildTrend(list);
+      return trend === undefined ? [] : [{ companyId, trend }];
+    });
+};
+
 /** Builds the report model of one log. Same input, same model. */
 export const buildReportModel = (input: ReportInput): ReportModel => {
   const { state, stats } = input;
@@ -124,6 +147,7 @@ export const buildReportModel = (input: ReportInput): ReportModel => {
     timings: buildTimings(state, hasPeriod(period) ? periodTimes : times, templates),
     activity: buildActivity(perHour),
     trend: buildTrend((hasPeriod(period) ? periodTimes : times).values()),
+    trendByCompany: trendByCompany(state, hasPeriod(period) ? periodTimes : times),
     stuck,
     quarantine: quarantineModel(quarantine.entries, quarantine.origins),
     companies,

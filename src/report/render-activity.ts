@@ -11,9 +11,9 @@ import type { ActivityModel } from './report-model.js';
 import type { TrendModel } from './trend.js';
 import { completionChart, volumeChart } from './trend-chart.js';
 
-const trendTable = (trend: TrendModel): string =>
+const trendTable = (trend: TrendModel, suffix = ''): string =>
   renderTable({
-    id: 'trend-table',
+    id: `trend-table${suffix}`,
     caption: `Requests per ${trend.unit} (UTC): sent, completed, and of those sent in the ${trend.unit} how many completed by the end of the log`,
     columns: [trend.unit, 'sent', 'completed', 'completed', 'share'],
     groups: [
@@ -41,6 +41,7 @@ export const renderActivity = (
   activity: ActivityModel | undefined,
   trend: TrendModel | undefined,
   asOf: string | undefined,
+  byCompany: readonly { readonly companyId: number; readonly trend: TrendModel }[] = [],
 ): string => {
   if (activity === undefined) {
     return '<section id="activity"><h2>Activity</h2><p class="muted">No event has a <code>receivedAt</code> (bare lines only): no activity over time.</p></section>';
@@ -49,7 +50,13 @@ export const renderActivity = (
   const trendPart =
     trend === undefined
       ? '<p class="muted">No sign request has a sent time: no trend.</p>'
-      : `${volumeChart(trend, 'chart-volume')}\n${completionChart(trend, 'chart-completion', asOf ?? 'the end of the log')}\n${trendTable(trend)}`;
+      : `<div data-scope="all">${volumeChart(trend, 'chart-volume')}\n${completionChart(trend, 'chart-completion', asOf ?? 'the end of the log')}\n${trendTable(trend)}</div>${byCompany
+          .map(
+            // Each company's trend for the company filter (its requests only), hidden until chosen.
+            ({ companyId: c, trend: t }) =>
+              `<div data-scope="${c}" hidden>${volumeChart(t, `chart-volume-${c}`)}\n${completionChart(t, `chart-completion-${c}`, asOf ?? 'the end of the log')}\n${trendTable(t, `-${c}`)}</div>`,
+          )
+          .join('')}`;
   const conflicts = columnChart(
     {
       id: 'chart-conflicts',

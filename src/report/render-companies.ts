@@ -11,7 +11,7 @@ export const renderCompanyFilter = (companies: readonly CompanyRow[]): string =>
         .map((c) => `<option value="${c.companyId}">company ${c.companyId}</option>`)
         .join(
           '',
-        )}</select></label> <span class="muted">(recomputes the summary, the templates' totals and charts, the timings, the open and stuck figures, and shows only its rows in the tables; the overview, the activity and trend charts and the quarantine cover the whole log)</span></div>`;
+        )}</select></label> <span class="muted">(recomputes the summary, the templates' totals and charts, the timings, the trend, the open and stuck figures, and shows only its rows in the tables; the overview, the conflicts, the events by type and the quarantine cover the whole log)</span></div>`;
 
 /** The section (empty for a single company: the overview already says it all). */
 export const renderCompanies = (companies: readonly CompanyRow[]): string => {

@@ -57,7 +57,7 @@ ${renderCompanies(model.companies)}
 ${renderTemplates(model.templates)}
 ${renderPeople(model.people)}
 ${renderTimings(model.timings)}
-${renderActivity(model.activity, model.trend, model.stuck.asOf)}
+${renderActivity(model.activity, model.trend, model.stuck.asOf, model.trendByCompany)}
 ${renderStuck(model.stuck, model.summary)}
 ${renderQuarantine(model.quarantine)}
 </main>

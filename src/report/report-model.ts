@@ -219,6 +219,8 @@ export interface ReportModel {
   readonly activity: ActivityModel | undefined;
   /** Requests sent and completed per period; `undefined` when none has a sent time. */
   readonly trend: TrendModel | undefined;
+  /** The trend of each company (by id) when there are several: what the company filter shows. */
+  readonly trendByCompany: readonly { readonly companyId: number; readonly trend: TrendModel }[];
   readonly stuck: StuckModel;
   readonly quarantine: QuarantineModel;
   /** One row per company, by id; the page shows them when there are several. */

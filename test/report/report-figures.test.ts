@@ -148,6 +148,16 @@ describe('report figures on a crafted log', () => {
     expect(html).toMatch(/<div data-scope="2" hidden><figure[\s\S]*?id="chart-durations-2"/);
   });
 
+  it("gives each company its own trend, the companies' adding up to the whole log's", () => {
+    const sentIn = (id: string) =>
+      tableRows(html, id).reduce((sum, row) => sum + Number(row[1]), 0);
+    const all = sentIn('trend-table');
+    expect(all).toBe(counted(ind).length);
+    expect(sentIn('trend-table-1') + sentIn('trend-table-2')).toBe(all);
+    expect(sentIn('trend-table-2')).toBe(counted(ind).filter((r) => r.companyId === 2).length);
+    expect(html).toMatch(/<div data-scope="2" hidden><figure[\s\S]*?id="chart-volume-2"/);
+  });
+
   it('ages every open request, stuck or not, into buckets', () => {
     const open = counted(ind).filter((r) => r.status === 'sent');
     const bounds = [1, 3, 7, 30, Number.POSITIVE_INFINITY].map((d) => d * DAY);
