@@ -19,6 +19,7 @@ import type { LogObservations } from './report-recorder.js';
 import { classifyRequests } from './request-figures.js';
 import type { RequestTimes } from './request-times.js';
 import { buildStuck } from './stuck-requests.js';
+import { MAX_CHARTED_COMPANIES } from './summary-model.js';
 import { templateRows } from './template-rows.js';
 import { buildTimings } from './timings.js';
 import { buildTrend } from './trend.js';
@@ -82,7 +83,7 @@ const trendByCompany = (state: ProjectionState, times: ReadonlyMap<number, Reque
     if (list === undefined) groups.set(companyId, [t]);
     else list.push(t);
   }
-  if (groups.size < 2) return [];
+  if (groups.size < 2 || groups.size > MAX_CHARTED_COMPANIES) return [];
   return [...groups]
     .sort(([a], [b]) => a - b)
     .flatMap(([companyId, list]) => {

@@ -8,6 +8,7 @@ import { barChart } from './bar-chart.js';
 import { type Cell, idCell, nameCell, num, type Row, renderTable } from './html-table.js';
 import { formatCount, formatRate } from './html-text.js';
 import type { TemplateRow } from './report-model.js';
+import { MAX_CHARTED_COMPANIES } from './summary-model.js';
 
 const FUNNEL = [
   { name: 'signed', color: 'signed' },
@@ -151,7 +152,8 @@ export const renderTemplates = (rows: readonly TemplateRow[]): string => {
     .filter((c): c is number => c !== null)
     .sort((a, b) => a - b);
   const several = companies.length > 1;
-  const perCompany = several
+  const charted = several && companies.length <= MAX_CHARTED_COMPANIES;
+  const perCompany = charted
     ? companies.map(
         (c) =>
           `<div data-scope="${c}" hidden>${outcomeChart(
@@ -182,7 +184,7 @@ export const renderTemplates = (rows: readonly TemplateRow[]): string => {
     });
   // Like the outcomes: one chart per company for the filter, the whole log's shown first.
   const funnel = `<div data-scope="all">${funnelChart('chart-funnel', rows, several)}</div>${
-    several
+    charted
       ? companies
           .map(
             (c) =>

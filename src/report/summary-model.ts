@@ -81,3 +81,11 @@ export interface SummaryModel {
   readonly invalidEvents: number;
   readonly conflicts: number;
 }
+
+/**
+ * Up to this many companies, the page draws each company's charts for the
+ * company filter; beyond, a chart stays the whole log's (its totals and
+ * tables still follow the filter), so the page stays small however many
+ * companies a log holds.
+ */
+export const MAX_CHARTED_COMPANIES = 12;

@@ -3,6 +3,7 @@ import type { ProjectionState } from '../projections/projection-state.js';
 import { durationHistogram, summarizeDurations } from './durations.js';
 import type { TemplateRow, TemplateTimingRow, TimingsModel } from './report-model.js';
 import type { RequestTimes } from './request-times.js';
+import { MAX_CHARTED_COMPANIES } from './summary-model.js';
 
 interface Collected {
   readonly completed: number[];
@@ -78,7 +79,7 @@ export const buildTimings = (
     }),
     distribution: durationHistogram(all.completed, all.declined),
     perCompany:
-      perCompany.size < 2
+      perCompany.size < 2 || perCompany.size > MAX_CHARTED_COMPANIES
         ? []
         : [...perCompany]
             .sort(([a], [b]) => a - b)

@@ -8,6 +8,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { events } from '../../src/testing/index.js';
 import { ROOT, removeTempDirs, runCliHere, tempDir } from '../cli/cli-helpers.js';
 import { craftedLogLines, DAY, START } from './crafted-log.js';
 import {
@@ -332,5 +333,31 @@ describe('report figures on the example log', () => {
       .filter((l) => l !== '');
     const html = await pageOf(lines, ['--stuck-after', '30m']);
     expectTemplates(html, independent(lines), 30 * 60_000);
+  });
+});
+
+describe('report with many companies', () => {
+  it('keeps per-company totals for the filter, but draws per-company charts only up to 12 companies', async () => {
+    const lines = Array.from({ length: 13 }, (_, i) =>
+      JSON.stringify({
+        position: i + 1,
+        receivedAt: new Date(START + i * 1000).toISOString(),
+        event: events.signRequestSent({
+          companyId: i + 1,
+          signRequestId: 100 + i,
+          templateId: 10 + i,
+        }),
+      }),
+    );
+    const html = await pageOf(lines);
+    for (let c = 1; c <= 13; c += 1) {
+      expect(metric(html, `company.${c}.summary.sent`)).toBe(1);
+      expect(metric(html, `company.${c}.funnel.requests`)).toBe(1);
+    }
+    expect(html).not.toContain('id="chart-templates-1"');
+    expect(html).not.toContain('id="trend-table-1"');
+    const twelve = await pageOf(lines.slice(0, 12));
+    expect(twelve).toContain('id="chart-templates-12"');
+    expect(twelve).toContain('id="trend-table-12"');
   });
 });
