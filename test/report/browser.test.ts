@@ -280,6 +280,30 @@ describe('the report of the example log in chromium', () => {
     expect(saved.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
   });
 
+  it('without JavaScript: complete, laid out, each CSV listing every row of its table', async () => {
+    const context = await browser.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 390, height: 1200 },
+    });
+    try {
+      const plain = await context.newPage();
+      await plain.goto(pageUrl, { waitUntil: 'load' });
+      expect((await layoutOf(plain)).problems).toEqual([]);
+      expect(await smallText(plain)).toEqual([]);
+      const counts = await plain.$$eval('table', (tables) =>
+        tables.map((t) => [t.id, t.querySelectorAll('tbody tr, tfoot tr').length] as const),
+      );
+      const csvs = await csvAndRows(plain);
+      expect(csvs.length).toBe(counts.length);
+      for (const [id, rows] of counts) {
+        // Header, then every row: those of every company's totals too.
+        expect(csvs.find((c) => c.table === id)?.csv.length, id).toBe(rows + 1);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   it('made no request but the file itself, and logged no error or warning', async () => {
     expect(requests).toEqual([pageUrl]);
     expect(problems).toEqual([]);
