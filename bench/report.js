@@ -97,7 +97,7 @@ the ratio is the figure to compare across runs.
 | \`signfold replay LOG\` | ${fmt(median(replay))} ms | | |
 | \`signfold report LOG --out FILE\` | ${fmt(median(report))} ms | | |
 | report / replay | ${ratio.toFixed(2)} | < 2 | ${ratio < 2 ? 'yes' : '**no**'} |
-| page size | ${(pageBytes / 1e6).toFixed(3)} MB | < 5 MB | ${pageBytes < 5e6 ? 'yes' : '**no**'} |
+| page size | ${(pageBytes / 1e6).toFixed(3)} MB | < 1 MB | ${pageBytes < 1e6 ? 'yes' : '**no**'} |
 | chromium: open the page (\`goto\` to \`load\`) | ${fmt(openMs)} ms | < 2,000 ms | ${openMs < 2000 ? 'yes' : '**no**'} |
 `;
 log(`\n${section}`);

@@ -73,7 +73,18 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   engine: ['core', 'engine', 'immer', 'ts-pattern', 'neverthrow'],
   store: ['core', 'engine', 'store', 'neverthrow', 'node:'],
   postgres: ['core', 'engine', 'postgres', 'neverthrow', 'immer', 'pg', 'pg-copy-streams', 'node:'],
-  report: ['core', 'engine', 'report', 'neverthrow', 'immer', 'ts-pattern', 'node:'],
+  report: [
+    'core',
+    'engine',
+    'report',
+    'neverthrow',
+    'immer',
+    'ts-pattern',
+    'd3-scale',
+    'd3-time',
+    'd3-time-format',
+    'node:',
+  ],
   webhooks: ['core', 'engine', 'webhooks', 'neverthrow', 'node:'],
 };
 
@@ -193,6 +204,19 @@ describe('architecture', () => {
       ).toEqual([]);
       expect(loaded.length, entry).toBeGreaterThan(3);
     }
+  });
+
+  it('only the report loads d3: not the main entry point, signfold/core, the testing kit nor the CLI at start', () => {
+    const d3 = (entry: string) => [...loadedBy(entry)].filter((target) => target.startsWith('d3-'));
+    for (const entry of ['index.ts', 'core.ts', 'testing/index.ts', 'cli/main.ts']) {
+      expect(d3(entry), entry).toEqual([]);
+    }
+    expect(d3('report/render-report.ts')).toEqual(['d3-scale', 'd3-time', 'd3-time-format']);
+    const importers = [...SOURCES]
+      .filter(([, found]) => found.some((f) => f.target.startsWith('d3-')))
+      .map(([file]) => file);
+    expect(importers.length).toBeGreaterThan(0);
+    expect(importers.filter((file) => !file.startsWith('report/'))).toEqual([]);
   });
 
   it('signfold/core loads only the pure core and its builders: no node: module, no I/O', () => {

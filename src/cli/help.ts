@@ -142,9 +142,9 @@ Options:
 
 Exit codes: 0 removed (or not locked), 1 the holder runs on this host (kept),
 2 usage or I/O error.`,
-  report: `Usage: signfold report LOG --out FILE [--stuck-after DURATION]
+  report: `Usage: signfold report LOG --out FILE [--stuck-after DURATION] [--from TIME] [--to TIME]
        signfold report --database URL [--schema NAME] [--connect-timeout SECONDS]
-                       --out FILE [--stuck-after DURATION]
+                       --out FILE [--stuck-after DURATION] [--from TIME] [--to TIME]
 
 Write a self-contained HTML page about LOG (read-only): overview, per-template
 funnel and rates, timings and activity from receivedAt, stuck requests,
@@ -156,6 +156,9 @@ Options:
   --stuck-after DURATION    a request sent longer ago than this (before the latest
                             receivedAt in the log) without a final event is stuck;
                             e.g. 7d (default), 36h, 90m, 45s, 2w
+  --from TIME, --to TIME    report on the requests sent in [from, to) by receivedAt
+                            (ISO 8601: 2025-10-01 or 2025-10-01T08:00:00Z); events
+                            before --from are folded, events from --to on are not read
   --database URL            read the events from PostgreSQL (signfold/postgres,
                             needs the package pg) instead of LOG
   --schema NAME             the schema of --database (default signfold)

@@ -7,7 +7,7 @@ import { CliError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { type EventSource, sourceLabel } from './event-source.js';
 import { withPool } from './pg-pool.js';
-import { type ReplayRun, replayOpenLog } from './replay-log.js';
+import { type LogView, type ReplayRun, replayOpenLog } from './replay-log.js';
 
 /**
  * Replays the event table of `source` (read-only: it appends nothing and
@@ -20,6 +20,7 @@ export const replayDatabase = async (
   io: CliIO,
   command: string,
   until?: number,
+  view?: LogView,
 ): Promise<ReplayRun> => {
   const options = {
     who: `signfold ${command} --database`,
@@ -33,6 +34,6 @@ export const replayDatabase = async (
       source.schema === undefined ? {} : { schema: source.schema },
     );
     if (opened.isErr()) throw new CliError(opened.error.message);
-    return await replayOpenLog(projector, opened.value, sourceLabel(source), io, until);
+    return await replayOpenLog(projector, opened.value, sourceLabel(source), io, until, view);
   });
 };

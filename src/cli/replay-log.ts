@@ -7,7 +7,7 @@ import type { Result } from 'neverthrow';
 import type { EventLog } from '../engine/event-log.js';
 import { EventLogReadError } from '../engine/log-errors.js';
 import type { Projector } from '../engine/projector.js';
-import type { Halted, ProjectorStats } from '../engine/projector-types.js';
+import type { Halted, ProjectorStats, ReadableLog } from '../engine/projector-types.js';
 import { CliError } from './cli-error.js';
 import type { CliIO } from './cli-io.js';
 import { openReadOnlyLog } from './log-source.js';
@@ -26,9 +26,13 @@ export interface ReplayRun {
 export const processedCount = (stats: ProjectorStats): number =>
   stats.applied + stats.noOps + stats.conflicts + stats.invalid + stats.alreadyApplied;
 
+/** How a command reads a log: the log itself, or a view of it (the report's period). */
+export type LogView = (log: ReadableLog) => ReadableLog;
+
 /**
  * Replays `log` into `projector` from its checkpoint, up to `until`
  * (inclusive) if given, with progress named `label`, then closes `log`.
+ * With `view`, the projector reads the log through it.
  * Throws a {@link CliError} if the log cannot be read, or if the projector's
  * checkpoint (a restored snapshot's) lies past the log's last position.
  */
@@ -38,11 +42,12 @@ export const replayOpenLog = async (
   label: string,
   io: CliIO,
   until?: number,
+  view?: LogView,
 ): Promise<ReplayRun> => {
   const progress = new ReplayProgress(io.stderr, io.now, label);
   const started = io.now();
   try {
-    const replayed = await projector.replay(log, {
+    const replayed = await projector.replay(view === undefined ? log : view(log), {
       ...(until === undefined ? {} : { until }),
       onProgress: (position, processed) => progress.tick(position, processed),
     });
@@ -75,5 +80,6 @@ export const replayLogFile = async (
   logPath: string,
   io: CliIO,
   until?: number,
+  view?: LogView,
 ): Promise<ReplayRun> =>
-  replayOpenLog(projector, await openReadOnlyLog(logPath), logPath, io, until);
+  replayOpenLog(projector, await openReadOnlyLog(logPath), logPath, io, until, view);

@@ -10,8 +10,11 @@ import { createProjector } from '../engine/projector.js';
 import { counted } from '../plural.js';
 import { initialState } from '../projections/projection-state.js';
 import { buildReportModel } from '../report/build-report-model.js';
+import { PeriodReader } from '../report/period-reader.js';
 import { renderReport } from '../report/render-report.js';
+import type { ReportPeriod } from '../report/report-period.js';
 import { ReportRecorder } from '../report/report-recorder.js';
+import { visibleText } from '../visible-text.js';
 import { type OptionTable, parseCommandArgs, stringFlag } from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
@@ -25,6 +28,8 @@ import { replaySource } from './replay-source.js';
 export const REPORT_OPTIONS: OptionTable = {
   out: { type: 'string', short: 'o' },
   'stuck-after': { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
   ...DATABASE_OPTIONS,
 };
 
@@ -36,7 +41,32 @@ export interface ReportArgs {
   readonly source: EventSource;
   readonly out: string;
   readonly stuckAfterMs: number;
+  readonly period: ReportPeriod;
 }
+
+/** An ISO 8601 time with a date, a time and a zone (`Z` or `±HH:MM`); a date alone is midnight UTC. */
+const ISO_TIME =
+  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/** Whether the `YYYY-MM-DD` at the start of `value` is a day of the calendar (not 2025-02-30). */
+const realDate = (value: string): boolean => {
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(y ?? 0, (m ?? 0) - 1, d ?? 0));
+  return date.getUTCFullYear() === y && date.getUTCMonth() + 1 === m && date.getUTCDate() === d;
+};
+
+/** Parses `--from` / `--to` into epoch ms, or throws a one-line usage error. */
+export const timeFlag = (flag: string, value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined;
+  // Date.parse alone would roll 2025-02-30 over to March 2.
+  const ms = ISO_TIME.test(value) && realDate(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw usageError(
+      `${flag} must be an ISO 8601 time such as 2025-10-01 or 2025-10-01T08:00:00Z (got '${visibleText(value)}')`,
+    );
+  }
+  return ms;
+};
 
 /** Parses the arguments after `report`; throws a usage error (exit 2) if wrong. */
 export const parseReportArgs = (args: readonly string[]): ReportArgs => {
@@ -45,9 +75,17 @@ export const parseReportArgs = (args: readonly string[]): ReportArgs => {
   const out = stringFlag(parsed, 'out');
   if (out === undefined || out === '')
     throw usageError('missing --out FILE (where to write the report)');
+  const fromMs = timeFlag('--from', stringFlag(parsed, 'from'));
+  const toMs = timeFlag('--to', stringFlag(parsed, 'to'));
+  if (fromMs !== undefined && toMs !== undefined && fromMs >= toMs) {
+    throw usageError(
+      '--from must be before --to (the period is receivedAt from --from up to, not including, --to)',
+    );
+  }
   return {
     source,
     out,
+    period: { fromMs, toMs },
     stuckAfterMs: durationFlag(
       '--stuck-after',
       stringFlag(parsed, 'stuck-after') ?? DEFAULT_STUCK_AFTER,
@@ -86,12 +124,15 @@ export const reportCommand = async (args: readonly string[], io: CliIO): Promise
   }
   const label = sourceLabel(source);
   // The recorder stands in for the audit trail: it aggregates instead of keeping every event.
-  const recorder = new ReportRecorder();
+  const recorder = new ReportRecorder(options.period);
   const projector = createProjector(
     { audit: true, policy: 'skip' },
     { state: initialState(), checkpoint: 0, audit: recorder },
   );
-  const run = await replaySource(projector, source, io, 'report');
+  const reader = new PeriodReader(options.period, () => projector.quarantine());
+  const run = await replaySource(projector, source, io, 'report', undefined, (log) =>
+    reader.view(log),
+  );
   const model = buildReportModel({
     log: label,
     inspectSource: sourceArgs(source),
@@ -99,6 +140,8 @@ export const reportCommand = async (args: readonly string[], io: CliIO): Promise
     stats: projector.stats(),
     processed: run.processed,
     quarantine: projector.quarantine(),
+    quarantineOrigins: reader.origins(),
+    period: options.period,
     observations: recorder.observations(),
     incompleteTail: projector.incompleteTail(),
     stuckAfterMs: options.stuckAfterMs,

@@ -1,59 +1,45 @@
-/** A stacked column chart in SVG: one column per bar, for time periods and histogram bins. */
+/** A stacked column chart in SVG: one column per category (histogram bins, periods). */
+import { chartBox, every, PLOT_HEIGHT, TOP, type XLabel, yOf } from './chart-box.js';
+import { countAxis } from './chart-scales.js';
+import { barTotal, type ChartSpec, emptyChart, legend, rect, tooltip } from './svg-chart.js';
 
-import { formatCount } from './html-text.js';
-import {
-  barTotal,
-  type ChartSpec,
-  figure,
-  px,
-  rect,
-  shorten,
-  svgFrame,
-  text,
-  tooltip,
-} from './svg-chart.js';
+/** At most this many x labels on a wide screen, and on a phone. */
+const WIDE_LABELS = 10;
+const NARROW_LABELS = 4;
 
-const WIDTH = 880;
-const HEIGHT = 240;
-const LEFT = 56;
-const RIGHT = 8;
-const TOP = 10;
-const BOTTOM = 40;
-/** At most this many x labels, so they never overlap. */
-const MAX_LABELS = 16;
-
-/** The chart in a `<figure>`, with its legend. */
-export const columnChart = (spec: ChartSpec): string => {
-  const plotWidth = WIDTH - LEFT - RIGHT;
-  const plotHeight = HEIGHT - TOP - BOTTOM;
-  const max = spec.bars.reduce((most, bar) => Math.max(most, barTotal(bar)), 1);
-  const band = plotWidth / Math.max(1, spec.bars.length);
-  const gap = band > 4 ? band * 0.15 : 0;
-  const parts: string[] = [];
-  for (const tick of [0, 0.5, 1]) {
-    const y = TOP + plotHeight - tick * plotHeight;
-    const value = Math.round(tick * max);
-    parts.push(
-      `<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${px(y)}" y2="${px(y)}"/>`,
-    );
-    parts.push(text(LEFT - 6, y + 4, formatCount(value), 'tick y'));
-  }
-  const every = Math.ceil(spec.bars.length / MAX_LABELS);
+/**
+ * The chart in a `<figure>`, with its legend; a one-line note instead when
+ * every column is empty (`empty` says what there is none of).
+ */
+export const columnChart = (spec: ChartSpec, empty = `no ${spec.yTitle}`): string => {
+  const max = spec.bars.reduce((most, bar) => Math.max(most, barTotal(bar)), 0);
+  if (max === 0) return emptyChart(spec, empty);
+  const axis = countAxis(max);
+  const band = 1 / Math.max(1, spec.bars.length);
+  const gap = band * 0.15;
+  const marks: string[] = [];
+  const labels: XLabel[] = [];
+  const wideStep = every(spec.bars.length, WIDE_LABELS);
+  const narrowStep = every(spec.bars.length, NARROW_LABELS);
   spec.bars.forEach((bar, index) => {
-    const x = LEFT + index * band + gap / 2;
-    let y = TOP + plotHeight;
+    const x = index * band + gap / 2;
+    let y = TOP + PLOT_HEIGHT;
     bar.values.forEach((value, s) => {
       const series = spec.series[s];
       if (series === undefined || value <= 0) return;
-      const height = (value / max) * plotHeight;
-      y -= height;
-      parts.push(rect(x, y, band - gap, height, series.color, tooltip(bar, series, value)));
+      const top = yOf(axis, value) - TOP - PLOT_HEIGHT;
+      y += top;
+      marks.push(rect(x, y, band - gap, -top, series.color, tooltip(bar, series, value)));
     });
-    if (index % every === 0) {
-      parts.push(
-        text(x + (band - gap) / 2, TOP + plotHeight + 16, shorten(bar.label, 12), 'tick x'),
-      );
-    }
+    const wide = index % wideStep === 0;
+    const narrow = index % narrowStep === 0;
+    if (wide || narrow) labels.push({ at: x + (band - gap) / 2, label: bar.label, wide, narrow });
   });
-  return figure(spec, svgFrame(spec, WIDTH, HEIGHT, parts.join('')));
+  return chartBox(
+    spec,
+    axis,
+    marks.join(''),
+    labels,
+    spec.series.length > 1 ? legend(spec.series) : '',
+  );
 };

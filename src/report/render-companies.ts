@@ -2,6 +2,7 @@
 import { num, renderTable } from './html-table.js';
 import { formatCount, formatRate } from './html-text.js';
 import type { CompanyRow } from './report-model.js';
+import { MAX_CHARTED_COMPANIES } from './summary-model.js';
 
 /** The filter: a `<select>` the page's script uses to hide other companies' rows. */
 export const renderCompanyFilter = (companies: readonly CompanyRow[]): string =>
@@ -11,7 +12,7 @@ export const renderCompanyFilter = (companies: readonly CompanyRow[]): string =>
         .map((c) => `<option value="${c.companyId}">company ${c.companyId}</option>`)
         .join(
           '',
-        )}</select></label> <span class="muted">(shows only its rows in the tables of companies, templates, timings per template and stuck requests; the overview, charts, activity and quarantine cover the whole log)</span></div>`;
+        )}</select></label> <span class="muted">(recomputes the summary, the templates' totals${companies.length <= MAX_CHARTED_COMPANIES ? ' and charts, the timings, the trend' : ''}, the open and stuck figures, and shows only its rows in the tables; the overview, ${companies.length <= MAX_CHARTED_COMPANIES ? '' : `the charts (with more than ${MAX_CHARTED_COMPANIES} companies), `}the conflicts, the events by type and the quarantine cover the whole log)</span></div>`;
 
 /** The section (empty for a single company: the overview already says it all). */
 export const renderCompanies = (companies: readonly CompanyRow[]): string => {

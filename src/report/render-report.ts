@@ -7,8 +7,11 @@
 import { escapeHtml, formatCount } from './html-text.js';
 import { renderActivity } from './render-activity.js';
 import { renderCompanies, renderCompanyFilter } from './render-companies.js';
-import { renderQuarantine, renderStuck } from './render-lists.js';
+import { renderStuck } from './render-lists.js';
 import { renderOverview } from './render-overview.js';
+import { renderPeople } from './render-people.js';
+import { renderQuarantine } from './render-quarantine.js';
+import { renderSummary } from './render-summary.js';
 import { renderTemplates } from './render-templates.js';
 import { renderTimings } from './render-timings.js';
 import type { ReportModel } from './report-model.js';
@@ -19,9 +22,10 @@ const NAV: readonly (readonly [string, string])[] = [
   ['overview', 'Overview'],
   ['companies', 'Companies'],
   ['templates', 'Templates'],
+  ['people', 'People'],
   ['timings', 'Timings'],
   ['activity', 'Activity'],
-  ['stuck', 'Stuck requests'],
+  ['stuck', 'Open and stuck'],
   ['quarantine', 'Quarantine'],
 ];
 
@@ -47,12 +51,14 @@ export const renderReport = (model: ReportModel): string => {
 <nav aria-label="Sections">${nav}</nav>
 ${renderCompanyFilter(model.companies)}
 <main>
+${renderSummary(model.summary)}
 ${renderOverview(model.overview)}
 ${renderCompanies(model.companies)}
 ${renderTemplates(model.templates)}
+${renderPeople(model.people)}
 ${renderTimings(model.timings)}
-${renderActivity(model.activity)}
-${renderStuck(model.stuck)}
+${renderActivity(model.activity, model.trend, model.stuck.asOf, model.trendByCompany)}
+${renderStuck(model.stuck, model.summary)}
 ${renderQuarantine(model.quarantine)}
 </main>
 <script>${REPORT_SCRIPT}</script>

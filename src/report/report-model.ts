@@ -6,6 +6,8 @@
 import type { EventType } from '../events/event-members.js';
 import type { ProjectionCounts } from '../projections/projection-counts.js';
 import type { ParticipantStatus, TemplateStatus } from '../projections/records.js';
+import type { PeopleModel, RequestFigures, SummaryModel } from './summary-model.js';
+import type { TrendModel } from './trend.js';
 
 /** How many stuck requests and quarantined records the page lists (the totals are always shown). */
 export const LISTED_ROWS = 1000;
@@ -58,6 +60,8 @@ export interface TemplateRow {
   /** `declined / (completed + declined)`. */
   readonly declineRate: number | undefined;
   readonly participants: ParticipantFunnel;
+  /** All its figures (open, stuck, completed of sent, time to complete). */
+  readonly figures: RequestFigures;
 }
 
 /** Median and 90th percentile of some durations, in milliseconds. */
@@ -74,6 +78,8 @@ export interface TemplateTimingRow {
   readonly companyId: number | null;
   readonly completed: DurationSummary;
   readonly declined: DurationSummary;
+  /** Its requests still open: they have no duration, so the median and p90 leave them out. */
+  readonly open: number;
 }
 
 /** One bin of the distribution of durations. */
@@ -90,6 +96,12 @@ export interface TimingsModel {
   readonly all: TemplateTimingRow;
   readonly perTemplate: readonly TemplateTimingRow[];
   readonly distribution: readonly DurationBin[];
+  /** The same for each company (by id), when there are several: what the company filter shows. */
+  readonly perCompany: readonly {
+    readonly companyId: number;
+    readonly all: TemplateTimingRow;
+    readonly distribution: readonly DurationBin[];
+  }[];
 }
 
 /** Events received in one period: an hour, a day, a month or a year, by the span of the log. */
@@ -116,6 +128,8 @@ export interface AwaitingParticipant {
   readonly id: number;
   readonly name: string;
   readonly status: ParticipantStatus;
+  /** When it was sent the request or viewed it (ISO), if that event carried a time. */
+  readonly since: string | undefined;
 }
 
 /** A request `sent` for longer than the threshold without a final event. */
@@ -127,7 +141,13 @@ export interface StuckRequest {
   /** When it was sent (its first applied `sign-request-sent`, else its first applied event). */
   readonly sentAt: string;
   readonly ageMs: number;
+  readonly senderId: number | undefined;
+  readonly senderName: string | undefined;
+  /** The latest `receivedAt` of any event naming it (ISO). */
+  readonly lastActivity: string | undefined;
   readonly awaiting: readonly AwaitingParticipant[];
+  /** Every participant signed, yet no completion arrived: a missed webhook, to reconcile. */
+  readonly allSigned: boolean;
   /** The `signfold inspect` command line that shows its timeline. */
   readonly inspectCommand: string;
 }
@@ -153,9 +173,27 @@ export interface QuarantineRow {
   readonly message: string;
 }
 
-/** The quarantine: total and the first {@link LISTED_ROWS}. */
+/** Quarantined records of one kind with one message (ids and positions normalized out). */
+export interface QuarantineGroup {
+  readonly category: ProblemKindCount['category'];
+  readonly kind: string;
+  /** The message, with numbers shown as `#` when the group's messages differ only in them. */
+  readonly message: string;
+  readonly count: number;
+  /** First and last `receivedAt` (ISO) among its records that carry one. */
+  readonly first: string | undefined;
+  readonly last: string | undefined;
+  /** The delivery id of its first record that has one. */
+  readonly sampleDeliveryId: string | undefined;
+  /** Position of its first record. */
+  readonly samplePosition: number;
+}
+
+/** The quarantine: total, groups, and the first {@link LISTED_ROWS} records. */
 export interface QuarantineModel {
   readonly total: number;
+  /** Most records first. */
+  readonly groups: readonly QuarantineGroup[];
   readonly listed: readonly QuarantineRow[];
 }
 
@@ -171,12 +209,18 @@ export interface CompanyRow {
 export interface ReportModel {
   /** The log, as named on the command line. */
   readonly log: string;
+  readonly summary: SummaryModel;
+  readonly people: PeopleModel;
   readonly overview: OverviewModel;
   readonly templates: readonly TemplateRow[];
   /** `undefined` when no request has both times (e.g. a log of bare lines). */
   readonly timings: TimingsModel | undefined;
   /** `undefined` when no event has a `receivedAt`. */
   readonly activity: ActivityModel | undefined;
+  /** Requests sent and completed per period; `undefined` when none has a sent time. */
+  readonly trend: TrendModel | undefined;
+  /** The trend of each company (by id) when there are several: what the company filter shows. */
+  readonly trendByCompany: readonly { readonly companyId: number; readonly trend: TrendModel }[];
   readonly stuck: StuckModel;
   readonly quarantine: QuarantineModel;
   /** One row per company, by id; the page shows them when there are several. */

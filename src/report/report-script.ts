@@ -5,6 +5,7 @@
  * complete, just unsorted and unfiltered.
  */
 import { createHash } from 'node:crypto';
+import { CSV_SCRIPT } from './csv-script.js';
 
 /** The `<script>` content. */
 export const REPORT_SCRIPT = `
@@ -23,7 +24,7 @@ export const REPORT_SCRIPT = `
     return String(a).localeCompare(String(b));
   }
   document.querySelectorAll('table.sortable').forEach(function (table) {
-    var headers = table.tHead.rows[0].cells;
+    var headers = table.tHead.rows[table.tHead.rows.length - 1].cells;
     Array.prototype.forEach.call(headers, function (th, index) {
       var button = th.querySelector('button.sort');
       if (!button) return;
@@ -48,10 +49,14 @@ export const REPORT_SCRIPT = `
       document.querySelectorAll('[data-company]').forEach(function (element) {
         element.hidden = company !== '' && element.getAttribute('data-company') !== company;
       });
+      // Totals, the summary and sentences exist once per scope: show the chosen one.
+      document.querySelectorAll('[data-scope]').forEach(function (element) {
+        element.hidden = element.getAttribute('data-scope') !== (company === '' ? 'all' : company);
+      });
     });
   }
 })();
-`;
+${CSV_SCRIPT}`;
 
 /** The CSP source that allows exactly this script and no other. */
 export const REPORT_SCRIPT_HASH = `'sha256-${createHash('sha256').update(REPORT_SCRIPT).digest('base64')}'`;

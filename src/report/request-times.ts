@@ -7,7 +7,29 @@ export interface RequestTimes {
   /** Its first applied `sign-request-completed` or `sign-request-declined`. */
   readonly finishedAt: number | undefined;
   readonly outcome: 'completed' | 'declined' | undefined;
+  /** The latest `receivedAt` of any decoded event naming it (applied, no-op or conflict). */
+  readonly lastActivityAt?: number | undefined;
+  /**
+   * Triples of participant id, stage (0 sent, 1 viewed) and the `receivedAt`
+   * of the applied event that moved it there; read with {@link awaitedSince}.
+   */
+  readonly moves?: readonly number[] | undefined;
 }
+
+/**
+ * Since when a participant waits: the `receivedAt` of the applied event that
+ * moved it to where it waits (its first `participant-viewed`, else its
+ * `participant-sent`); `undefined` when no such event carried a time.
+ */
+export const awaitedSince = (
+  times: RequestTimes | undefined,
+  participantId: number,
+): number | undefined => {
+  const moves = times?.moves;
+  if (moves === undefined) return undefined;
+  for (let i = 0; i < moves.length; i += 3) if (moves[i] === participantId) return moves[i + 2];
+  return undefined;
+};
 
 const HOUR_MS = 3_600_000;
 // The hour of the previous call: consecutive lines of a log mostly share it.

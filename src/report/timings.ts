@@ -3,6 +3,7 @@ import type { ProjectionState } from '../projections/projection-state.js';
 import { durationHistogram, summarizeDurations } from './durations.js';
 import type { TemplateRow, TemplateTimingRow, TimingsModel } from './report-model.js';
 import type { RequestTimes } from './request-times.js';
+import { MAX_CHARTED_COMPANIES } from './summary-model.js';
 
 interface Collected {
   readonly completed: number[];
@@ -10,10 +11,13 @@ interface Collected {
 }
 
 const timingRow = (
-  key: Pick<TemplateTimingRow, 'templateId' | 'name' | 'companyId'>,
+  key: Pick<TemplateTimingRow, 'templateId' | 'name' | 'companyId' | 'open'>,
   collected: Collected,
 ): TemplateTimingRow => ({
-  ...key,
+  templateId: key.templateId,
+  name: key.name,
+  companyId: key.companyId,
+  open: key.open,
   completed: summarizeDurations(collected.completed),
   declined: summarizeDurations(collected.declined),
 });
@@ -29,6 +33,7 @@ export const buildTimings = (
 ): TimingsModel | undefined => {
   const all: Collected = { completed: [], declined: [] };
   const perTemplate = new Map<number | null, Collected>();
+  const perCompany = new Map<number, Collected>();
   for (const request of state.signRequests.values()) {
     if (request.deleted) continue;
     const t = times.get(request.id);
@@ -44,16 +49,54 @@ export const buildTimings = (
     }
     collected[t.outcome].push(ms);
     all[t.outcome].push(ms);
+    if (request.companyId !== null) {
+      let company = perCompany.get(request.companyId);
+      if (company === undefined) {
+        company = { completed: [], declined: [] };
+        perCompany.set(request.companyId, company);
+      }
+      company[t.outcome].push(ms);
+    }
   }
   const measured = all.completed.length + all.declined.length;
   if (measured === 0) return undefined;
   return {
     measured,
-    all: timingRow({ templateId: null, name: 'all templates', companyId: null }, all),
+    all: timingRow(
+      {
+        templateId: null,
+        name: 'all templates',
+        companyId: null,
+        open: templates.reduce((sum, row) => sum + row.figures.open, 0),
+      },
+      all,
+    ),
     perTemplate: templates.flatMap((row) => {
       const collected = perTemplate.get(row.templateId);
-      return collected === undefined ? [] : [timingRow(row, collected)];
+      return collected === undefined
+        ? []
+        : [timingRow({ ...row, open: row.figures.open }, collected)];
     }),
     distribution: durationHistogram(all.completed, all.declined),
+    perCompany:
+      perCompany.size < 2 || perCompany.size > MAX_CHARTED_COMPANIES
+        ? []
+        : [...perCompany]
+            .sort(([a], [b]) => a - b)
+            .map(([companyId, collected]) => ({
+              companyId,
+              all: timingRow(
+                {
+                  templateId: null,
+                  name: `all templates of company ${companyId}`,
+                  companyId,
+                  open: templates
+                    .filter((row) => row.companyId === companyId)
+                    .reduce((sum, row) => sum + row.figures.open, 0),
+                },
+                collected,
+              ),
+              distribution: durationHistogram(collected.completed, collected.declined),
+            })),
   };
 };

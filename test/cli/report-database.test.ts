@@ -51,6 +51,21 @@ describe('signfold report --database', () => {
     expect(page.replaceAll(url, 'SOURCE')).toBe(file);
   });
 
+  it('gives the page of the file for a period (--from, --to): same figures, quarantine times and delivery ids', async () => {
+    const url = await databaseOf('report_period', EXAMPLE);
+    const period = ['--from', '2025-10-12T08:30:00Z', '--to', '2025-10-12T09:20:00Z'];
+    const fromFile = join(dir, 'period-file.html');
+    const fromDatabase = join(dir, 'period-database.html');
+    expect((await runCli(['report', EXAMPLE, '--out', fromFile, ...period])).code).toBe(0);
+    const result = await runCli(['report', '--database', url, '--out', fromDatabase, ...period]);
+    expect(result.code, result.stderr).toBe(0);
+    const page = await readFile(fromDatabase, 'utf8');
+    const file = (await readFile(fromFile, 'utf8')).replaceAll(EXAMPLE, 'SOURCE');
+    expect(page.replaceAll(url, 'SOURCE')).toBe(file);
+    // The groups of the quarantine name the delivery ids the log holds.
+    expect(page).toMatch(/<td[^>]*><bdi>dlv-[0-9a-f]+<\/bdi><\/td>/);
+  });
+
   it('lists stuck requests with inspect command lines that read the same database', async () => {
     const log = await writeStuckLog('stuck.ndjson');
     const url = await databaseOf('report_stuck', log);

@@ -4,6 +4,7 @@
  * `src/index.ts`, and the declared types exist. Needs `dist/`, which the
  * global setup (test/support/ensure-build.ts) keeps up to date.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -105,6 +106,33 @@ describe('signfold/webhooks', () => {
   });
 });
 
+/** The runtime dependencies only `signfold report` loads. */
+const REPORT_ONLY = new Set(['d3-scale', 'd3-time', 'd3-time-format']);
+
+/**
+ * The files a fresh Node process loads when it imports `specifiers` (from the
+ * package root), by a module hook that records every resolved URL.
+ */
+const loadedModules = async (specifiers: readonly string[]): Promise<string[]> => {
+  const hook = `data:text/javascript,${encodeURIComponent(
+    'export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write("LOADED " + r.url + "\\n"); return r; }',
+  )}`;
+  const register = `data:text/javascript,${encodeURIComponent(
+    `import { register } from 'node:module'; register(${JSON.stringify(hook)});`,
+  )}`;
+  const script = specifiers.map((s) => `await import(${JSON.stringify(s)});`).join('');
+  const child = spawnSync(
+    process.execPath,
+    ['--import', register, '--input-type=module', '-e', script],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  expect(child.status, child.stderr).toBe(0);
+  return child.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('LOADED '))
+    .map((line) => line.slice('LOADED '.length));
+};
+
 describe('the manifest', () => {
   const fields = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
@@ -117,7 +145,7 @@ describe('the manifest', () => {
   };
 
   it('declares runtime dependencies as caret ranges from the locked versions, so applications share their copies', () => {
-    const entries = Object.entries(fields.dependencies);
+    const entries = Object.entries(fields.dependencies).filter(([name]) => !REPORT_ONLY.has(name));
     expect(entries.map(([name]) => name).sort()).toEqual([
       'immer',
       'neverthrow',
@@ -127,6 +155,23 @@ describe('the manifest', () => {
     for (const [name, range] of entries) {
       expect(range, name).toBe(`^${lock.packages[`node_modules/${name}`]?.version}`);
     }
+  });
+
+  it('pins the report-only d3 packages to the locked versions: no application shares them, and the page must not change under a minor release', () => {
+    const pinned = Object.entries(fields.dependencies).filter(([name]) => REPORT_ONLY.has(name));
+    expect(pinned.map(([name]) => name).sort()).toEqual([...REPORT_ONLY].sort());
+    for (const [name, version] of pinned) {
+      expect(version, name).toBe(lock.packages[`node_modules/${name}`]?.version);
+    }
+  });
+
+  it('importing signfold or signfold/core loads no d3 module (only the report does)', async () => {
+    const loaded = await loadedModules(['signfold', 'signfold/core']);
+    expect(loaded.filter((url) => /node_modules\/d3-|node_modules\/internmap/.test(url))).toEqual(
+      [],
+    );
+    const report = await loadedModules(['./dist/report/render-report.js']);
+    expect(report.some((url) => url.includes('node_modules/d3-scale/'))).toBe(true);
   });
 
   it('names one repository for the source, the home page and the issues', () => {

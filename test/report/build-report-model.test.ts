@@ -37,7 +37,10 @@ describe('buildReportModel: stuck requests', () => {
     const [stuck] = model.stuck.listed;
     expect(stuck?.id).toBe(1);
     expect(stuck?.ageMs).toBe(8 * DAY);
-    expect(stuck?.awaiting).toEqual([{ id: 5, name: 'Ada Lovelace', status: 'viewed' }]);
+    // Awaited since its participant-viewed (2 s after the request was sent).
+    expect(stuck?.awaiting).toEqual([
+      { id: 5, name: 'Ada Lovelace', status: 'viewed', since: '2025-01-06T09:00:02.000Z' },
+    ]);
     // The log name is quoted for the shell.
     expect(stuck?.inspectCommand).toBe("signfold inspect 'my log.ndjson' --sign-request 1");
   });
@@ -179,7 +182,9 @@ describe('buildReportModel: long lists', () => {
       Array.from({ length: 1000 }, (_, i) => 2 * (i + 1)),
     );
     const html = renderReport(model);
-    expect(html.split('The first 1,000 of 1,005 are listed.')).toHaveLength(3);
+    expect(
+      html.split('1,000 of 1,005 listed; 5 more not listed here nor in the CSV.'),
+    ).toHaveLength(3);
     expect(html).toContain('data-metric="stuck.total" data-value="1005"');
     expect(html).toContain('data-metric="quarantine.total" data-value="1005"');
   });

@@ -50,7 +50,9 @@ describe('renderReport', () => {
 
   it('refers to nothing outside the file', async () => {
     const html = renderReport(await modelOf(deliveries([1, 2])));
-    expect(html).not.toMatch(/\b(src|href)="(?!#)/);
+    // Links go to the page's own sections, or are CSV downloads carried in the page itself.
+    expect(html).not.toMatch(/\b(src|href)="(?!#|data:text\/csv;charset=utf-8;base64,)/);
+    expect(html).toContain('href="data:text/csv;charset=utf-8;base64,');
     expect(html).not.toMatch(/url\(|@import|https?:\/\//);
     expect(html).toContain("default-src 'none'");
   });
@@ -78,10 +80,19 @@ describe('renderReport', () => {
 
   it('draws every chart with bars, and a table beside each', async () => {
     const html = renderReport(await modelOf(deliveries([1, 2])));
-    for (const id of ['chart-funnel', 'chart-durations', 'chart-activity', 'chart-conflicts']) {
+    for (const id of ['chart-funnel', 'chart-durations', 'chart-volume', 'chart-completion']) {
       expect(html).toContain(`<svg class="chart" id="${id}"`);
     }
-    for (const id of ['templates-table', 'durations-table', 'timings-table', 'activity-table']) {
+    // No conflicts in this log: one line, not an empty plot.
+    expect(html).toContain('<p class="note empty-chart" id="chart-conflicts">');
+    expect(html).not.toContain('<svg class="chart" id="chart-conflicts"');
+    for (const id of [
+      'templates-table',
+      'durations-table',
+      'timings-table',
+      'trend-table',
+      'activity-table',
+    ]) {
       expect(html).toContain(`<table id="${id}"`);
     }
   });
