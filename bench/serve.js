@@ -4,13 +4,22 @@
 // 2. `serve` as a real process (node dist/cli/main.js serve) on the file log (fsync, group commit)
 //    and on a throwaway PostgreSQL (fsync and synchronous_commit on), under an open-loop load at
 //    each --rates for --seconds after --warmup seconds at the same rate (not counted); signed, and
-//    at the first rate also with --insecure-no-signature. Every configuration runs once per round,
-//    in the same order, with a fresh log or database and a fresh process; medians of --rounds.
+//    at the first rate also with --insecure-no-signature (back to back with signed, ABBA). Every
+//    configuration runs once per round with a fresh log or database and a fresh process; medians of
+//    --rounds; the CPU time of serve and of the load generator per request.
 // Writes its section of bench/RESULTS.md (marked <!-- bench/serve.js -->) unless --no-write or
 // --only verify|file|postgres (one part alone, printed only).
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fdatasyncSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,7 +36,7 @@ const { values: opts } = parseArgs({
     rates: { type: 'string', default: '500,2000' },
     seconds: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     only: { type: 'string' },
     'no-write': { type: 'boolean', default: false },
   },
@@ -156,17 +165,44 @@ const fsyncBench = (n = 300) => {
 
 // --- 2. serve as a process under an open loop ---------------------------------------------------
 
-/** The configurations measured once per round, in this order. */
-const configurations = () => {
+/**
+ * The configurations measured once per round. Signed and unsigned at the first rate run back to
+ * back, in alternating order (ABBA over the rounds), so the comparison sees the same machine.
+ */
+const configurations = (round) => {
   const list = [];
-  for (const rate of RATES) {
+  for (const store of ['file', 'postgres']) {
+    const pair = [
+      { store, rate: RATES[0], signed: true },
+      { store, rate: RATES[0], signed: false },
+    ];
+    list.push(...(round % 2 === 0 ? pair : pair.reverse()));
+  }
+  for (const rate of RATES.slice(1)) {
     for (const store of ['file', 'postgres']) list.push({ store, rate, signed: true });
   }
-  for (const store of ['file', 'postgres']) list.push({ store, rate: RATES[0], signed: false });
   return list.filter((c) => opts.only === undefined || c.store === opts.only);
 };
 const labelOf = (c) =>
   `${c.store === 'file' ? 'file log' : 'PostgreSQL'}, ${c.signed ? 'signed' : '--insecure-no-signature'}, ${fmt(c.rate)}/s`;
+
+/** CPU seconds (user + system) a process used so far, from /proc (Linux); NaN elsewhere. */
+const TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+const cpuSecondsOf = (pid) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return Number.NaN;
+  }
+};
 
 /** One run: a fresh store and process, warm-up, then the measured open loop; SIGTERM at the end. */
 const runOnce = async (config, dir, server, run) => {
@@ -191,6 +227,8 @@ const runOnce = async (config, dir, server, run) => {
   try {
     const warmCount = Math.round(config.rate * WARMUP);
     await openLoop({ url: serve.url, rate: config.rate, count: warmCount, make: make(0) });
+    const serveCpu = cpuSecondsOf(serve.child.pid);
+    const ownCpu = process.cpuUsage();
     const results = await openLoop({
       url: serve.url,
       rate: config.rate,
@@ -199,7 +237,13 @@ const runOnce = async (config, dir, server, run) => {
       timeoutMs: 10_000,
       make: make(warmCount),
     });
-    return summarize(results);
+    const own = process.cpuUsage(ownCpu);
+    const summary = summarize(results);
+    return {
+      ...summary,
+      serveCpuUs: ((cpuSecondsOf(serve.child.pid) - serveCpu) * 1e6) / summary.sent,
+      loadCpuUs: (own.user + own.system) / summary.sent,
+    };
   } finally {
     const ended = await serve.stop('SIGTERM');
     if (ended.code !== 0) log(`  note: serve exited with ${ended.code ?? ended.signal}`);
@@ -209,17 +253,18 @@ const runOnce = async (config, dir, server, run) => {
 const loadBench = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'signfold-bench-serve-'));
   const server = await startPostgres();
-  const figures = new Map(configurations().map((c) => [labelOf(c), { config: c, runs: [] }]));
+  const figures = new Map(configurations(0).map((c) => [labelOf(c), { config: c, runs: [] }]));
   try {
     let run = 0;
     for (let round = 1; round <= ROUNDS; round += 1) {
-      for (const { config, runs } of figures.values()) {
+      for (const config of configurations(round - 1)) {
         run += 1;
         const s = await runOnce(config, dir, server, run);
-        runs.push(s);
+        figures.get(labelOf(config)).runs.push(s);
         log(
           `round ${round}: ${labelOf(config)}: ${fmt(s.perSecond)}/s achieved, ${s.ok}/${s.sent} 2xx, ` +
             `p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms (from schedule ${ms(s.p99FromSchedule)}), max ${ms(s.max)} ms, ` +
+            `CPU/request serve ${fmt(s.serveCpuUs)} µs, load generator ${fmt(s.loadCpuUs)} µs, ` +
             `answers ${JSON.stringify(s.byStatus)}; load ${loadavg()[0].toFixed(1)}`,
         );
       }
@@ -236,6 +281,8 @@ const loadBench = async () => {
     p99Range: [Math.min(...runs.map((r) => r.p99)), Math.max(...runs.map((r) => r.p99))],
     p99FromSchedule: median(runs.map((r) => r.p99FromSchedule)),
     max: Math.max(...runs.map((r) => r.max)),
+    serveCpuUs: median(runs.map((r) => r.serveCpuUs)),
+    loadCpuUs: median(runs.map((r) => r.loadCpuUs)),
     sent: runs.reduce((n, r) => n + r.sent, 0),
     errors: runs.reduce((n, r) => n + r.errors, 0),
   }));
@@ -247,7 +294,7 @@ const section = (verify, load, fsync) => {
   const loadRow = (f) => {
     const target = f.config.rate === 500 && f.config.signed ? `< ${TARGET_P99_MS} ms` : '';
     const met = target === '' ? '' : f.p99 < TARGET_P99_MS ? 'yes' : '**no**';
-    return `| ${labelOf(f.config)} | ${fmt(f.perSecond)} | ${ms(f.p50)} ms | ${ms(f.p99)} ms (${ms(f.p99Range[0])}–${ms(f.p99Range[1])}) | ${ms(f.p99FromSchedule)} ms | ${ms(f.max)} ms | ${fmt(f.errors)} of ${fmt(f.sent)} | ${target} | ${met} |`;
+    return `| ${labelOf(f.config)} | ${fmt(f.perSecond)} | ${ms(f.p50)} ms | ${ms(f.p99)} ms (${ms(f.p99Range[0])}–${ms(f.p99Range[1])}) | ${ms(f.p99FromSchedule)} ms | ${ms(f.max)} ms | ${fmt(f.errors)} of ${fmt(f.sent)} | ${fmt(f.serveCpuUs)} µs | ${fmt(f.loadCpuUs)} µs | ${target} | ${met} |`;
   };
   const verifyRow = (r) =>
     `| ${fmt(r.size)} B | ${r.unsigned.toFixed(1)} µs | ${r.signed.toFixed(1)} µs | ${(r.signed - r.unsigned).toFixed(1)} µs | ${r.hmac.toFixed(1)} µs |`;
@@ -260,7 +307,7 @@ in groups) and on a throwaway PostgreSQL 15 (default settings: fsync and \`synch
 under an open-loop load (requests sent on a fixed schedule whatever the answers, keep-alive
 connections), ${SECONDS} s measured after a ${WARMUP} s warm-up at the same rate, ~400-byte signed events
 with distinct delivery ids, a fresh process and store per run; ${ROUNDS} rounds, every configuration once
-per round in the same order; medians (p99: median and range over the rounds). The load generator,
+per round; medians (p99: median and range over the rounds). The load generator,
 \`serve\` and PostgreSQL share the machine's cores.
 
 - date: ${new Date().toISOString().slice(0, 10)}
@@ -270,8 +317,8 @@ per round in the same order; medians (p99: median and range over the rounds). Th
     .join(' ')}
 - Node ${process.version}
 
-| configuration | achieved 2xx/s | p50 | p99 (range) | p99 from schedule | max | not 2xx | target p99 | met |
-|---|---:|---:|---:|---:|---:|---:|---:|:---:|
+| configuration | achieved 2xx/s | p50 | p99 (range) | p99 from schedule | max | not 2xx | serve CPU / request | load generator CPU / request | target p99 | met |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|
 ${load.map(loadRow).join('\n')}
 
 One durable write on this machine's disk (the temp directory, where the file log lives): an append of
@@ -279,7 +326,10 @@ a ~400-byte line and \`fdatasync\`, ${fsync === undefined ? 'not measured' : `p5
 
 Latency is from the send of a request to the end of its answer; "from schedule" counts from the
 instant the open loop had scheduled it, so it also shows the load generator falling behind.
-"not 2xx": timeouts (10 s), refused connections and non-2xx answers, summed over the rounds.
+"not 2xx": timeouts (10 s), refused connections and non-2xx answers, summed over the rounds. CPU per
+request: user + system time of the \`serve\` process (from /proc) and of the load generator over the
+measured window, divided by the requests sent (PostgreSQL's own processes are not counted). At the
+first rate, signed and unsigned run back to back in alternating order.
 
 Cost of verification per request, in process (\`createWebhookHandler\` on a memory log, the default
 scheme: hex HMAC-SHA256 of the raw body; the same bodies signed and with \`insecureNoSignature\`,
