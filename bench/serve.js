@@ -243,6 +243,7 @@ const runOnce = async (config, dir, server, run) => {
       ...summary,
       serveCpuUs: ((cpuSecondsOf(serve.child.pid) - serveCpu) * 1e6) / summary.sent,
       loadCpuUs: (own.user + own.system) / summary.sent,
+      loadAverage: loadavg()[0],
     };
   } finally {
     const ended = await serve.stop('SIGTERM');
@@ -281,6 +282,7 @@ const loadBench = async () => {
     p99Range: [Math.min(...runs.map((r) => r.p99)), Math.max(...runs.map((r) => r.p99))],
     p99FromSchedule: median(runs.map((r) => r.p99FromSchedule)),
     max: Math.max(...runs.map((r) => r.max)),
+    rounds: runs.map((r) => ({ p99: r.p99, loadAverage: r.loadAverage })),
     serveCpuUs: median(runs.map((r) => r.serveCpuUs)),
     loadCpuUs: median(runs.map((r) => r.loadCpuUs)),
     sent: runs.reduce((n, r) => n + r.sent, 0),
@@ -296,6 +298,9 @@ const section = (verify, load, fsync) => {
     const met = target === '' ? '' : f.p99 < TARGET_P99_MS ? 'yes' : '**no**';
     return `| ${labelOf(f.config)} | ${fmt(f.perSecond)} | ${ms(f.p50)} ms | ${ms(f.p99)} ms (${ms(f.p99Range[0])}–${ms(f.p99Range[1])}) | ${ms(f.p99FromSchedule)} ms | ${ms(f.max)} ms | ${fmt(f.errors)} of ${fmt(f.sent)} | ${fmt(f.serveCpuUs)} µs | ${fmt(f.loadCpuUs)} µs | ${target} | ${met} |`;
   };
+  const roundRow = (f) =>
+    `| ${labelOf(f.config)} | ${f.rounds.map((r) => `${ms(r.p99)} (${r.loadAverage.toFixed(1)})`).join(' | ')} |`;
+  const roundHeads = load[0]?.rounds.map((_, i) => `round ${i + 1}`) ?? [];
   const verifyRow = (r) =>
     `| ${fmt(r.size)} B | ${r.unsigned.toFixed(1)} µs | ${r.signed.toFixed(1)} µs | ${(r.signed - r.unsigned).toFixed(1)} µs | ${r.hmac.toFixed(1)} µs |`;
   return `<!-- bench/serve.js -->
@@ -330,6 +335,13 @@ instant the open loop had scheduled it, so it also shows the load generator fall
 request: user + system time of the \`serve\` process (from /proc) and of the load generator over the
 measured window, divided by the requests sent (PostgreSQL's own processes are not counted). At the
 first rate, signed and unsigned run back to back in alternating order.
+
+The p99 of each round, in ms, with the 1-minute load average at the end of the run in brackets (the
+machine is shared: the figures move with the load of other processes):
+
+| configuration | ${roundHeads.join(' | ')} |
+|---|${roundHeads.map(() => '---:').join('|')}|
+${load.map(roundRow).join('\n')}
 
 Cost of verification per request, in process (\`createWebhookHandler\` on a memory log, the default
 scheme: hex HMAC-SHA256 of the raw body; the same bodies signed and with \`insecureNoSignature\`,
