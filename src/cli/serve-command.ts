@@ -10,6 +10,7 @@ import { DEFAULT_DELIVERY_HEADER } from '../webhooks/delivery-id.js';
 import { createWebhookHandler } from '../webhooks/webhook-handler.js';
 import { type CliError, EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
+import { withoutPassword } from './database-url.js';
 import { withPool } from './pg-pool.js';
 import { openFileStorage } from './serve-file-storage.js';
 import { InFlightRequests } from './serve-in-flight.js';
@@ -68,10 +69,15 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
       inFlight,
       stopping: () => stopping,
     });
-    const server = createServer((request, response) => void routes.listener(request, response));
-    // A failing connection (reset, bad TLS-less bytes) concerns that client only.
-    server.on('error', (cause) => log.event('error', { message: String(cause) }));
+    // The listener answers every failure itself; only writing its log line could still throw
+    // (a stderr that is gone), and that must not take the server down with it.
+    const server = createServer((request, response) => {
+      routes.listener(request, response).catch(() => undefined);
+    });
     const url = await listen(server, options.port, options.host);
+    // Once listening, an error of the listening socket (too many open files on accept) is
+    // logged, not fatal: the connections in progress still get their answers.
+    server.on('error', (cause) => log.event('error', { message: String(cause) }));
     writeLines(io.stdout, [`listening on ${url} (${storage.description})`]);
     const signal = await stop.requested;
     stopping = true;
@@ -113,8 +119,9 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
     }
     const { openPostgresStorage } = await import('./serve-postgres-storage.js');
     const poolOptions = { connectTimeoutMs: storage.connectTimeoutMs, who: 'signfold serve' };
+    const hide = (text: string): string => withoutPassword(text, storage.url);
     return await withPool(storage.url, poolOptions, async (pool) =>
-      serveOn(await openPostgresStorage(pool, storage.schema), context),
+      serveOn(await openPostgresStorage(pool, storage.schema, hide), context),
     );
   } finally {
     stop.release();

@@ -24,10 +24,13 @@ const within = <T>(promise: Promise<T>, ms: number, late: T): Promise<T> => {
  * Opens the event log of `schema` (default `signfold`) on `pool`, which
  * stays the caller's to end. Throws a {@link CliError} (exit 2) when the
  * database cannot be reached or the schema is missing or of another version.
+ * `hide` takes the URL's password out of the driver's messages that /readyz
+ * shows (they may quote a part of the URL).
  */
 export const openPostgresStorage = async (
   pool: SqlPool,
   schema: string | undefined,
+  hide: (text: string) => string,
 ): Promise<ServeStorage> => {
   const opened = await openPostgresEventLog(pool, schema === undefined ? {} : { schema });
   if (opened.isErr()) {
@@ -41,7 +44,9 @@ export const openPostgresStorage = async (
       await pool.query('SELECT 1');
       return undefined;
     } catch (cause) {
-      return `database unreachable: ${cause instanceof Error ? cause.message : String(cause)}`;
+      return hide(
+        `database unreachable: ${cause instanceof Error ? cause.message : String(cause)}`,
+      );
     }
   };
   return {

@@ -32,14 +32,24 @@ export interface ServeRoutesOptions {
 /** Seconds a sender should wait before delivering again to a server that is stopping. */
 const RETRY_AFTER_STOPPING = 5;
 
-/** The path of a request target (origin or absolute form), without its query string. */
+/** An absolute-form request target (`http://host/path`), as a proxy may send one. */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * The path of a request target, without its query string. Only an
+ * absolute-form target is parsed as a URL: `//x/webhooks` is an origin-form
+ * path with an empty first segment (a 404), not a host `x`.
+ */
 export const pathOf = (target: string | undefined): string => {
   const raw = target ?? '/';
-  try {
-    return new URL(raw, 'http://localhost').pathname;
-  } catch {
-    return raw.split(/[?#]/, 1)[0] ?? raw;
+  if (ABSOLUTE_FORM.test(raw)) {
+    try {
+      return new URL(raw).pathname;
+    } catch {
+      // Not a URL after all: matched as written below, which finds no endpoint.
+    }
   }
+  return raw.split(/[?#]/, 1)[0] ?? raw;
 };
 
 type Answer = { readonly status: number; readonly reason?: string };

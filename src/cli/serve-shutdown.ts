@@ -2,10 +2,11 @@
  * How `signfold serve` stops on SIGTERM or SIGINT: stop accepting
  * connections, end keep-alive, let every request in progress finish (its
  * append and its answer included; one whose body is still arriving after
- * {@link BODY_GRACE_MS} is cut, as it cannot have been appended), close the log
- * (releasing a file log's lock), all within {@link SHUTDOWN_BOUND_MS}. Past the bound it gives up:
- * one line, exit 1. A delivery cut off then was never acknowledged, so its
- * sender delivers it again: nothing acknowledged is lost either way.
+ * {@link BODY_GRACE_MS} is cut, as it cannot have been appended), close the
+ * log (releasing a file log's lock), all within {@link SHUTDOWN_BOUND_MS}.
+ * Past the bound it gives up at once, without waiting for the storage: one
+ * line, exit 1. A delivery cut off was never acknowledged, so its sender
+ * delivers it again: nothing acknowledged is lost either way.
  */
 import type { Server } from 'node:http';
 import { counted } from '../plural.js';

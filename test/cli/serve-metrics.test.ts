@@ -33,9 +33,12 @@ describe('prom-client is loaded by serve only', () => {
     expect(loadsPromClient(`await import(${JSON.stringify(dist('webhooks/index.js'))});`)).toBe(
       false,
     );
-    // The CLI dispatcher, as main.ts loads it, with a command run (not serve).
+    // The CLI dispatcher, as main.ts loads it: its help, serve's help, serve refusing a flag.
     const run = `const { run } = await import(${JSON.stringify(dist('cli/run.js'))});
-      await run(['--help'], { stdout: { write: () => true }, stderr: { write: () => true }, now: () => 0 });`;
+      const io = { stdout: { write: () => true }, stderr: { write: () => true }, now: () => 0 };
+      await run(['--help'], io);
+      await run(['serve', '--help'], io);
+      await run(['serve', '--log', 'x.ndjson', '--reactors', 'r.js'], io);`;
     expect(loadsPromClient(run)).toBe(false);
   });
 

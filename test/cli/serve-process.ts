@@ -32,8 +32,8 @@ export interface ServeProcess {
   readonly url: string;
   /** Everything written to stderr so far. */
   stderr(): string;
-  /** The stderr lines so far, parsed (each must be JSON). */
-  logLines(): Record<string, unknown>[];
+  /** The complete stderr lines so far (from character `from` on), parsed: each must be JSON. */
+  logLines(from?: number): Record<string, unknown>[];
   /** Resolves when the process exits. */
   readonly exited: Promise<ServeExit>;
   /** Sends `signal` (default SIGTERM) and waits for the exit. */
@@ -90,8 +90,9 @@ export const startServe = (
       child,
       url,
       stderr: () => stderr,
-      logLines: () =>
+      logLines: (from = 0) =>
         stderr
+          .slice(from, stderr.lastIndexOf('\n') + 1)
           .split('\n')
           .filter((line) => line !== '')
           .map((line) => JSON.parse(line) as Record<string, unknown>),

@@ -3,9 +3,9 @@
  * (a second is refused with one line), and SIGTERM that lets a request in
  * progress finish (its 2xx sent, its event stored), releases the lock and
  * exits 0, and cuts a delivery whose body stopped arriving after a 2 s grace
- * (exit 0 all the same: nothing of it was stored or acknowledged). An append
- * that never ends (exit 1 after the 10 s bound) is in
- * test/webhooks/serve-proof-stuck-append.test.ts.
+ * (exit 0 all the same: nothing of it was stored or acknowledged). The 10 s
+ * bound, for an append that never ends, is tested on PostgreSQL
+ * (serve-postgres.test.ts; also test/webhooks/serve-proof-stuck-append.test.ts).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -79,7 +79,7 @@ const inProgress = (url: string, n: number) =>
   );
 
 describe('serve on a file log', () => {
-  it('refuses a second serve on the same log with one line (exit 2); the first one goes on', async () => {
+  it('refuses a second serve on the same log (or port) with one line (exit 2); the first one goes on', async () => {
     const log = join(await tempDir(), 'events.ndjson');
     const first = await startServe(['--log', log]);
     try {
@@ -97,6 +97,17 @@ describe('serve on a file log', () => {
         /One serve per file log: to run several, share one PostgreSQL database \(--database URL\)$/,
       );
       expect((await deliver(first.url, eventBody(1), { 'x-delivery-id': 'a' })).status).toBe(200);
+      // Another log, but the port in use: one line too, and nothing else on stderr.
+      const port = new URL(first.url).port;
+      const other = join(await tempDir(), 'other.ndjson');
+      const taken = await runCli(['serve', '--log', other, '--port', port], undefined, secretEnv());
+      expect({ code: taken.code, stderr: taken.stderr, stdout: taken.stdout }).toEqual({
+        code: 2,
+        stderr: `signfold: cannot listen on 127.0.0.1:${port}: address already in use\n`,
+        stdout: '',
+      });
+      // It closed its log again: the lock is released.
+      expect(existsSync(`${other}.lock`)).toBe(false);
     } finally {
       expect((await first.stop()).code).toBe(0);
     }
@@ -111,6 +122,33 @@ describe('serve on a file log', () => {
     }
   });
 
+  it('/readyz goes 503 once its writer lock is removed (signfold unlock --force), and deliveries 503', async () => {
+    const log = join(await tempDir(), 'events.ndjson');
+    const serve = await startServe(['--log', log]);
+    try {
+      expect((await fetch(`${serve.url}/readyz`)).status).toBe(200);
+      expect((await deliver(serve.url, eventBody(1), { 'x-delivery-id': 'kept' })).status).toBe(
+        200,
+      );
+      const unlocked = await runCli(['unlock', '--force', log]);
+      expect(unlocked.code, unlocked.stderr).toBe(0);
+      const readyz = await fetch(`${serve.url}/readyz`);
+      expect(readyz.status).toBe(503);
+      expect(await readyz.json()).toEqual({
+        status: 'unavailable',
+        reason: `lost the writer lock ${log}.lock`,
+      });
+      const refused = await deliver(serve.url, eventBody(2), { 'x-delivery-id': 'lost' });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);
+    } finally {
+      expect((await serve.stop()).code).toBe(0);
+    }
+    const stored = (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '');
+    expect(stored.map((line) => JSON.parse(line).deliveryId)).toEqual(['kept']);
+  });
+
   it('SIGTERM: a delivery in progress still gets its 200 and is stored, then exit 0 and the lock released', async () => {
     const log = join(await tempDir(), 'events.ndjson');
     const serve = await startServe(['--log', log]);
@@ -123,9 +161,10 @@ describe('serve on a file log', () => {
       5000,
       'the stopping line',
     );
+    // The body ends well within the second a body still arriving is given.
+    delivery.finish();
     // No longer accepting: a new connection is refused.
     await expect(fetch(`${serve.url}/healthz`)).rejects.toThrow();
-    delivery.finish();
     const answer = await delivery.answered;
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ position: 1, duplicate: false });

@@ -118,7 +118,12 @@ describe('the manifest', () => {
 
   it('declares runtime dependencies as caret ranges from the locked versions, so applications share their copies', () => {
     const entries = Object.entries(fields.dependencies);
-    expect(entries.map(([name]) => name).sort()).toEqual(['immer', 'neverthrow', 'ts-pattern']);
+    expect(entries.map(([name]) => name).sort()).toEqual([
+      'immer',
+      'neverthrow',
+      'prom-client',
+      'ts-pattern',
+    ]);
     for (const [name, range] of entries) {
       expect(range, name).toBe(`^${lock.packages[`node_modules/${name}`]?.version}`);
     }
