@@ -280,7 +280,7 @@ const loadBench = async () => {
           `round ${round}: ${labelOf(config)}: ${fmt(s.perSecond)}/s achieved, ${s.ok}/${s.sent} 2xx, ` +
             `p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms (from schedule ${ms(s.p99FromSchedule)}), max ${ms(s.max)} ms, ` +
             `CPU/request serve ${fmt(s.serveCpuUs)} µs, load generator ${fmt(s.loadCpuUs)} µs, ` +
-            `answers ${JSON.stringify(s.byStatus)}; load ${loadavg()[0].toFixed(1)}`,
+            `answers ${JSON.stringify(s.byStatus)} ${JSON.stringify(s.byError)}; load ${loadavg()[0].toFixed(1)}`,
         );
       }
     }
