@@ -57,6 +57,8 @@ export interface LoadSummary {
   readonly ok: number;
   readonly errors: number;
   readonly byStatus: Readonly<Record<string, number>>;
+  /** Requests without an answer, by error (`timeout`, `ECONNRESET`, `ECONNREFUSED`…). */
+  readonly byError: Readonly<Record<string, number>>;
   readonly perSecond: number;
   readonly p50: number;
   readonly p99: number;

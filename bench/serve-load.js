@@ -131,13 +131,18 @@ export const percentile = (values, p) => {
 };
 
 /**
- * The figures of one run: requests sent, answers per status (0 = no answer), achieved answers per
+ * The figures of one run: requests sent, answers per status (0 = no answer) and errors per kind
+ * (`timeout`, `ECONNRESET`…), achieved answers per
  * second over the run, p50/p99/max of the 2xx latencies from send and from schedule.
  * @param {readonly LoadResult[]} results
  */
 export const summarize = (results) => {
   const byStatus = {};
-  for (const r of results) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+  const byError = {};
+  for (const r of results) {
+    byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+    if (r.error !== undefined) byError[r.error] = (byError[r.error] ?? 0) + 1;
+  }
   const ok = results.filter((r) => r.status >= 200 && r.status < 300);
   const first = results.reduce((min, r) => Math.min(min, r.scheduledAt), Number.POSITIVE_INFINITY);
   const last = results.reduce((max, r) => Math.max(max, r.sentAt + r.ms), 0);
@@ -148,6 +153,7 @@ export const summarize = (results) => {
     ok: ok.length,
     errors: results.length - ok.length,
     byStatus,
+    byError,
     perSecond: results.length === 0 ? 0 : (ok.length * 1000) / (last - first),
     p50: percentile(ms, 50),
     p99: percentile(ms, 99),

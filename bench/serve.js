@@ -4,17 +4,26 @@
 // 2. `serve` as a real process (node dist/cli/main.js serve) on the file log (fsync, group commit)
 //    and on a throwaway PostgreSQL (fsync and synchronous_commit on), under an open-loop load at
 //    each --rates for --seconds after --warmup seconds at the same rate (not counted); signed, and
-//    at the first rate also with --insecure-no-signature. Every configuration runs once per round,
-//    in the same order, with a fresh log or database and a fresh process; medians of --rounds.
+//    at the first rate also with --insecure-no-signature (back to back with signed, ABBA). Every
+//    configuration runs once per round with a fresh log or database and a fresh process; medians of
+//    --rounds; the CPU time of serve and of the load generator per request.
 // Writes its section of bench/RESULTS.md (marked <!-- bench/serve.js -->) unless --no-write or
 // --only verify|file|postgres (one part alone, printed only).
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fdatasyncSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createMemoryEventLog } from '../dist/index.js';
+import { ok } from 'neverthrow';
 import { createWebhookHandler } from '../dist/webhooks/index.js';
 import { startPostgres } from '../scripts/throwaway-postgres.js';
 import { replaceResultsSection } from './results-section.js';
@@ -27,7 +36,7 @@ const { values: opts } = parseArgs({
     rates: { type: 'string', default: '500,2000' },
     seconds: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     only: { type: 'string' },
     'no-write': { type: 'boolean', default: false },
   },
@@ -67,6 +76,21 @@ const eventOfSize = (id, bytes) => {
 // --- 1. verification per request, in process ----------------------------------------------------
 
 const SIZES = [512, 4_096, 65_536, 200_000];
+const VERIFY_ROUNDS = 11;
+
+/**
+ * A log whose append keeps nothing and resolves at once: what remains is the handler's own work
+ * (headers, body checks, JSON, verification), without a store's cost or memory in the figures.
+ */
+const nullLog = () => {
+  let position = 0;
+  return {
+    append: async () => {
+      position += 1;
+      return ok({ kind: 'appended', position, receivedAt: '2026-01-01T00:00:00.000Z' });
+    },
+  };
+};
 
 /** µs per request of `handler` over `bodies` (each with its headers). */
 const perRequest = async (handler, requests) => {
@@ -81,7 +105,7 @@ const perRequest = async (handler, requests) => {
 const verifyBench = async () => {
   const rows = [];
   for (const size of SIZES) {
-    const n = Math.max(200, Math.min(20_000, Math.round(4_000_000 / size)));
+    const n = Math.max(1_000, Math.min(20_000, Math.round(40_000_000 / size)));
     const bodies = Array.from({ length: n }, (_, i) => Buffer.from(eventOfSize(i + 1, size)));
     const signed = bodies.map((body) => ({
       method: 'POST',
@@ -92,11 +116,10 @@ const verifyBench = async () => {
     const signedTimes = [];
     const unsignedTimes = [];
     const hmacTimes = [];
-    for (let round = 0; round < 7; round += 1) {
-      // A fresh memory log per run: the append costs the same in both.
-      const withSecret = createWebhookHandler({ log: createMemoryEventLog(), secrets: [SECRET] });
+    for (let round = 0; round < VERIFY_ROUNDS; round += 1) {
+      const withSecret = createWebhookHandler({ log: nullLog(), secrets: [SECRET] });
       const insecure = createWebhookHandler({
-        log: createMemoryEventLog(),
+        log: nullLog(),
         secrets: [],
         insecureNoSignature: true,
       });
@@ -156,17 +179,44 @@ const fsyncBench = (n = 300) => {
 
 // --- 2. serve as a process under an open loop ---------------------------------------------------
 
-/** The configurations measured once per round, in this order. */
-const configurations = () => {
+/**
+ * The configurations measured once per round. Signed and unsigned at the first rate run back to
+ * back, in alternating order (ABBA over the rounds), so the comparison sees the same machine.
+ */
+const configurations = (round) => {
   const list = [];
-  for (const rate of RATES) {
+  for (const store of ['file', 'postgres']) {
+    const pair = [
+      { store, rate: RATES[0], signed: true },
+      { store, rate: RATES[0], signed: false },
+    ];
+    list.push(...(round % 2 === 0 ? pair : pair.reverse()));
+  }
+  for (const rate of RATES.slice(1)) {
     for (const store of ['file', 'postgres']) list.push({ store, rate, signed: true });
   }
-  for (const store of ['file', 'postgres']) list.push({ store, rate: RATES[0], signed: false });
   return list.filter((c) => opts.only === undefined || c.store === opts.only);
 };
 const labelOf = (c) =>
   `${c.store === 'file' ? 'file log' : 'PostgreSQL'}, ${c.signed ? 'signed' : '--insecure-no-signature'}, ${fmt(c.rate)}/s`;
+
+/** CPU seconds (user + system) a process used so far, from /proc (Linux); NaN elsewhere. */
+const TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+const cpuSecondsOf = (pid) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return Number.NaN;
+  }
+};
 
 /** One run: a fresh store and process, warm-up, then the measured open loop; SIGTERM at the end. */
 const runOnce = async (config, dir, server, run) => {
@@ -191,6 +241,8 @@ const runOnce = async (config, dir, server, run) => {
   try {
     const warmCount = Math.round(config.rate * WARMUP);
     await openLoop({ url: serve.url, rate: config.rate, count: warmCount, make: make(0) });
+    const serveCpu = cpuSecondsOf(serve.child.pid);
+    const ownCpu = process.cpuUsage();
     const results = await openLoop({
       url: serve.url,
       rate: config.rate,
@@ -199,7 +251,14 @@ const runOnce = async (config, dir, server, run) => {
       timeoutMs: 10_000,
       make: make(warmCount),
     });
-    return summarize(results);
+    const own = process.cpuUsage(ownCpu);
+    const summary = summarize(results);
+    return {
+      ...summary,
+      serveCpuUs: ((cpuSecondsOf(serve.child.pid) - serveCpu) * 1e6) / summary.sent,
+      loadCpuUs: (own.user + own.system) / summary.sent,
+      loadAverage: loadavg()[0],
+    };
   } finally {
     const ended = await serve.stop('SIGTERM');
     if (ended.code !== 0) log(`  note: serve exited with ${ended.code ?? ended.signal}`);
@@ -209,18 +268,19 @@ const runOnce = async (config, dir, server, run) => {
 const loadBench = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'signfold-bench-serve-'));
   const server = await startPostgres();
-  const figures = new Map(configurations().map((c) => [labelOf(c), { config: c, runs: [] }]));
+  const figures = new Map(configurations(0).map((c) => [labelOf(c), { config: c, runs: [] }]));
   try {
     let run = 0;
     for (let round = 1; round <= ROUNDS; round += 1) {
-      for (const { config, runs } of figures.values()) {
+      for (const config of configurations(round - 1)) {
         run += 1;
         const s = await runOnce(config, dir, server, run);
-        runs.push(s);
+        figures.get(labelOf(config)).runs.push(s);
         log(
           `round ${round}: ${labelOf(config)}: ${fmt(s.perSecond)}/s achieved, ${s.ok}/${s.sent} 2xx, ` +
             `p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms (from schedule ${ms(s.p99FromSchedule)}), max ${ms(s.max)} ms, ` +
-            `answers ${JSON.stringify(s.byStatus)}; load ${loadavg()[0].toFixed(1)}`,
+            `CPU/request serve ${fmt(s.serveCpuUs)} µs, load generator ${fmt(s.loadCpuUs)} µs, ` +
+            `answers ${JSON.stringify(s.byStatus)} ${JSON.stringify(s.byError)}; load ${loadavg()[0].toFixed(1)}`,
         );
       }
     }
@@ -236,6 +296,9 @@ const loadBench = async () => {
     p99Range: [Math.min(...runs.map((r) => r.p99)), Math.max(...runs.map((r) => r.p99))],
     p99FromSchedule: median(runs.map((r) => r.p99FromSchedule)),
     max: Math.max(...runs.map((r) => r.max)),
+    rounds: runs.map((r) => ({ p99: r.p99, loadAverage: r.loadAverage })),
+    serveCpuUs: median(runs.map((r) => r.serveCpuUs)),
+    loadCpuUs: median(runs.map((r) => r.loadCpuUs)),
     sent: runs.reduce((n, r) => n + r.sent, 0),
     errors: runs.reduce((n, r) => n + r.errors, 0),
   }));
@@ -247,8 +310,11 @@ const section = (verify, load, fsync) => {
   const loadRow = (f) => {
     const target = f.config.rate === 500 && f.config.signed ? `< ${TARGET_P99_MS} ms` : '';
     const met = target === '' ? '' : f.p99 < TARGET_P99_MS ? 'yes' : '**no**';
-    return `| ${labelOf(f.config)} | ${fmt(f.perSecond)} | ${ms(f.p50)} ms | ${ms(f.p99)} ms (${ms(f.p99Range[0])}–${ms(f.p99Range[1])}) | ${ms(f.p99FromSchedule)} ms | ${ms(f.max)} ms | ${fmt(f.errors)} of ${fmt(f.sent)} | ${target} | ${met} |`;
+    return `| ${labelOf(f.config)} | ${fmt(f.perSecond)} | ${ms(f.p50)} ms | ${ms(f.p99)} ms (${ms(f.p99Range[0])}–${ms(f.p99Range[1])}) | ${ms(f.p99FromSchedule)} ms | ${ms(f.max)} ms | ${fmt(f.errors)} of ${fmt(f.sent)} | ${fmt(f.serveCpuUs)} µs | ${fmt(f.loadCpuUs)} µs | ${target} | ${met} |`;
   };
+  const roundRow = (f) =>
+    `| ${labelOf(f.config)} | ${f.rounds.map((r) => `${ms(r.p99)} (${r.loadAverage.toFixed(1)})`).join(' | ')} |`;
+  const roundHeads = load[0]?.rounds.map((_, i) => `round ${i + 1}`) ?? [];
   const verifyRow = (r) =>
     `| ${fmt(r.size)} B | ${r.unsigned.toFixed(1)} µs | ${r.signed.toFixed(1)} µs | ${(r.signed - r.unsigned).toFixed(1)} µs | ${r.hmac.toFixed(1)} µs |`;
   return `<!-- bench/serve.js -->
@@ -260,7 +326,7 @@ in groups) and on a throwaway PostgreSQL 15 (default settings: fsync and \`synch
 under an open-loop load (requests sent on a fixed schedule whatever the answers, keep-alive
 connections), ${SECONDS} s measured after a ${WARMUP} s warm-up at the same rate, ~400-byte signed events
 with distinct delivery ids, a fresh process and store per run; ${ROUNDS} rounds, every configuration once
-per round in the same order; medians (p99: median and range over the rounds). The load generator,
+per round; medians (p99: median and range over the rounds). The load generator,
 \`serve\` and PostgreSQL share the machine's cores.
 
 - date: ${new Date().toISOString().slice(0, 10)}
@@ -270,8 +336,8 @@ per round in the same order; medians (p99: median and range over the rounds). Th
     .join(' ')}
 - Node ${process.version}
 
-| configuration | achieved 2xx/s | p50 | p99 (range) | p99 from schedule | max | not 2xx | target p99 | met |
-|---|---:|---:|---:|---:|---:|---:|---:|:---:|
+| configuration | achieved 2xx/s | p50 | p99 (range) | p99 from schedule | max | not 2xx | serve CPU / request | load generator CPU / request | target p99 | met |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|
 ${load.map(loadRow).join('\n')}
 
 One durable write on this machine's disk (the temp directory, where the file log lives): an append of
@@ -279,11 +345,23 @@ a ~400-byte line and \`fdatasync\`, ${fsync === undefined ? 'not measured' : `p5
 
 Latency is from the send of a request to the end of its answer; "from schedule" counts from the
 instant the open loop had scheduled it, so it also shows the load generator falling behind.
-"not 2xx": timeouts (10 s), refused connections and non-2xx answers, summed over the rounds.
+"not 2xx": timeouts (10 s), refused connections and non-2xx answers, summed over the rounds. CPU per
+request: user + system time of the \`serve\` process (from /proc) and of the load generator over the
+measured window, divided by the requests sent (PostgreSQL's own processes are not counted). At the
+first rate, signed and unsigned run back to back in alternating order.
 
-Cost of verification per request, in process (\`createWebhookHandler\` on a memory log, the default
-scheme: hex HMAC-SHA256 of the raw body; the same bodies signed and with \`insecureNoSignature\`,
-alternating, medians of 7 runs; the HMAC alone, \`createHmac\` over the body, for reference):
+The p99 of each round, in ms, with the 1-minute load average at the end of the run in brackets (the
+machine is shared: the figures move with the load of other processes):
+
+| configuration | ${roundHeads.join(' | ')} |
+|---|${roundHeads.map(() => '---:').join('|')}|
+${load.map(roundRow).join('\n')}
+
+Cost of verification per request, in process (\`createWebhookHandler\` on a log whose append keeps
+nothing, so the figures are the handler's own work; the default scheme: hex HMAC-SHA256 of the raw
+body; the same bodies signed and with \`insecureNoSignature\`, alternating, medians of
+${VERIFY_ROUNDS} runs of 1,000 to 20,000 requests; the HMAC alone, \`createHmac\` over the body, for
+reference):
 
 | body | insecure | signed | verification | HMAC alone |
 |---:|---:|---:|---:|---:|
