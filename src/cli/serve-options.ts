@@ -16,6 +16,7 @@ import {
 } from './args.js';
 import { CliError, usageError } from './cli-error.js';
 import { checkDatabaseUrl } from './database-url.js';
+import type { EventSource } from './event-source.js';
 import { connectTimeoutOf, DATABASE_OPTIONS } from './pg-pool.js';
 
 /** The flags of `serve`. `--reactors` is parsed only to be refused in plain words. */
@@ -39,15 +40,8 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** The variable a secret is read from when no `--secret-env` is given. */
 export const DEFAULT_SECRET_ENV = 'SIGNFOLD_WEBHOOK_SECRET';
 
-/** Where deliveries are appended. */
-export type ServeStorageTarget =
-  | { readonly kind: 'file'; readonly path: string }
-  | {
-      readonly kind: 'database';
-      readonly url: string;
-      readonly schema: string | undefined;
-      readonly connectTimeoutMs: number;
-    };
+/** Where deliveries are appended: a log file or a PostgreSQL schema, named as the other commands name them. */
+export type ServeStorageTarget = EventSource;
 
 /** Everything `serve` was asked to do. */
 export interface ServeOptions {

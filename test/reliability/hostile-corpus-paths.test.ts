@@ -20,46 +20,21 @@ import { migrate } from '../../src/postgres/migrate.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
+import {
+  corpusLineBytes,
+  isJsonBlank,
+  type Verdict,
+  verdictOf,
+} from '../support/hostile-deliveries.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
 import { throwawayPostgres } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
 const CORPUS = HOSTILE_CORPUS;
 
-/** What a path did with one line of the corpus. */
-type Verdict = 'applied' | 'no-op' | 'bad-line' | 'invalid-event' | 'conflict';
-
 /** Code points the CLI must never print from data: C0 but tab and LF, DEL, C1, bidi controls. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the point of the check
 const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
-
-/** The corpus split into lines as bytes (one has invalid UTF-8), `\r` of CRLF endings removed. */
-const corpusLines = (): Buffer[] => {
-  const bytes = readFileSync(CORPUS);
-  const lines: Buffer[] = [];
-  let start = 0;
-  for (let end = bytes.indexOf(0x0a); end !== -1; end = bytes.indexOf(0x0a, start)) {
-    const line = bytes.subarray(start, end);
-    lines.push(line.at(-1) === 0x0d ? line.subarray(0, -1) : line);
-    start = end + 1;
-  }
-  if (start < bytes.length) lines.push(bytes.subarray(start));
-  return lines;
-};
-
-/** Blank by JSON's own rule only: space, tab, CR and LF. */
-const isJsonBlank = (line: Buffer): boolean => /^[ \t\r\n]*$/.test(line.toString('latin1'));
-
-/** The verdict of one record, read off the projector that just applied it. */
-const verdictOf = (projector: Projector, record: LogRecord): Verdict => {
-  const applied = projector.applyRecord(record);
-  expect(applied.isOk(), `line ${record.line} halts nothing`).toBe(true);
-  const outcome = applied._unsafeUnwrap();
-  if (outcome === 'applied' || outcome === 'no-op') return outcome;
-  if (outcome !== 'quarantined') throw new Error(`line ${record.line}: unexpected ${outcome}`);
-  const kind = projector.quarantine().at(-1)?.reason.kind;
-  return kind === 'conflict' || kind === 'invalid-event' ? kind : 'bad-line';
-};
 
 /**
  * The reference: the library's projector applying the records of the file one by one. Envelope
@@ -99,7 +74,7 @@ const referenceFold = async () => {
 };
 
 let reference: Awaited<ReturnType<typeof referenceFold>>;
-const lines = corpusLines();
+const lines = corpusLineBytes(readFileSync(CORPUS));
 
 beforeAll(async () => {
   reference = await referenceFold();
