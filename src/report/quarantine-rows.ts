@@ -16,13 +16,17 @@ const CATEGORY: Readonly<Record<QuarantineEntry['reason']['kind'], ProblemKindCo
     conflict: 'conflict',
   };
 
+/** A message with its numbers (ids, positions, line and column numbers) as `#`. */
+export const messageShape = (message: string): string => message.replace(/\d+/g, '#');
+
 /** The kind within the category: the decode error's or the conflict's kind. */
 const kindOf = (entry: QuarantineEntry): string => {
   const reason = entry.reason;
   if (reason.kind === 'invalid-event') return reason.error.kind;
   if (reason.kind === 'conflict') return reason.conflict.kind;
-  // Bad lines have only a message: `invalid JSON: …`, `invalid UTF-8`, … (its part before a colon).
-  return reason.message.split(':')[0] ?? 'bad-line';
+  // Bad lines have only a message: `invalid JSON: …`, `invalid UTF-8`, … (its part before a
+  // colon), which may name positions: their numbers as `#`, so one kind of error is one kind.
+  return messageShape(reason.message.split(':')[0] ?? 'bad-line');
 };
 
 const rowOf = (entry: QuarantineEntry): QuarantineRow => ({
@@ -55,9 +59,6 @@ export const problemsByKind = (entries: readonly QuarantineEntry[]): ProblemKind
         : 1,
   );
 };
-
-/** A message with its numbers (ids, positions, line and column numbers) as `#`. */
-export const messageShape = (message: string): string => message.replace(/\d+/g, '#');
 
 type MutableGroup = { -readonly [K in keyof QuarantineGroup]: QuarantineGroup[K] } & {
   firstMessage: string;
