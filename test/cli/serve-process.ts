@@ -3,9 +3,9 @@
  * a free port (`--port 0`, the port read from its listening line), its
  * stderr collected as JSON lines, stopped by a real signal.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { CLI, ROOT } from './cli-helpers.js';
+import { startServe as startServeProcess } from '../../bench/serve-process.js';
 
 /** The secret the tests sign with. */
 export const SECRET = 'test-secret-0123456789';
@@ -40,69 +40,43 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<ServeExit>;
 }
 
-const LISTENING = /^listening on (http:\/\/\S+) \(/m;
-
 /**
  * Starts `signfold serve ...args --port 0` and resolves once it listens;
  * rejects with its output if it exits first or does not listen within 10 s.
+ * The process itself is bench/serve-process.js's (the one the load tests and
+ * the benchmark start); this adds the JSON log lines the CLI tests read.
+ * A variable set to `undefined` in `env` is left out of the process's environment.
  */
-export const startServe = (
+export const startServe = async (
   args: readonly string[],
   env: NodeJS.ProcessEnv = secretEnv(),
-): Promise<ServeProcess> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0'], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const found = LISTENING.exec(stdout);
-      if (found?.[1] !== undefined && !started) {
-        started = true;
-        clearTimeout(timer);
-        resolve(running(found[1]));
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    let started = false;
-    const exited = new Promise<ServeExit>((done) => {
-      child.on('exit', (code, signal) => {
-        // Let the pipes drain before reporting what was written.
-        setImmediate(() => done({ code, signal, stdout, stderr }));
-      });
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`serve did not listen within 10 s:\n${stdout}\n${stderr}`));
-    }, 10_000);
-    void exited.then((exit) => {
-      if (started) return;
-      clearTimeout(timer);
-      reject(new Error(`serve exited (${exit.code}) before listening:\n${exit.stderr}`));
-    });
-    const running = (url: string): ServeProcess => ({
-      child,
-      url,
-      stderr: () => stderr,
-      logLines: (from = 0) =>
-        stderr
-          .slice(from, stderr.lastIndexOf('\n') + 1)
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => JSON.parse(line) as Record<string, unknown>),
-      exited,
-      stop: (signal = 'SIGTERM') => {
-        child.kill(signal);
-        return exited;
-      },
-    });
-  });
+): Promise<ServeProcess> => {
+  const serve = await startServeProcess(args, { env, startMs: 10_000 });
+  const exited: Promise<ServeExit> = serve.exited.then(({ code, signal }) => ({
+    code,
+    signal,
+    stdout: serve.stdout(),
+    stderr: serve.stderr(),
+  }));
+  return {
+    child: serve.child,
+    url: serve.base,
+    stderr: serve.stderr,
+    logLines: (from = 0) => {
+      const stderr = serve.stderr();
+      return stderr
+        .slice(from, stderr.lastIndexOf('\n') + 1)
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      await serve.stop(signal);
+      return exited;
+    },
+  };
+};
 
 /** The `x-signature` header value for `body`: the hex HMAC-SHA256 the contract names. */
 export const signatureOf = (body: string | Uint8Array, secret = SECRET): string =>

@@ -102,8 +102,7 @@ describe('serve: the command line', () => {
 
   it('--insecure-no-signature stores unsigned deliveries and warns once, as a JSON line', async () => {
     const dir = await tempDir();
-    const env = { ...process.env };
-    delete env.SIGNFOLD_WEBHOOK_SECRET;
+    const env = { ...process.env, SIGNFOLD_WEBHOOK_SECRET: undefined };
     const serve = await startServe(
       ['--log', join(dir, 'events.ndjson'), '--insecure-no-signature'],
       env,
