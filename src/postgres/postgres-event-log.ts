@@ -20,7 +20,7 @@ import { eventValueOf } from '../engine/json-text.js';
 import { closedError, EventLogReadError } from '../engine/log-errors.js';
 import { byteLimit, writeLimits } from '../engine/log-limits.js';
 import { firstPosition } from '../engine/read-position.js';
-import { sqlText } from './event-routing.js';
+import { unstorableText } from '../engine/storable-text.js';
 import {
   type EventRow,
   recordOfRow,
@@ -56,7 +56,7 @@ interface Job {
 }
 
 // Delivery ids are compared by the database; one it cannot store would fail the whole group.
-const storable = (id: string): boolean => sqlText(id) === id;
+const storable = (id: string): boolean => unstorableText(id) === undefined;
 
 const toLogError = (error: PostgresError): LogError =>
   error.kind === 'database' ? error : { kind: 'database', code: undefined, message: error.message };

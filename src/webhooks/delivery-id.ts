@@ -6,13 +6,12 @@
  * so the answer does not depend on where events are stored.
  */
 import { err, ok, type Result } from 'neverthrow';
+import { unstorableText } from '../engine/storable-text.js';
 import { headerValues } from './header-values.js';
 import type { WebhookHeaders } from './webhook-types.js';
 
 /** The default delivery header, part of the contract. */
 export const DEFAULT_DELIVERY_HEADER = 'x-delivery-id';
-
-const UNPAIRED_SURROGATE = /[\ud800-\udfff]/u;
 
 /** The id (`undefined` when absent or blank), or why it cannot be stored. */
 export const deliveryIdOf = (
@@ -26,9 +25,6 @@ export const deliveryIdOf = (
   if (id === undefined) {
     return required ? err(`missing delivery id header ${header}`) : ok(undefined);
   }
-  if (id.includes('\u0000')) return err(`delivery id (${header}) contains NUL`);
-  if (UNPAIRED_SURROGATE.test(id)) {
-    return err(`delivery id (${header}) contains an unpaired UTF-16 surrogate`);
-  }
-  return ok(id);
+  const unstorable = unstorableText(id);
+  return unstorable === undefined ? ok(id) : err(`delivery id (${header}) ${unstorable}`);
 };
