@@ -1,0 +1,112 @@
+/**
+ * The contract between a reactor and whatever runs it (the file engine, a
+ * PostgreSQL worker, the test kit). Types only: the pure planning lives in
+ * `plan-reaction.ts`, the retry rule in `retry-policy.ts`.
+ */
+import type { SignEvent } from '../events/sign-event.js';
+import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+
+/** A JSON value, as an effect must be made of (it is stored and shown as JSON). */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly JsonValue[]
+  | { readonly [member: string]: JsonValue };
+
+/** The views one event touched, as they were before or after it. */
+export interface TouchedViews {
+  readonly signRequest?: SignRequestView;
+  readonly participant?: ParticipantView;
+  readonly template?: TemplateView;
+}
+
+/** One applied event, as `react` sees it. */
+export interface Change {
+  readonly event: SignEvent;
+  /** The event's log position (unique per log; the reaction's identity). */
+  readonly position: number;
+  /** When the event was received (ISO 8601); `undefined` for a bare line. */
+  readonly receivedAt: string | undefined;
+  /** The delivery id it was stored under, if any. */
+  readonly deliveryId: string | undefined;
+  readonly before: TouchedViews;
+  readonly after: TouchedViews;
+}
+
+/**
+ * An effect as `react` returns it: plain JSON with a `type`. `key` makes a
+ * later effect with the same key replace it while it is pending (a timer not
+ * yet due in event time); `after` (ms after the event's `receivedAt`) or `at`
+ * (an ISO time) make it a timer. At most one of `after` and `at`.
+ */
+export interface Effect {
+  readonly type: string;
+  readonly key?: string;
+  readonly after?: number;
+  readonly at?: string;
+  readonly [member: string]: JsonValue | undefined;
+}
+
+/** Cancels the pending timer of the same reactor with this key, if any. */
+export interface CancelEffect {
+  readonly type: 'cancel';
+  readonly key: string;
+}
+
+/** What `execute` gets besides the effect. */
+export interface EffectContext {
+  /**
+   * The same string across retries, restarts and workers (printable ASCII:
+   * it may travel in an HTTP header): `<reactor name>:<position>:<index>`.
+   */
+  readonly idempotencyKey: string;
+  /** Counted from 1. */
+  readonly attempt: number;
+  /** Fires at shutdown: an `execute` that honours it lets the process stop sooner. */
+  readonly signal: AbortSignal;
+}
+
+/** Bounded retries with exponential backoff and jitter (see `retryDelayBounds`). */
+export interface RetryPolicy {
+  /** Attempts before the effect is parked (≥ 1). */
+  readonly maxAttempts: number;
+  /** The delay before the second attempt, before jitter (ms). */
+  readonly baseDelayMs: number;
+  /** No delay exceeds this (ms). */
+  readonly maxDelayMs: number;
+}
+
+/** A statement run inside the PostgreSQL projection transaction (exactly once). */
+export interface SqlStatement {
+  readonly text: string;
+  readonly values?: readonly JsonValue[];
+}
+
+/** What `defineReactor` takes. */
+export interface ReactorDefinition {
+  /** Unique among the reactors of one process; `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`. */
+  readonly name: string;
+  /** Pure and synchronous: the effects of one applied event. */
+  readonly react: (change: Change) => readonly (Effect | CancelEffect)[];
+  /** Async and impure: performs one effect. A throw or a rejection is a failure. */
+  readonly execute?: (effect: Effect, context: EffectContext) => Promise<unknown> | unknown;
+  /** Partial: missing members take the documented defaults. */
+  readonly retry?: Partial<RetryPolicy>;
+  /**
+   * Effects performed as SQL in the PostgreSQL projection transaction,
+   * by effect type: exactly once, never timed. The file engine refuses a
+   * reactor that has any.
+   */
+  readonly sql?: { readonly [effectType: string]: (effect: Effect) => SqlStatement };
+}
+
+/** A validated reactor (see `defineReactor`). */
+export interface Reactor {
+  readonly name: string;
+  readonly react: ReactorDefinition['react'];
+  readonly execute: ReactorDefinition['execute'];
+  readonly retry: RetryPolicy;
+  readonly sql: NonNullable<ReactorDefinition['sql']> | undefined;
+}
