@@ -143,6 +143,20 @@ export type {
 } from './projections/records.js';
 export type { FoldResult } from './projections/reduce.js';
 export { fold, reduce } from './projections/reduce.js';
+export { DEFAULT_RETRY, defineReactor } from './reactors/define-reactor.js';
+export type { EffectsChange, EffectsReport } from './reactors/effects-report.js';
+export type {
+  CancelEffect,
+  Change,
+  Effect,
+  EffectContext,
+  JsonValue,
+  Reactor,
+  ReactorDefinition,
+  RetryPolicy,
+  SqlStatement,
+  TouchedViews,
+} from './reactors/reactor-types.js';
 export { decodeSignRequest } from './sign-request/decode-sign-request.js';
 export { encodeSignRequest } from './sign-request/encode-sign-request.js';
 export type {

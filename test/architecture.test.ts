@@ -60,6 +60,7 @@ const layerOf = (path: string): string => {
       'ids.ts',
       'decode-error.ts',
       'visible-text.ts',
+      'reactors',
     ].includes(top)
   ) {
     return 'core';

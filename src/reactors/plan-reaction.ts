@@ -1,0 +1,209 @@
+/**
+ * Turning what `react` returned into steps a store applies in order. All
+ * validation of user output happens here, once, so the file engine, the
+ * PostgreSQL adapter and the test kit agree on what is enqueued and what is
+ * parked as invalid; nothing `react` does (throw, return junk) escapes.
+ */
+import { errorMessageOf } from './attempt-effect.js';
+import { idempotencyKeyOf } from './idempotency-key.js';
+import { isPlainJson } from './plain-json.js';
+import type { Change, Effect, JsonValue, Reactor, SqlStatement } from './reactor-types.js';
+
+/** One step of a plan; a store applies them in order (see `TimerBook`). */
+export type PlanStep =
+  | { readonly kind: 'cancel'; readonly key: string }
+  | {
+      readonly kind: 'enqueue';
+      readonly index: number;
+      readonly idempotencyKey: string;
+      /** Exactly as `react` returned it. */
+      readonly effect: Effect;
+      readonly key: string | undefined;
+      /** ms since the epoch; `undefined` = immediate. */
+      readonly dueAt: number | undefined;
+      /** Set when the reactor has SQL for `effect.type`: PostgreSQL runs it in the transaction. */
+      readonly sql: SqlStatement | undefined;
+    }
+  | {
+      readonly kind: 'park';
+      readonly index: number;
+      readonly idempotencyKey: string;
+      /** The item as returned; `null` when react threw or the item is not plain JSON. */
+      readonly effect: JsonValue | null;
+      readonly error: string;
+    };
+
+/** What one applied event means for one reactor. */
+export interface ReactionPlan {
+  readonly reactor: string;
+  readonly position: number;
+  /** `Date.parse(change.receivedAt)`; `undefined` for a bare line (releases nothing). */
+  readonly releaseUpTo: number | undefined;
+  readonly steps: readonly PlanStep[];
+}
+
+type ItemOutcome = PlanStep | readonly PlanStep[];
+
+const park = (
+  reactor: Reactor,
+  position: number,
+  index: number,
+  effect: JsonValue | null,
+  error: string,
+): PlanStep => ({
+  kind: 'park',
+  index,
+  idempotencyKey: idempotencyKeyOf(reactor.name, position, index),
+  effect,
+  error,
+});
+
+const dueAtOf = (
+  item: Effect,
+  receivedAt: number | undefined,
+): { ok: true; dueAt: number | undefined } | { ok: false; error: string } => {
+  const hasAfter = item.after !== undefined;
+  const hasAt = item.at !== undefined;
+  if (hasAfter && hasAt) {
+    return { ok: false, error: 'the effect has both after and at' };
+  }
+  if (hasAfter) {
+    if (typeof item.after !== 'number' || !Number.isFinite(item.after) || item.after < 0) {
+      return { ok: false, error: 'after must be a finite number of milliseconds ≥ 0' };
+    }
+    if (receivedAt === undefined) {
+      return { ok: false, error: 'a timed effect on a bare line (the event has no receivedAt)' };
+    }
+    return { ok: true, dueAt: receivedAt + item.after };
+  }
+  if (hasAt) {
+    const at = typeof item.at === 'string' ? Date.parse(item.at) : Number.NaN;
+    if (!Number.isFinite(at)) {
+      return { ok: false, error: 'at must be an ISO 8601 time' };
+    }
+    if (receivedAt === undefined) {
+      return { ok: false, error: 'a timed effect on a bare line (the event has no receivedAt)' };
+    }
+    return { ok: true, dueAt: at };
+  }
+  return { ok: true, dueAt: undefined };
+};
+
+const sqlOf = (
+  reactor: Reactor,
+  item: Effect,
+): { ok: true; sql: SqlStatement | undefined } | { ok: false; error: string } => {
+  const statementOf =
+    reactor.sql !== undefined && Object.hasOwn(reactor.sql, item.type)
+      ? reactor.sql[item.type]
+      : undefined;
+  if (statementOf === undefined) {
+    return { ok: true, sql: undefined };
+  }
+  try {
+    const sql = statementOf(item);
+    if (
+      typeof sql !== 'object' ||
+      sql === null ||
+      typeof sql.text !== 'string' ||
+      (sql.values !== undefined && (!Array.isArray(sql.values) || !isPlainJson(sql.values)))
+    ) {
+      return {
+        ok: false,
+        error: `sql.${item.type} did not return { text, values? } of plain JSON`,
+      };
+    }
+    return {
+      ok: true,
+      sql: sql.values === undefined ? { text: sql.text } : { text: sql.text, values: sql.values },
+    };
+  } catch (thrown) {
+    return { ok: false, error: `sql.${item.type} threw: ${errorMessageOf(thrown)}` };
+  }
+};
+
+const planItem = (
+  reactor: Reactor,
+  position: number,
+  receivedAt: number | undefined,
+  item: unknown,
+  index: number,
+): ItemOutcome => {
+  if (!isPlainJson(item)) {
+    return park(reactor, position, index, null, 'the effect is not plain JSON');
+  }
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    return park(reactor, position, index, item, 'the effect is not an object');
+  }
+  const effect = item as Effect;
+  if (typeof effect.type !== 'string') {
+    return park(reactor, position, index, item, 'the effect has no string type');
+  }
+  if (effect.key !== undefined && typeof effect.key !== 'string') {
+    return park(reactor, position, index, item, 'key must be a string');
+  }
+  if (effect.type === 'cancel') {
+    return effect.key === undefined
+      ? park(reactor, position, index, item, 'a cancel without a key')
+      : { kind: 'cancel', key: effect.key };
+  }
+  const due = dueAtOf(effect, receivedAt);
+  if (!due.ok) {
+    return park(reactor, position, index, item, due.error);
+  }
+  const sql = sqlOf(reactor, effect);
+  if (!sql.ok) {
+    return park(reactor, position, index, item, sql.error);
+  }
+  if (sql.sql !== undefined && due.dueAt !== undefined) {
+    return park(reactor, position, index, item, 'an SQL effect cannot be timed');
+  }
+  const enqueue: PlanStep = {
+    kind: 'enqueue',
+    index,
+    idempotencyKey: idempotencyKeyOf(reactor.name, position, index),
+    effect,
+    key: effect.key,
+    dueAt: due.dueAt,
+    sql: sql.sql,
+  };
+  // Replacement is a cancel then an insert, so a store needs no special case.
+  return effect.key === undefined ? enqueue : [{ kind: 'cancel', key: effect.key }, enqueue];
+};
+
+/**
+ * The plan of `reactor` for one applied event: calls `react` (in a
+ * try/catch), validates each returned item and never throws. A throw parks
+ * one entry (index 0, effect `null`); an invalid item parks that item with
+ * the reason; a keyed enqueue is preceded by a cancel of its key.
+ */
+export const planReaction = (reactor: Reactor, change: Change): ReactionPlan => {
+  const parsed = change.receivedAt === undefined ? Number.NaN : Date.parse(change.receivedAt);
+  const releaseUpTo = Number.isFinite(parsed) ? parsed : undefined;
+  const base = { reactor: reactor.name, position: change.position, releaseUpTo };
+  let items: unknown;
+  try {
+    items = reactor.react(change);
+  } catch (thrown) {
+    return {
+      ...base,
+      steps: [park(reactor, change.position, 0, null, `react threw: ${errorMessageOf(thrown)}`)],
+    };
+  }
+  if (!Array.isArray(items)) {
+    return {
+      ...base,
+      steps: [park(reactor, change.position, 0, null, 'react did not return an array')],
+    };
+  }
+  const steps: PlanStep[] = [];
+  for (let index = 0; index < items.length; index += 1) {
+    const outcome = planItem(reactor, change.position, releaseUpTo, items[index], index);
+    if (Array.isArray(outcome)) {
+      steps.push(...outcome);
+    } else {
+      steps.push(outcome as PlanStep);
+    }
+  }
+  return { ...base, steps };
+};

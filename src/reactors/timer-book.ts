@@ -1,0 +1,245 @@
+/**
+ * The semantics of timers, cancels, retries and parking, written once in
+ * memory: the file engine keeps its state in one, the test kit derives
+ * effects with one, and the PostgreSQL adapter's SQL is tested against it.
+ * Watermarks are per reactor (each keeps its own checkpoint).
+ */
+import type { EffectsChange, EffectsReport } from './effects-report.js';
+import type { PlanStep, ReactionPlan } from './plan-reaction.js';
+import type { JsonValue, RetryPolicy } from './reactor-types.js';
+import { afterFailure } from './retry-policy.js';
+
+/** scheduled: a timer not yet released; ready: released; retrying: released, failed, waiting. */
+export type EffectState = 'scheduled' | 'ready' | 'retrying' | 'done' | 'parked' | 'cancelled';
+
+/** One effect in the book. */
+export interface BookEntry {
+  readonly id: number;
+  readonly reactor: string;
+  readonly position: number;
+  readonly index: number;
+  readonly idempotencyKey: string;
+  readonly key: string | undefined;
+  readonly effect: JsonValue | null;
+  /** ms epoch; `undefined` = immediate (orders before every timer). */
+  readonly dueAt: number | undefined;
+  readonly state: EffectState;
+  readonly attempts: number;
+  readonly lastError: string;
+  /** Parked by `planReaction` (never attempted): `retry` refuses it. */
+  readonly invalid: boolean;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const orderOf = (entry: BookEntry): number => entry.dueAt ?? Number.NEGATIVE_INFINITY;
+
+/** The in-memory store of reactor effects (see the module comment). */
+export class TimerBook {
+  readonly #entries = new Map<number, Mutable<BookEntry>>();
+  /** reactor → key → id of its scheduled (cancellable) entry. */
+  readonly #scheduledByKey = new Map<string, Map<string, number>>();
+  readonly #watermarks = new Map<string, number>();
+  #nextId = 1;
+
+  /** The reactor's event-time watermark (ms epoch), or -∞ before any. */
+  watermark(reactor: string): number {
+    return this.#watermarks.get(reactor) ?? Number.NEGATIVE_INFINITY;
+  }
+
+  /**
+   * Raises the reactor's watermark to `upTo` (never lowers it) and releases
+   * every scheduled timer due at or before it: released timers are never
+   * cancellable again.
+   */
+  release(reactor: string, upTo: number): void {
+    if (upTo <= this.watermark(reactor)) {
+      return;
+    }
+    this.#watermarks.set(reactor, upTo);
+    const keyed = this.#scheduledByKey.get(reactor);
+    for (const entry of this.#entries.values()) {
+      if (entry.reactor === reactor && entry.state === 'scheduled' && (entry.dueAt ?? 0) <= upTo) {
+        entry.state = 'ready';
+        if (entry.key !== undefined && keyed?.get(entry.key) === entry.id) {
+          keyed.delete(entry.key);
+        }
+      }
+    }
+  }
+
+  /** Applies a plan: release up to its `releaseUpTo` first, then its steps in order. */
+  applyPlan(plan: ReactionPlan): void {
+    if (plan.releaseUpTo !== undefined) {
+      this.release(plan.reactor, plan.releaseUpTo);
+    }
+    for (const step of plan.steps) {
+      this.#applyStep(plan.reactor, plan.position, step);
+    }
+  }
+
+  #applyStep(reactor: string, position: number, step: PlanStep): void {
+    const keyed = this.#scheduledByKey.get(reactor) ?? new Map<string, number>();
+    this.#scheduledByKey.set(reactor, keyed);
+    if (step.kind === 'cancel') {
+      const id = keyed.get(step.key);
+      if (id !== undefined) {
+        keyed.delete(step.key);
+        const entry = this.#entries.get(id);
+        if (entry !== undefined) {
+          entry.state = 'cancelled';
+        }
+      }
+      return;
+    }
+    const id = this.#nextId++;
+    const common = {
+      id,
+      reactor,
+      position,
+      index: step.index,
+      idempotencyKey: step.idempotencyKey,
+    };
+    if (step.kind === 'park') {
+      this.#entries.set(id, {
+        ...common,
+        key: undefined,
+        effect: step.effect,
+        dueAt: undefined,
+        state: 'parked',
+        attempts: 0,
+        lastError: step.error,
+        invalid: true,
+      });
+      return;
+    }
+    const scheduled = step.dueAt !== undefined && step.dueAt > this.watermark(reactor);
+    this.#entries.set(id, {
+      ...common,
+      key: step.key,
+      effect: step.effect as JsonValue,
+      dueAt: step.dueAt,
+      state: scheduled ? 'scheduled' : 'ready',
+      attempts: 0,
+      lastError: '',
+      invalid: false,
+    });
+    if (scheduled && step.key !== undefined) {
+      keyed.set(step.key, id);
+    }
+  }
+
+  /** Released effects whose time has come by `now` (ms epoch), in (dueAt, id) order. */
+  ready(now: number): BookEntry[] {
+    const due = [...this.#entries.values()].filter(
+      (entry) => (entry.state === 'ready' || entry.state === 'retrying') && orderOf(entry) <= now,
+    );
+    return due.sort((a, b) => orderOf(a) - orderOf(b) || a.id - b.id);
+  }
+
+  /** Records a successful attempt. */
+  succeeded(id: number): void {
+    const entry = this.#entries.get(id);
+    if (entry !== undefined) {
+      entry.attempts += 1;
+      entry.state = 'done';
+    }
+  }
+
+  /** Records a failed attempt at `now`: retrying later, or parked once attempts are used up. */
+  failed(id: number, error: string, policy: RetryPolicy, now: number, random?: () => number): void {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) {
+      return;
+    }
+    entry.attempts += 1;
+    entry.lastError = error;
+    const next = afterFailure(policy, entry.attempts, random);
+    if (next.kind === 'park') {
+      entry.state = 'parked';
+    } else {
+      entry.state = 'retrying';
+      entry.dueAt = now + next.delayMs;
+    }
+  }
+
+  /** `effects retry`: parked effects run again with a fresh round of attempts. */
+  retry(ids: readonly number[], now: number): EffectsChange {
+    return this.#change(ids, (entry) => {
+      if (entry.invalid) {
+        return `the effect is invalid: ${entry.lastError}; skip it`;
+      }
+      entry.state = 'ready';
+      entry.attempts = 0;
+      entry.dueAt = now;
+      return undefined;
+    });
+  }
+
+  /** `effects skip`: parked effects are dropped (cancelled). */
+  skip(ids: readonly number[]): EffectsChange {
+    return this.#change(ids, (entry) => {
+      entry.state = 'cancelled';
+      return undefined;
+    });
+  }
+
+  #change(
+    ids: readonly number[],
+    act: (entry: Mutable<BookEntry>) => string | undefined,
+  ): EffectsChange {
+    const changed: number[] = [];
+    const refused: { id: number; reason: string }[] = [];
+    for (const id of ids) {
+      const entry = this.#entries.get(id);
+      const reason =
+        entry === undefined
+          ? 'no such effect'
+          : entry.state !== 'parked'
+            ? `the effect is ${entry.state}, not parked`
+            : act(entry);
+      if (reason === undefined) {
+        changed.push(id);
+      } else {
+        refused.push({ id, reason });
+      }
+    }
+    return { changed, refused };
+  }
+
+  /** Every entry, by id (copies). */
+  entries(): BookEntry[] {
+    return [...this.#entries.values()].map((entry) => ({ ...entry }));
+  }
+
+  /** The `effects --json` report of this book. */
+  report(): EffectsReport {
+    const counts = new Map<
+      string,
+      { name: string; pending: number; parked: number; done: number }
+    >();
+    const parked: Mutable<EffectsReport['parked'][number]>[] = [];
+    for (const entry of this.#entries.values()) {
+      const row = counts.get(entry.reactor) ?? {
+        name: entry.reactor,
+        pending: 0,
+        parked: 0,
+        done: 0,
+      };
+      counts.set(entry.reactor, row);
+      if (entry.state === 'scheduled' || entry.state === 'ready' || entry.state === 'retrying') {
+        row.pending += 1;
+      } else if (entry.state === 'done') {
+        row.done += 1;
+      } else if (entry.state === 'parked') {
+        row.parked += 1;
+        const { id, reactor, idempotencyKey, attempts, lastError, effect } = entry;
+        parked.push({ id, reactor, idempotencyKey, attempts, lastError, effect });
+      }
+    }
+    const reactors = [...counts.values()].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    return { reactors, parked };
+  }
+}

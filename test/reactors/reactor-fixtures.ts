@@ -1,0 +1,12 @@
+import type { Change } from '../../src/reactors/reactor-types.js';
+import { events } from '../../src/testing/plain-builders.js';
+
+/** A change for `participantSent` at `position`, received at `receivedAt` (ms) or a bare line. */
+export const changeAt = (position: number, receivedAt: number | undefined): Change => ({
+  event: events.participantSent(),
+  position,
+  receivedAt: receivedAt === undefined ? undefined : new Date(receivedAt).toISOString(),
+  deliveryId: undefined,
+  before: {},
+  after: {},
+});
