@@ -1,4 +1,5 @@
 import type { ProjectionState } from '../projections/projection-state.js';
+import type { Change } from '../reactors/reactor-types.js';
 import type { AuditTrail } from './audit-trail.js';
 import type { EventLog } from './event-log.js';
 import type { QuarantineEntry, QuarantineReason } from './quarantine.js';
@@ -17,6 +18,13 @@ export interface ProjectorOptions {
   readonly audit?: boolean;
   /** Decode events in strict mode (unknown members rejected). Default `false`. */
   readonly strict?: boolean;
+  /**
+   * Called after each *applied* event (not a no-op, duplicate, conflict,
+   * invalid event or bad line) with the views it touched before and after:
+   * what reactors react to. When unset the projector reads no views for it.
+   * It must not throw (a throw propagates out of `apply`/`replay`).
+   */
+  readonly onApplied?: (change: Change) => void;
 }
 
 /** Where a projector starts from (see `restoreProjector` for snapshots). */
@@ -83,6 +91,8 @@ export interface LiveEvent {
   readonly position: number;
   readonly event: unknown;
   readonly receivedAt?: string;
+  /** The delivery id it was stored under, if any (passed on to `onApplied`). */
+  readonly deliveryId?: string;
   /** The received text, kept (truncated) if the event is quarantined. */
   readonly raw?: string;
 }

@@ -7,6 +7,7 @@ import { applySignRequestSnapshot, type SnapshotOrigin } from '../projections/lo
 import { initialState, type ProjectionState } from '../projections/projection-state.js';
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
 import { WorkingCopy } from '../projections/working-copy.js';
+import type { Change } from '../reactors/reactor-types.js';
 import type { SignRequest } from '../sign-request/sign-request.js';
 import * as results from './apply-results.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
@@ -34,13 +35,13 @@ import {
 } from './quarantine.js';
 import { checkPosition } from './read-position.js';
 import { replayRecords } from './replay-records.js';
+import { changeOf, touchedViewsOf } from './touched-views.js';
 
 /**
- * The embedded projection engine: applies log records one at a time (live) or
- * replays a log (bulk) through the core reducers, at O(1) per event either way.
- * Keeps a checkpoint (last processed position: re-applying at or below it is a
- * no-op; a file's bad line never moves it, see `docs/log-format.md`), a
- * quarantine of bad records, audit trails, and counters.
+ * The embedded projection engine: applies log records one at a time (live) or replays a log
+ * (bulk) through the core reducers, at O(1) per event either way. Keeps a checkpoint (last
+ * processed position: re-applying at or below it is a no-op; a file's bad line never moves it,
+ * see `docs/log-format.md`), a quarantine of bad records, audit trails, and counters.
  */
 export class Projector {
   readonly #copy: WorkingCopy;
@@ -50,20 +51,20 @@ export class Projector {
   readonly #quarantine: QuarantineEntry[];
   #checkpoint: number;
   /**
-   * The last bad line quarantined above the checkpoint. A bad line that
-   * shares its position with the entry after it (`sharesPosition`, a file's)
-   * does not move the checkpoint, so a replay resumed from the checkpoint
-   * meets it again: it and the bad lines before it are passed over. Rebuilt
-   * from the quarantine on restore.
+   * The last bad line quarantined above the checkpoint: one sharing its position with the next
+   * entry (a file's) does not move the checkpoint, so a resumed replay meets it again and passes
+   * it and the bad lines before it over. Rebuilt from the quarantine on restore.
    */
   #badLineAhead: BadLineAhead | undefined;
   #incompleteTail: { readonly position: number; readonly line: number } | undefined;
   #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
+  readonly #onApplied: ((change: Change) => void) | undefined;
 
   constructor(options: ProjectorOptions = {}, start?: ProjectorStart) {
     this.#copy = new WorkingCopy(start?.state ?? initialState());
     this.#policy = options.policy ?? 'skip';
     this.#decodeOptions = { strict: options.strict ?? false };
+    this.#onApplied = options.onApplied;
     this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
     this.#quarantine = [...(start?.quarantine ?? [])];
     this.#checkpoint = start?.checkpoint ?? 0;
@@ -82,9 +83,9 @@ export class Projector {
   }
 
   /**
-   * Applies one event received live. Same rules and result as replaying it
-   * from a log. Throws `RangeError` if `position` is not a non-negative safe
-   * integer: positions come from the log, so that is a programming error.
+   * Applies one event received live. Same rules and result as replaying it from a log. Throws
+   * `RangeError` if `position` is not a non-negative safe integer: positions come from the log,
+   * so that is a programming error.
    */
   apply(live: LiveEvent): Result<ApplyResult, Halted> {
     checkPosition(live.position, 'position', 0);
@@ -98,20 +99,18 @@ export class Projector {
   }
 
   /**
-   * The unterminated last line met by the latest read, if it is still the
-   * last thing read: a write in progress on a live log, or one cut short by a
-   * crash. It was neither applied nor quarantined, and the checkpoint stays
-   * before it, so a later replay picks the line up once it is complete.
+   * The unterminated last line met by the latest read, if it is still the last thing read: a
+   * write in progress on a live log, or one cut short by a crash. It was neither applied nor
+   * quarantined, and the checkpoint stays before it, so a later replay picks it up once complete.
    */
   incompleteTail(): { readonly position: number; readonly line: number } | undefined {
     return this.#incompleteTail;
   }
 
   /**
-   * Replays a log from the record after the checkpoint (up to `until`).
-   * Memory stays bounded by the projection: the log is streamed in batches.
-   * A checkpoint past the log's last position is refused (`checkpoint-past-log`)
-   * before anything is applied: every record would be skipped as already applied.
+   * Replays a log from the record after the checkpoint (up to `until`). Memory stays bounded by
+   * the projection: the log is streamed in batches. A checkpoint past the log's last position is
+   * refused (`checkpoint-past-log`) before anything is applied: every record would be skipped.
    */
   async replay(
     log: ReadableLog,
@@ -142,6 +141,11 @@ export class Projector {
     return this.#process(record.position, record.line, record.receivedAt, record.event, record);
   }
 
+  #noOp(): Result<ApplyResult, Halted> {
+    this.#stats.noOps += 1;
+    return results.NO_OP;
+  }
+
   #alreadyApplied(): Result<ApplyResult, Halted> {
     this.#stats.alreadyApplied += 1;
     return results.ALREADY_APPLIED;
@@ -153,7 +157,7 @@ export class Projector {
     receivedAt: string | undefined,
     value: unknown,
     // Read only to quarantine: a log read with `lazyRaw` builds the text on demand.
-    source: { readonly raw?: string | undefined },
+    source: { readonly raw?: string | undefined; readonly deliveryId?: string | undefined },
   ): Result<ApplyResult, Halted> {
     if (position <= this.#checkpoint) return this.#alreadyApplied();
     this.#incompleteTail = undefined;
@@ -163,23 +167,23 @@ export class Projector {
       return this.#reject(position, line, raw, invalidEvent(decoded.error));
     }
     const event = decoded.value;
+    // Views are read only when someone listens: a plain replay pays one test.
+    const notify = this.#onApplied;
+    const before = notify && touchedViewsOf(this.#copy, event);
     const outcome = applyEvent(this.#copy, event);
     if (typeof outcome === 'object') {
-      const rejected = this.#reject(
-        position,
-        line,
-        source.raw ?? rawTextOf(value),
-        conflicting(outcome),
-      );
+      const raw = source.raw ?? rawTextOf(value);
+      const rejected = this.#reject(position, line, raw, conflicting(outcome));
       // A halted position is processed again on resume: record it only once it is final.
       if (rejected.isOk()) this.#audit?.record(event, position, receivedAt, outcome.kind);
       return rejected;
     }
     this.#audit?.record(event, position, receivedAt, outcome);
     this.#advance(position);
-    if (outcome === 'applied') this.#stats.applied += 1;
-    else this.#stats.noOps += 1;
-    return outcome === 'applied' ? results.APPLIED : results.NO_OP;
+    if (outcome !== 'applied') return this.#noOp();
+    this.#stats.applied += 1;
+    if (before) notify?.(changeOf(this.#copy, event, position, receivedAt, source, before));
+    return results.APPLIED;
   }
 
   #reject(
@@ -221,12 +225,10 @@ export class Projector {
   }
 
   /**
-   * Runs `read` on the current projections without publishing them, for a
-   * one-off summary such as counts: no freezing and no copy, where `state()`
-   * freezes every record written since the last call (~50 ms for 30,000 new
-   * sign requests). `read` must not keep the state, or anything in it, beyond
-   * the call, nor change it (the types are read-only): later events change it
-   * in place. Use `state()` for anything kept.
+   * Runs `read` on the current projections without publishing them, for a one-off summary such
+   * as counts: no freezing and no copy, where `state()` freezes every record written since the
+   * last call (~50 ms for 30,000 new sign requests). `read` must neither keep nor change the
+   * state or anything in it (later events change it in place); use `state()` for anything kept.
    */
   peekState<T>(read: (state: ProjectionState) => T): T {
     return this.#copy.peek(read);
