@@ -8,6 +8,7 @@
  */
 
 export { buildEvent, events } from './assert-builders.js';
+export type { WhenOptions } from './effects-check.js';
 export type {
   BuildEvent,
   Builder,

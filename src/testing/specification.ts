@@ -27,7 +27,9 @@ import {
   templateId,
 } from '../index.js';
 import { plural } from '../plural.js';
+import type { Reactor, ReactorDefinition } from '../reactors/reactor-types.js';
 import { describeEvents, show } from './describe-events.js';
+import { changeBetween, checkEffects, type WhenOptions } from './effects-check.js';
 import { mismatchedMembers, pickNamed } from './partial-match.js';
 
 /** An event as a test may give it: built or decoded, a wire object, or wire JSON text. */
@@ -73,8 +75,11 @@ export interface StateChecks<Self> {
 export interface Given extends StateChecks<Given> {
   /** The state the given events fold to. */
   readonly state: ProjectionState;
-  /** Applies `event` to the given state with `reduce`. */
-  when(event: EventInput): When;
+  /**
+   * Applies `event` to the given state with `reduce`, at position n + 1 after
+   * n given events, received at `options.receivedAt` (a bare line without).
+   */
+  when(event: EventInput, options?: WhenOptions): When;
 }
 
 /** The outcome of the event under test. */
@@ -89,6 +94,11 @@ export interface When extends StateChecks<When> {
   thenNoOp(): When;
   /** The event applied and changed the state. */
   thenApplied(): When;
+  /**
+   * `reactor.react` returned exactly `expected` (deep-equal) for the event
+   * under test; `[]` when the event did not apply (react is not called then).
+   */
+  thenEffects(reactor: Reactor | ReactorDefinition, expected: readonly unknown[]): When;
 }
 
 const fail = (message: string, extra: { actual?: unknown; expected?: unknown } = {}): never => {
@@ -171,12 +181,18 @@ export const given = (...history: readonly EventInput[]): Given => {
   const spec: Given = {
     state,
     ...stateChecks(state, story, () => spec),
-    when: (input) => whenEvent(state, past, decodeInput(input, 'the event under test')),
+    when: (input, options = {}) =>
+      whenEvent(state, past, decodeInput(input, 'the event under test'), options),
   };
   return spec;
 };
 
-const whenEvent = (before: ProjectionState, past: readonly SignEvent[], event: SignEvent): When => {
+const whenEvent = (
+  before: ProjectionState,
+  past: readonly SignEvent[],
+  event: SignEvent,
+  options: WhenOptions,
+): When => {
   const result = reduce(before, event);
   const after = result.isOk() ? result.value : before;
   const story = () =>
@@ -209,6 +225,14 @@ const whenEvent = (before: ProjectionState, past: readonly SignEvent[], event: S
       if (result.isErr() || result.value !== before) {
         fail(`expected a no-op, but the event ${outcome()}\n${story()}`);
       }
+      return spec;
+    },
+    thenEffects: (reactor, expected) => {
+      const applied = result.isOk() && result.value !== before;
+      const change = applied
+        ? changeBetween(before, after, event, past.length + 1, options)
+        : undefined;
+      checkEffects(reactor, change, expected, story);
       return spec;
     },
     thenApplied: () => {
