@@ -68,6 +68,18 @@ describe('TimerBook', () => {
     expect(book.ready(T + 100).map((e) => e.id)).toEqual([3, 2]);
   });
 
+  it('does not hold back later effects of the same sign request behind a retrying or parked one', () => {
+    const book = new TimerBook();
+    apply(book, 1, T, [{ type: 'crm', request: 1000 }]);
+    book.failed(1, 'down', policy, T, () => 1);
+    apply(book, 2, T + 1, [{ type: 'crm', request: 1000 }]);
+    expect(book.ready(T + 1).map((e) => e.id)).toEqual([2]);
+    book.failed(1, 'down', policy, T + 200);
+    apply(book, 3, T + 2, [{ type: 'crm', request: 1000 }]);
+    expect(book.entries()[0]?.state).toBe('parked');
+    expect(book.ready(T + 2).map((e) => e.id)).toEqual([2, 3]);
+  });
+
   it('refuses to retry an invalid parked effect but skips it', () => {
     const book = new TimerBook();
     apply(book, 1, undefined, [{ type: 'x', after: 1 }]);
