@@ -113,6 +113,7 @@ export type {
   Reactor,
   ReactorDefinition,
   RetryPolicy,
+  SqlEffects,
   SqlStatement,
   TouchedViews,
 } from './reactors/reactor-types.js';

@@ -154,6 +154,7 @@ export type {
   Reactor,
   ReactorDefinition,
   RetryPolicy,
+  SqlEffects,
   SqlStatement,
   TouchedViews,
 } from './reactors/reactor-types.js';

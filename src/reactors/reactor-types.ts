@@ -84,6 +84,12 @@ export interface SqlStatement {
   readonly values?: readonly JsonValue[];
 }
 
+/** SQL effects by effect type: each turns an effect into the statement to run. */
+export interface SqlEffects {
+  /** The statement for an effect of this type. */
+  readonly [effectType: string]: (effect: Effect) => SqlStatement;
+}
+
 /** What `defineReactor` takes. */
 export interface ReactorDefinition {
   /** Unique among the reactors of one process; `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`. */
@@ -99,14 +105,19 @@ export interface ReactorDefinition {
    * by effect type: exactly once, never timed. The file engine refuses a
    * reactor that has any.
    */
-  readonly sql?: { readonly [effectType: string]: (effect: Effect) => SqlStatement };
+  readonly sql?: SqlEffects;
 }
 
 /** A validated reactor (see `defineReactor`). */
 export interface Reactor {
+  /** The checked name (part of every idempotency key). */
   readonly name: string;
+  /** The definition's `react`. */
   readonly react: ReactorDefinition['react'];
+  /** The definition's `execute`; `undefined` when every effect is SQL. */
   readonly execute: ReactorDefinition['execute'];
+  /** The retry policy, defaults filled in. */
   readonly retry: RetryPolicy;
-  readonly sql: NonNullable<ReactorDefinition['sql']> | undefined;
+  /** The definition's SQL effects, if any. */
+  readonly sql: SqlEffects | undefined;
 }
