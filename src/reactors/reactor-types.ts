@@ -55,6 +55,24 @@ export interface CancelEffect {
   readonly key: string;
 }
 
+/**
+ * The least of an abort signal these types rely on, for a program compiled
+ * without the DOM or Node libraries (an edge function), where `AbortSignal`
+ * is not declared.
+ */
+export interface MinimalAbortSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+}
+
+/**
+ * `AbortSignal` where the program's libraries declare it (so it can be given
+ * to `fetch`), else {@link MinimalAbortSignal}: the runtimes pass a real one.
+ */
+export type ShutdownSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } }
+  ? S
+  : MinimalAbortSignal;
+
 /** What `execute` gets besides the effect. */
 export interface EffectContext {
   /**
@@ -65,7 +83,7 @@ export interface EffectContext {
   /** Counted from 1. */
   readonly attempt: number;
   /** Fires at shutdown: an `execute` that honours it lets the process stop sooner. */
-  readonly signal: AbortSignal;
+  readonly signal: ShutdownSignal;
 }
 
 /** Bounded retries with exponential backoff and jitter (see `retryDelayBounds`). */
