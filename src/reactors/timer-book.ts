@@ -39,6 +39,13 @@ export class TimerBook {
   readonly #entries = new Map<number, Mutable<BookEntry>>();
   /** reactor → key → id of its scheduled (cancellable) entry. */
   readonly #scheduledByKey = new Map<string, Map<string, number>>();
+  /**
+   * reactor → its scheduled entries, and every ready or retrying entry: a
+   * release and `ready` look only at these, so their cost follows the live
+   * timers and runnable effects, not the history the book has kept.
+   */
+  readonly #scheduled = new Map<string, Set<Mutable<BookEntry>>>();
+  readonly #runnable = new Set<Mutable<BookEntry>>();
   readonly #watermarks = new Map<string, number>();
   #nextId = 1;
 
@@ -58,13 +65,26 @@ export class TimerBook {
     }
     this.#watermarks.set(reactor, upTo);
     const keyed = this.#scheduledByKey.get(reactor);
-    for (const entry of this.#entries.values()) {
-      if (entry.reactor === reactor && entry.state === 'scheduled' && (entry.dueAt ?? 0) <= upTo) {
-        entry.state = 'ready';
+    for (const entry of this.#scheduled.get(reactor) ?? []) {
+      // A scheduled entry always has a time: an untimed one is ready at once.
+      if ((entry.dueAt as number) <= upTo) {
+        this.#moveTo(entry, 'ready');
         if (entry.key !== undefined && keyed?.get(entry.key) === entry.id) {
           keyed.delete(entry.key);
         }
       }
+    }
+  }
+
+  /** Sets an entry's state, keeping the scheduled and runnable sets in step with it. */
+  #moveTo(entry: Mutable<BookEntry>, state: EffectState): void {
+    if (entry.state === 'scheduled') this.#scheduled.get(entry.reactor)?.delete(entry);
+    entry.state = state;
+    if (state === 'ready' || state === 'retrying') this.#runnable.add(entry);
+    else this.#runnable.delete(entry);
+    if (state === 'scheduled') {
+      const scheduled = this.#scheduled.get(entry.reactor) ?? new Set();
+      this.#scheduled.set(entry.reactor, scheduled.add(entry));
     }
   }
 
@@ -87,7 +107,7 @@ export class TimerBook {
         keyed.delete(step.key);
         const entry = this.#entries.get(id);
         if (entry !== undefined) {
-          entry.state = 'cancelled';
+          this.#moveTo(entry, 'cancelled');
         }
       }
       return;
@@ -114,7 +134,7 @@ export class TimerBook {
       return;
     }
     const scheduled = step.dueAt !== undefined && step.dueAt > this.watermark(reactor);
-    this.#entries.set(id, {
+    const entry: Mutable<BookEntry> = {
       ...common,
       key: step.key,
       effect: step.effect as JsonValue,
@@ -123,7 +143,9 @@ export class TimerBook {
       attempts: 0,
       lastError: '',
       invalid: false,
-    });
+    };
+    this.#entries.set(id, entry);
+    this.#moveTo(entry, entry.state);
     if (scheduled && step.key !== undefined) {
       keyed.set(step.key, id);
     }
@@ -131,9 +153,7 @@ export class TimerBook {
 
   /** Released effects whose time has come by `now` (ms epoch), in (dueAt, id) order. */
   ready(now: number): BookEntry[] {
-    const due = [...this.#entries.values()].filter(
-      (entry) => (entry.state === 'ready' || entry.state === 'retrying') && orderOf(entry) <= now,
-    );
+    const due = [...this.#runnable].filter((entry) => orderOf(entry) <= now);
     return due.sort((a, b) => orderOf(a) - orderOf(b) || a.id - b.id);
   }
 
@@ -142,7 +162,7 @@ export class TimerBook {
     const entry = this.#entries.get(id);
     if (entry !== undefined) {
       entry.attempts += 1;
-      entry.state = 'done';
+      this.#moveTo(entry, 'done');
     }
   }
 
@@ -156,10 +176,10 @@ export class TimerBook {
     entry.lastError = error;
     const next = afterFailure(policy, entry.attempts, random);
     if (next.kind === 'park') {
-      entry.state = 'parked';
+      this.#moveTo(entry, 'parked');
     } else {
-      entry.state = 'retrying';
       entry.dueAt = now + next.delayMs;
+      this.#moveTo(entry, 'retrying');
     }
   }
 
@@ -169,9 +189,9 @@ export class TimerBook {
       if (entry.invalid) {
         return `the effect is invalid: ${entry.lastError}; skip it`;
       }
-      entry.state = 'ready';
       entry.attempts = 0;
       entry.dueAt = now;
+      this.#moveTo(entry, 'ready');
       return undefined;
     });
   }
@@ -179,7 +199,7 @@ export class TimerBook {
   /** `effects skip`: parked effects are dropped (cancelled). */
   skip(ids: readonly number[]): EffectsChange {
     return this.#change(ids, (entry) => {
-      entry.state = 'cancelled';
+      this.#moveTo(entry, 'cancelled');
       return undefined;
     });
   }
