@@ -42,8 +42,6 @@ export interface ReactionPlan {
   readonly steps: readonly PlanStep[];
 }
 
-type ItemOutcome = PlanStep | readonly PlanStep[];
-
 const park = (
   reactor: Reactor,
   position: number,
@@ -58,35 +56,35 @@ const park = (
   error,
 });
 
+const BARE_LINE = 'a timed effect on a bare line (the event has no receivedAt)';
+
 const dueAtOf = (
   item: Effect,
   receivedAt: number | undefined,
 ): { ok: true; dueAt: number | undefined } | { ok: false; error: string } => {
   const hasAfter = item.after !== undefined;
   const hasAt = item.at !== undefined;
+  if (!hasAfter && !hasAt) {
+    return { ok: true, dueAt: undefined };
+  }
   if (hasAfter && hasAt) {
     return { ok: false, error: 'the effect has both after and at' };
   }
-  if (hasAfter) {
-    if (typeof item.after !== 'number' || !Number.isFinite(item.after) || item.after < 0) {
-      return { ok: false, error: 'after must be a finite number of milliseconds ≥ 0' };
-    }
-    if (receivedAt === undefined) {
-      return { ok: false, error: 'a timed effect on a bare line (the event has no receivedAt)' };
-    }
-    return { ok: true, dueAt: receivedAt + item.after };
+  if (
+    hasAfter &&
+    (typeof item.after !== 'number' || !Number.isFinite(item.after) || item.after < 0)
+  ) {
+    return { ok: false, error: 'after must be a finite number of milliseconds ≥ 0' };
   }
-  if (hasAt) {
-    const at = typeof item.at === 'string' ? Date.parse(item.at) : Number.NaN;
-    if (!Number.isFinite(at)) {
-      return { ok: false, error: 'at must be an ISO 8601 time' };
-    }
-    if (receivedAt === undefined) {
-      return { ok: false, error: 'a timed effect on a bare line (the event has no receivedAt)' };
-    }
-    return { ok: true, dueAt: at };
+  const at = hasAt && typeof item.at === 'string' ? Date.parse(item.at) : Number.NaN;
+  if (hasAt && !Number.isFinite(at)) {
+    return { ok: false, error: 'at must be an ISO 8601 time' };
   }
-  return { ok: true, dueAt: undefined };
+  // Even an absolute `at` needs the event's time: the watermark decides when it may fire.
+  if (receivedAt === undefined) {
+    return { ok: false, error: BARE_LINE };
+  }
+  return { ok: true, dueAt: hasAt ? at : receivedAt + (item.after as number) };
 };
 
 const sqlOf = (
@@ -128,35 +126,35 @@ const planItem = (
   receivedAt: number | undefined,
   item: unknown,
   index: number,
-): ItemOutcome => {
+): readonly PlanStep[] => {
   if (!isPlainJson(item)) {
-    return park(reactor, position, index, null, 'the effect is not plain JSON');
+    return [park(reactor, position, index, null, 'the effect is not plain JSON')];
   }
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-    return park(reactor, position, index, item, 'the effect is not an object');
+    return [park(reactor, position, index, item, 'the effect is not an object')];
   }
   const effect = item as Effect;
   if (typeof effect.type !== 'string') {
-    return park(reactor, position, index, item, 'the effect has no string type');
+    return [park(reactor, position, index, item, 'the effect has no string type')];
   }
   if (effect.key !== undefined && typeof effect.key !== 'string') {
-    return park(reactor, position, index, item, 'key must be a string');
+    return [park(reactor, position, index, item, 'key must be a string')];
   }
   if (effect.type === 'cancel') {
     return effect.key === undefined
-      ? park(reactor, position, index, item, 'a cancel without a key')
-      : { kind: 'cancel', key: effect.key };
+      ? [park(reactor, position, index, item, 'a cancel without a key')]
+      : [{ kind: 'cancel', key: effect.key }];
   }
   const due = dueAtOf(effect, receivedAt);
   if (!due.ok) {
-    return park(reactor, position, index, item, due.error);
+    return [park(reactor, position, index, item, due.error)];
   }
   const sql = sqlOf(reactor, effect);
   if (!sql.ok) {
-    return park(reactor, position, index, item, sql.error);
+    return [park(reactor, position, index, item, sql.error)];
   }
   if (sql.sql !== undefined && due.dueAt !== undefined) {
-    return park(reactor, position, index, item, 'an SQL effect cannot be timed');
+    return [park(reactor, position, index, item, 'an SQL effect cannot be timed')];
   }
   const enqueue: PlanStep = {
     kind: 'enqueue',
@@ -168,7 +166,7 @@ const planItem = (
     sql: sql.sql,
   };
   // Replacement is a cancel then an insert, so a store needs no special case.
-  return effect.key === undefined ? enqueue : [{ kind: 'cancel', key: effect.key }, enqueue];
+  return effect.key === undefined ? [enqueue] : [{ kind: 'cancel', key: effect.key }, enqueue];
 };
 
 /**
@@ -198,12 +196,7 @@ export const planReaction = (reactor: Reactor, change: Change): ReactionPlan => 
   }
   const steps: PlanStep[] = [];
   for (let index = 0; index < items.length; index += 1) {
-    const outcome = planItem(reactor, change.position, releaseUpTo, items[index], index);
-    if (Array.isArray(outcome)) {
-      steps.push(...outcome);
-    } else {
-      steps.push(outcome as PlanStep);
-    }
+    steps.push(...planItem(reactor, change.position, releaseUpTo, items[index], index));
   }
   return { ...base, steps };
 };
