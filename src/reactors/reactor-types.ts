@@ -115,15 +115,17 @@ export interface ReactorDefinition {
   /** Pure and synchronous: the effects of one applied event. */
   readonly react: (change: Change) => readonly (Effect | CancelEffect)[];
   /** Async and impure: performs one effect. A throw or a rejection is a failure. */
-  readonly execute?: (effect: Effect, context: EffectContext) => Promise<unknown> | unknown;
+  readonly execute?:
+    | ((effect: Effect, context: EffectContext) => Promise<unknown> | unknown)
+    | undefined;
   /** Partial: missing members take the documented defaults. */
-  readonly retry?: Partial<RetryPolicy>;
+  readonly retry?: Partial<RetryPolicy> | undefined;
   /**
    * Effects performed as SQL in the PostgreSQL projection transaction,
    * by effect type: exactly once, never timed. The file engine refuses a
    * reactor that has any.
    */
-  readonly sql?: SqlEffects;
+  readonly sql?: SqlEffects | undefined;
 }
 
 /** A validated reactor (see `defineReactor`). */

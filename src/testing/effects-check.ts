@@ -37,9 +37,6 @@ export const changeBetween = (
   after: touchedViewsOf(new WorkingCopy(after), event),
 });
 
-const isReactor = (value: Reactor | ReactorDefinition): value is Reactor =>
-  typeof value.retry === 'object' && value.retry !== null && 'maxAttempts' in value.retry;
-
 /**
  * Fails (an `AssertionError` with `actual`/`expected`, so runners show a
  * diff) unless `react` returns exactly `expected`. `change` is `undefined`
@@ -52,9 +49,8 @@ export const checkEffects = (
   expected: readonly unknown[],
   story: () => string,
 ): void => {
-  const reactor = isReactor(reactorOrDefinition)
-    ? reactorOrDefinition
-    : defineReactor(reactorOrDefinition);
+  // A reactor is a definition too: checking it again is cheap and needs no guess at which it is.
+  const reactor = defineReactor(reactorOrDefinition);
   let actual: unknown;
   try {
     actual = change === undefined ? [] : reactor.react(change);
