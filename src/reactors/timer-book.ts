@@ -4,33 +4,15 @@
  * effects with one, and the PostgreSQL adapter's SQL is tested against it.
  * Watermarks are per reactor (each keeps its own checkpoint).
  */
+import type { BookEntry, EffectState, Mutable, SavedBook } from './book-entry.js';
+import { reportOf } from './book-report.js';
 import type { EffectsChange, EffectsReport } from './effects-report.js';
 import type { PlanStep, ReactionPlan } from './plan-reaction.js';
 import type { JsonValue, RetryPolicy } from './reactor-types.js';
+
+export type { BookEntry, EffectState, SavedBook } from './book-entry.js';
+
 import { afterFailure } from './retry-policy.js';
-
-/** scheduled: a timer not yet released; ready: released; retrying: released, failed, waiting. */
-export type EffectState = 'scheduled' | 'ready' | 'retrying' | 'done' | 'parked' | 'cancelled';
-
-/** One effect in the book. */
-export interface BookEntry {
-  readonly id: number;
-  readonly reactor: string;
-  readonly position: number;
-  readonly index: number;
-  readonly idempotencyKey: string;
-  readonly key: string | undefined;
-  readonly effect: JsonValue | null;
-  /** ms epoch; `undefined` = immediate (orders before every timer). */
-  readonly dueAt: number | undefined;
-  readonly state: EffectState;
-  readonly attempts: number;
-  readonly lastError: string;
-  /** Parked by `planReaction` (never attempted): `retry` refuses it. */
-  readonly invalid: boolean;
-}
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const orderOf = (entry: BookEntry): number => entry.dueAt ?? Number.NEGATIVE_INFINITY;
 
@@ -47,7 +29,70 @@ export class TimerBook {
   readonly #scheduled = new Map<string, Set<Mutable<BookEntry>>>();
   readonly #runnable = new Set<Mutable<BookEntry>>();
   readonly #watermarks = new Map<string, number>();
+  /** Ids changed since the last {@link TimerBook.takeChanged}: what a store must write next. */
+  readonly #changed = new Set<number>();
   #nextId = 1;
+
+  /** A book holding `saved` (a store's journal, read back); nothing counts as changed. */
+  static restore(saved: SavedBook): TimerBook {
+    const book = new TimerBook();
+    for (const [reactor, upTo] of Object.entries(saved.watermarks)) {
+      book.#watermarks.set(reactor, upTo);
+    }
+    for (const entry of saved.entries) {
+      const copy: Mutable<BookEntry> = { ...entry };
+      book.#entries.set(copy.id, copy);
+      book.#moveTo(copy, copy.state);
+      if (copy.state === 'scheduled' && copy.key !== undefined) {
+        const keyed = book.#scheduledByKey.get(copy.reactor) ?? new Map<string, number>();
+        book.#scheduledByKey.set(copy.reactor, keyed.set(copy.key, copy.id));
+      }
+    }
+    let highest = 0;
+    for (const entry of saved.entries) highest = Math.max(highest, entry.id);
+    book.#nextId = Math.max(saved.nextId, highest + 1);
+    book.#changed.clear();
+    return book;
+  }
+
+  /** The id the next effect gets. */
+  get nextId(): number {
+    return this.#nextId;
+  }
+
+  /** Every reactor's watermark that has been set (ms epoch). */
+  watermarks(): Record<string, number> {
+    return Object.fromEntries(this.#watermarks);
+  }
+
+  /** Copies of the entries changed since the last call (by id), which then count as unchanged. */
+  takeChanged(): BookEntry[] {
+    const changed: BookEntry[] = [];
+    for (const id of this.#changed) {
+      const entry = this.#entries.get(id);
+      if (entry !== undefined) changed.push({ ...entry });
+    }
+    this.#changed.clear();
+    return changed.sort((a, b) => a.id - b.id);
+  }
+
+  /** When (ms epoch) a runnable or scheduled entry is next due; `undefined` when none waits. */
+  nextDueAt(): number | undefined {
+    let earliest: number | undefined;
+    const consider = (entry: BookEntry): void => {
+      const at = orderOf(entry);
+      if (earliest === undefined || at < earliest) earliest = at;
+    };
+    for (const entry of this.#runnable) consider(entry);
+    for (const scheduled of this.#scheduled.values())
+      for (const entry of scheduled) consider(entry);
+    return earliest;
+  }
+
+  /** Whether any effect is ready or retrying (runnable now or later), whatever its due time. */
+  hasRunnable(): boolean {
+    return this.#runnable.size > 0;
+  }
 
   /** The reactor's event-time watermark (ms epoch), or -∞ before any. */
   watermark(reactor: string): number {
@@ -78,6 +123,7 @@ export class TimerBook {
 
   /** Sets an entry's state, keeping the scheduled and runnable sets in step with it. */
   #moveTo(entry: Mutable<BookEntry>, state: EffectState): void {
+    this.#changed.add(entry.id);
     if (entry.state === 'scheduled') this.#scheduled.get(entry.reactor)?.delete(entry);
     entry.state = state;
     if (state === 'ready' || state === 'retrying') this.#runnable.add(entry);
@@ -131,6 +177,7 @@ export class TimerBook {
         lastError: step.error,
         invalid: true,
       });
+      this.#changed.add(id);
       return;
     }
     const scheduled = step.dueAt !== undefined && step.dueAt > this.watermark(reactor);
@@ -234,32 +281,6 @@ export class TimerBook {
 
   /** The `effects --json` report of this book. */
   report(): EffectsReport {
-    const counts = new Map<
-      string,
-      { name: string; pending: number; parked: number; done: number }
-    >();
-    const parked: Mutable<EffectsReport['parked'][number]>[] = [];
-    for (const entry of this.#entries.values()) {
-      const row = counts.get(entry.reactor) ?? {
-        name: entry.reactor,
-        pending: 0,
-        parked: 0,
-        done: 0,
-      };
-      counts.set(entry.reactor, row);
-      if (entry.state === 'scheduled' || entry.state === 'ready' || entry.state === 'retrying') {
-        row.pending += 1;
-      } else if (entry.state === 'done') {
-        row.done += 1;
-      } else if (entry.state === 'parked') {
-        row.parked += 1;
-        const { id, reactor, idempotencyKey, attempts, lastError, effect } = entry;
-        parked.push({ id, reactor, idempotencyKey, attempts, lastError, effect });
-      }
-    }
-    const reactors = [...counts.values()].sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    );
-    return { reactors, parked };
+    return reportOf(this.#entries.values());
   }
 }
