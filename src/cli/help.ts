@@ -14,13 +14,16 @@ Commands:
   pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, status, export, skip (see signfold pg --help)
   unlock LOG      remove the writer lock LOG.lock of a writer that is gone (see its --help)
   serve           receive webhook deliveries over HTTP into a log (--log FILE or --database URL)
+  react LOG       run reactors on a log: effects with retries, parking and timers (--reactors MODULE)
+  effects LOG     list reactor effects; effects retry|skip LOG ID... for parked ones
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
   --version       print the version
 
 Exit codes: 0 ok, 1 problems found (or halted, or not found), 2 usage or input error.
-LOG is never modified; only unlock touches its writer lock (and serve appends to --log FILE).`;
+LOG is never modified; only unlock touches its writer lock (and serve appends to --log FILE);
+react and effects keep reactor state beside it (LOG.reactors, LOG.reactors.lock).`;
 
 /** Help of each command, by name. */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
@@ -167,6 +170,51 @@ Options:
   -h, --help                show this help
 
 Exit codes: 0 written, 2 usage or input error.`,
+  react: `Usage: signfold react LOG --reactors MODULE [--drain] [--from end]
+
+Run reactors on a file log: call each reactor's react for every applied event
+past its checkpoint, and execute the effects it returns (retries with backoff,
+parking after maxAttempts, timers in event time). MODULE is an ES module whose
+default export is an array of reactors (defineReactor). Reactor state (each
+reactor's checkpoint and watermark, and the journal of effects) is kept in
+LOG.reactors under the lock LOG.reactors.lock: one react per log at a time.
+LOG itself is only read; serve may append to it meanwhile.
+
+Options:
+  --reactors MODULE  the reactors to run (one with SQL effects is refused:
+                     those need PostgreSQL, signfold pg work --reactors)
+  --drain            exit once every event is reacted to and no effect is due
+                     or retrying (timers not yet due stay in the journal);
+                     without it, follow appends until SIGINT or SIGTERM
+  --from end         a reactor without a checkpoint starts at the end of the
+                     log (default: at its start; the watermark keeps history
+                     from firing stale timers)
+  -h, --help         show this help
+
+SIGINT/SIGTERM: no new effect starts; running ones get 10 s to finish; the
+journal is written; exit 0. An effect cut short runs again, with the same
+idempotency key.
+
+Exit codes: 0 drained or stopped, 2 usage error, bad module, lock held by
+another react, or I/O error.`,
+  effects: `Usage: signfold effects LOG [--json]
+       signfold effects retry LOG ID... [--json]
+       signfold effects skip LOG ID... [--json]
+
+List the reactor effects of a file log (counts per reactor, and the parked
+effects with their last error), or act on parked effects: retry runs them
+again with a fresh round of attempts, skip drops them. retry and skip change
+LOG.reactors, so they are refused while signfold react runs on LOG.
+
+Options:
+  --json       print JSON: {"reactors":[{"name","pending","parked","done"}],
+               "parked":[{"id","reactor","idempotencyKey","attempts",
+               "lastError","effect"}]}; for retry and skip
+               {"changed":[ID...],"refused":[{"id","reason"}]}
+  -h, --help   show this help
+
+Exit codes: 0 ok, 1 some ids refused (unknown, not parked, or an invalid
+effect that can only be skipped), 2 usage or I/O error, or react is running.`,
   serve: `Usage: signfold serve (--log FILE | --database URL) [--port 8080] [--host 127.0.0.1]
                       [--secret-env NAME]... [--signature-header H] [--delivery-header H]
                       [--max-body BYTES] [--insecure-no-signature]

@@ -31,6 +31,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   pg: async (args, io) => (await import('./pg-command.js')).pgCommand(args, io),
   unlock: async (args, io) => (await import('./unlock-command.js')).unlockCommand(args, io),
   serve: async (args, io) => (await import('./serve-command.js')).serveCommand(args, io),
+  react: async (args, io) => (await import('./react-command.js')).reactCommand(args, io),
+  effects: async (args, io) => (await import('./effects-command.js')).effectsCommand(args, io),
 };
 
 const commandNamed = (name: string): Command | undefined =>

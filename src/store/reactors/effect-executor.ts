@@ -1,0 +1,119 @@
+/**
+ * Starts the ready effects of a {@link TimerBook} and records their
+ * outcomes, at most {@link MAX_IN_FLIGHT} at once. A slot is freed only once
+ * the outcome is journaled (`journaled(n)`), not when `execute` returns, so
+ * a crash repeats at most the effects that hold a slot.
+ */
+import { attemptEffect } from '../../reactors/attempt-effect.js';
+import { InFlightLimit } from '../../reactors/in-flight.js';
+import type { Effect, Reactor } from '../../reactors/reactor-types.js';
+import type { BookEntry, TimerBook } from '../../reactors/timer-book.js';
+
+/** Counters of one runner's attempts. */
+export interface ExecutionCounts {
+  readonly succeeded: number;
+  readonly failed: number;
+}
+
+/** Runs the book's ready effects for the reactors it knows (see the module comment). */
+export class EffectExecutor {
+  readonly #book: TimerBook;
+  readonly #reactors: ReadonlyMap<string, Reactor>;
+  readonly #limit = new InFlightLimit();
+  readonly #running = new Map<number, Promise<void>>();
+  readonly #controller = new AbortController();
+  readonly #now: () => number;
+  readonly #random: () => number;
+  readonly #onSettled: () => void;
+  #unjournaled = 0;
+  #succeeded = 0;
+  #failed = 0;
+
+  constructor(options: {
+    readonly book: TimerBook;
+    readonly reactors: readonly Reactor[];
+    readonly now: () => number;
+    readonly random: () => number;
+    /** Called after each outcome is recorded in the book (to wake the runner). */
+    readonly onSettled: () => void;
+  }) {
+    this.#book = options.book;
+    this.#reactors = new Map(options.reactors.map((reactor) => [reactor.name, reactor]));
+    this.#now = options.now;
+    this.#random = options.random;
+    this.#onSettled = options.onSettled;
+  }
+
+  /** Effects running now. */
+  get running(): number {
+    return this.#running.size;
+  }
+
+  /** Outcomes recorded in the book but not yet journaled. */
+  get unjournaled(): number {
+    return this.#unjournaled;
+  }
+
+  /** Attempts so far. */
+  counts(): ExecutionCounts {
+    return { succeeded: this.#succeeded, failed: this.#failed };
+  }
+
+  /** Whether `entry` belongs to a reactor of this process (others' effects wait for their own). */
+  owns(entry: BookEntry): boolean {
+    return this.#reactors.has(entry.reactor);
+  }
+
+  /** Starts ready effects in (due, id) order while slots are free; returns how many started. */
+  startReady(): number {
+    if (this.#controller.signal.aborted || this.#limit.available === 0) return 0;
+    let started = 0;
+    for (const entry of this.#book.ready(this.#now())) {
+      if (this.#running.has(entry.id) || !this.owns(entry)) continue;
+      if (!this.#limit.tryAcquire()) break;
+      this.#running.set(entry.id, this.#run(entry));
+      started += 1;
+    }
+    return started;
+  }
+
+  async #run(entry: BookEntry): Promise<void> {
+    const reactor = this.#reactors.get(entry.reactor) as Reactor;
+    const outcome = await attemptEffect(reactor, entry.effect as Effect, {
+      idempotencyKey: entry.idempotencyKey,
+      attempt: entry.attempts + 1,
+      signal: this.#controller.signal,
+    });
+    if (outcome.ok) {
+      this.#book.succeeded(entry.id);
+      this.#succeeded += 1;
+    } else {
+      this.#book.failed(entry.id, outcome.error, reactor.retry, this.#now(), this.#random);
+      this.#failed += 1;
+    }
+    this.#running.delete(entry.id);
+    this.#unjournaled += 1;
+    this.#onSettled();
+  }
+
+  /** Frees the slots of `count` outcomes now written to the journal. */
+  journaled(count: number): void {
+    this.#unjournaled -= count;
+    this.#limit.release(count);
+  }
+
+  /**
+   * Stops starting effects and fires `ctx.signal`; resolves once every
+   * running effect settled or `graceMs` passed, to the number still running.
+   */
+  async stop(graceMs: number): Promise<number> {
+    this.#controller.abort();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.allSettled([...this.#running.values()]), timeout]);
+    clearTimeout(timer);
+    return this.#running.size;
+  }
+}

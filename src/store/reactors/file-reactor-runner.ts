@@ -1,0 +1,208 @@
+/**
+ * Reactors on a file log: `signfold react`. The runner replays the log into
+ * a projector whose `onApplied` plans each reactor's reaction into a
+ * {@link TimerBook}, journals the book beside the log (`LOG.reactors`) under
+ * its own lock, and executes ready effects. Reactors keep their own
+ * checkpoints, so replaying or rebuilding projections never re-runs
+ * effects; an effect runs again only if a crash took it between its start
+ * and the journal line recording its outcome (at most `MAX_IN_FLIGHT`).
+ */
+import { stat } from 'node:fs/promises';
+import { err, ok, type Result } from 'neverthrow';
+import { createProjector } from '../../engine/projector.js';
+import type { EffectsReport } from '../../reactors/effects-report.js';
+import { planReaction } from '../../reactors/plan-reaction.js';
+import type { Change, Reactor } from '../../reactors/reactor-types.js';
+import { TimerBook } from '../../reactors/timer-book.js';
+import { readFileEventLog } from '../file-record-stream.js';
+import { EffectExecutor, type ExecutionCounts } from './effect-executor.js';
+import { openJournalWriter, readJournal } from './reactor-journal.js';
+import { acquireReactorLock } from './reactor-lock.js';
+import { WakeUp } from './wake-up.js';
+
+/** Options of {@link createFileReactorRunner}. */
+export interface FileReactorRunnerOptions {
+  readonly logPath: string;
+  readonly reactors: readonly Reactor[];
+  /** Where a reactor without a checkpoint starts: `start` (default) or `end` of the log. */
+  readonly from?: 'start' | 'end';
+  /** Return once everything is reacted to and no effect is due or retrying (default `false`: follow). */
+  readonly drain?: boolean;
+  /** How often to look for appends without `notify()` (default 200 ms). */
+  readonly pollMs?: number;
+  /** How long running effects may take to finish at shutdown (default 10,000 ms). */
+  readonly shutdownGraceMs?: number;
+  /** Wall clock, ms epoch (default `Date.now`). */
+  readonly now?: () => number;
+  /** Jitter source for retry delays (default `Math.random`). */
+  readonly random?: () => number;
+}
+
+/** What a run did. */
+export interface ReactorRunSummary extends ExecutionCounts {
+  /** Reactions planned (one per applied event and reactor past its checkpoint). */
+  readonly reactions: number;
+  /** Effects still running when the shutdown grace ran out (they run again next time). */
+  readonly abandoned: number;
+  readonly report: EffectsReport;
+}
+
+/** Why a run could not start or go on; `message` is one line. */
+export interface ReactorRunError {
+  readonly kind: 'locked' | 'io' | 'corrupt';
+  readonly message: string;
+}
+
+/** A runner (see {@link createFileReactorRunner}). */
+export interface FileReactorRunner {
+  /** Runs until `signal` aborts, or (with `drain`) until drained. Never rejects. */
+  run(signal?: AbortSignal): Promise<Result<ReactorRunSummary, ReactorRunError>>;
+  /** Says the log grew: look now rather than at the next poll. */
+  notify(): void;
+  /** The effects report of the state in memory (empty before `run`). */
+  report(): EffectsReport;
+}
+
+const DEFAULT_POLL_MS = 200;
+/** The documented bound on a shutdown's wait for running effects. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** Journal bytes appended after which the journal is compacted again. */
+const COMPACT_AFTER_BYTES = 64 * 1024 * 1024;
+
+/** A size and modification time that change when the log is appended to. */
+const logMark = async (path: string): Promise<string> => {
+  const info = await stat(path);
+  return `${info.size}:${info.mtimeMs}`;
+};
+
+/**
+ * The reactor runner of a file log. `run` takes `LOG.reactors.lock` (a
+ * second runner is refused), restores the journal, and reacts from each
+ * reactor's checkpoint: from the start of the log for a new reactor, or from
+ * its end with `from: 'end'`.
+ */
+export const createFileReactorRunner = (options: FileReactorRunnerOptions): FileReactorRunner => {
+  const now = options.now ?? Date.now;
+  const wake = new WakeUp();
+  let book = new TimerBook();
+  const run = async (signal?: AbortSignal) => {
+    const lock = await acquireReactorLock(options.logPath);
+    if (lock.isErr()) return err<never, ReactorRunError>(lock.error);
+    try {
+      const journal = await readJournal(options.logPath);
+      if (journal.isErr()) return err(journal.error);
+      book = TimerBook.restore(journal.value.book);
+      const writer = await openJournalWriter(options.logPath, journal.value);
+      if (writer.isErr()) return err(writer.error);
+      try {
+        return await runLoop(
+          options,
+          book,
+          { ...journal.value.positions },
+          writer.value,
+          wake,
+          now,
+          signal,
+        );
+      } finally {
+        await writer.value.close().catch(() => undefined);
+      }
+    } finally {
+      await lock.value.release();
+    }
+  };
+  return { run, notify: () => wake.wake(true), report: () => book.report() };
+};
+
+const runLoop = async (
+  options: FileReactorRunnerOptions,
+  book: TimerBook,
+  positions: Record<string, number>,
+  writer: import('./reactor-journal.js').JournalWriter,
+  wake: WakeUp,
+  now: () => number,
+  signal: AbortSignal | undefined,
+): Promise<Result<ReactorRunSummary, ReactorRunError>> => {
+  const { reactors, logPath } = options;
+  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+  const atEnd = new Set(
+    reactors
+      .filter((r) => positions[r.name] === undefined && options.from === 'end')
+      .map((r) => r.name),
+  );
+  for (const reactor of reactors) positions[reactor.name] ??= 0;
+  let reactions = 0;
+  const onApplied = (change: Change): void => {
+    for (const reactor of reactors) {
+      if (atEnd.has(reactor.name) || change.position <= (positions[reactor.name] ?? 0)) continue;
+      book.applyPlan(planReaction(reactor, change));
+      reactions += 1;
+    }
+  };
+  const projector = createProjector({ audit: false, onApplied });
+  const executor = new EffectExecutor({
+    book,
+    reactors,
+    now,
+    random: options.random ?? Math.random,
+    onSettled: () => wake.wake(),
+  });
+  let positionsMoved = false;
+  const flush = async (): Promise<void> => {
+    const completed = executor.unjournaled;
+    const entries = book.takeChanged();
+    if (entries.length === 0 && completed === 0 && !positionsMoved) return;
+    positionsMoved = false;
+    await writer.append({ nextId: book.nextId, positions, watermarks: book.watermarks(), entries });
+    executor.journaled(completed);
+    if (writer.appendedBytes > COMPACT_AFTER_BYTES) {
+      await writer.compact({
+        book: { entries: book.entries(), watermarks: book.watermarks(), nextId: book.nextId },
+        positions,
+      });
+    }
+  };
+  const onAbort = (): void => wake.wake();
+  signal?.addEventListener('abort', onAbort);
+  let seen: string | undefined;
+  let lookedAt = Number.NEGATIVE_INFINITY;
+  try {
+    while (signal?.aborted !== true) {
+      if (wake.takeNotified() || now() - lookedAt >= pollMs || seen === undefined) {
+        lookedAt = now();
+        const mark = await logMark(logPath);
+        if (mark !== seen) {
+          seen = mark;
+          const replayed = await projector.replay({ read: (o) => readFileEventLog(logPath, o) });
+          if (replayed.isErr()) throw new Error(replayed.error.message);
+          for (const reactor of reactors) {
+            const before = positions[reactor.name] ?? 0;
+            positions[reactor.name] = Math.max(before, projector.checkpoint);
+            positionsMoved ||= positions[reactor.name] !== before;
+          }
+          atEnd.clear();
+        }
+      }
+      // Every stored event is reacted to: the watermark is the wall clock.
+      const clock = now();
+      for (const reactor of reactors) book.release(reactor.name, clock);
+      executor.startReady();
+      await flush();
+      const runnable = book.ready(Number.POSITIVE_INFINITY).some((entry) => executor.owns(entry));
+      if (options.drain === true && executor.running === 0 && !runnable) break;
+      const due = book.nextDueAt();
+      const waitMs = Math.min(pollMs, due === undefined ? pollMs : Math.max(0, due - now()));
+      await wake.wait(waitMs);
+    }
+    const abandoned = await executor.stop(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+    await flush();
+    return ok({ reactions, abandoned, ...executor.counts(), report: book.report() });
+  } catch (cause) {
+    // The log vanished, became unreadable, or shrank below the projector's checkpoint.
+    const message = cause instanceof Error ? cause.message : String(cause);
+    await executor.stop(0);
+    return err({ kind: 'io', message });
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+};
