@@ -13,6 +13,8 @@ import type { BookEntry, TimerBook } from '../../reactors/timer-book.js';
 export interface ExecutionCounts {
   readonly succeeded: number;
   readonly failed: number;
+  /** Attempts that failed after the shutdown fired `ctx.signal`: not counted, they run again. */
+  readonly interrupted: number;
 }
 
 /** Runs the book's ready effects for the reactors it knows (see the module comment). */
@@ -28,6 +30,7 @@ export class EffectExecutor {
   #unjournaled = 0;
   #succeeded = 0;
   #failed = 0;
+  #interrupted = 0;
 
   constructor(options: {
     readonly book: TimerBook;
@@ -56,7 +59,7 @@ export class EffectExecutor {
 
   /** Attempts so far. */
   counts(): ExecutionCounts {
-    return { succeeded: this.#succeeded, failed: this.#failed };
+    return { succeeded: this.#succeeded, failed: this.#failed, interrupted: this.#interrupted };
   }
 
   /** Whether `entry` belongs to a reactor of this process (others' effects wait for their own). */
@@ -87,6 +90,10 @@ export class EffectExecutor {
     if (outcome.ok) {
       this.#book.succeeded(entry.id);
       this.#succeeded += 1;
+    } else if (this.#controller.signal.aborted) {
+      // Cut short by the shutdown (ctx.signal), not failed: it stays due and runs again next
+      // time with the same key, without using up one of its attempts.
+      this.#interrupted += 1;
     } else {
       this.#book.failed(entry.id, outcome.error, reactor.retry, this.#now(), this.#random);
       this.#failed += 1;
