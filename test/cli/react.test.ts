@@ -15,6 +15,7 @@ import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { callsByKey, startHttpSink } from '../support/http-sink.js';
 import { firedReminders, storyEvents, writeStoryLog } from '../support/reactor-logs.js';
+import { forbiddenIn } from '../support/terminal-safety.js';
 import { CLI, ROOT, removeTempDirs, runCli, tempDir } from './cli-helpers.js';
 
 afterAll(removeTempDirs);
@@ -257,7 +258,7 @@ describe('signfold react', () => {
           },
         ],
       ]);
-      expect(run.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+      expect(forbiddenIn(run.stderr)).toEqual([]);
     } finally {
       await sink.close();
     }

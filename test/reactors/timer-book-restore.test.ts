@@ -59,7 +59,7 @@ describe('TimerBook.restore', () => {
     fc.assert(
       fc.property(plansArb, fc.integer({ min: 0, max: 40 }), (plans, split) => {
         const original = new TimerBook();
-        plans.slice(0, split).forEach((plan) => original.applyPlan(plan));
+        for (const plan of plans.slice(0, split)) original.applyPlan(plan);
         const restored = TimerBook.restore({
           entries: original.entries(),
           watermarks: original.watermarks(),
