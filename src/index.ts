@@ -200,6 +200,18 @@ export type { MemoryEventLog, MemoryEventLogOptions } from './store/memory-event
 export { createMemoryEventLog } from './store/memory-event-log.js';
 export type { LogLineContext } from './store/parse-log-line.js';
 export { parseLogLine } from './store/parse-log-line.js';
+export type { ExecutionCounts } from './store/reactors/effect-executor.js';
+export type {
+  FileReactorRunner,
+  FileReactorRunnerOptions,
+  ReactorRunError,
+  ReactorRunSummary,
+  StopSignal,
+} from './store/reactors/file-reactor-runner.js';
+export {
+  createFileReactorRunner,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+} from './store/reactors/file-reactor-runner.js';
 export { decodeSnapshot, encodeSnapshot } from './store/snapshot-checksum.js';
 export type { SnapshotFileError } from './store/snapshot-file.js';
 export { readSnapshotFile, writeSnapshotFile } from './store/snapshot-file.js';

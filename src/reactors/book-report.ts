@@ -3,8 +3,9 @@
  * parked effects. Written once, so the file engine and the test kit print
  * the same numbers.
  */
+
+import type { BookEntry } from './book-entry.js';
 import type { EffectsReport } from './effects-report.js';
-import type { BookEntry } from './timer-book.js';
 
 type Row = { name: string; pending: number; parked: number; done: number };
 

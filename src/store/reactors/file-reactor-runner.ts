@@ -53,10 +53,20 @@ export interface ReactorRunError {
   readonly message: string;
 }
 
+/**
+ * What stops a run: an `AbortSignal` (written structurally, so the
+ * declarations compile without the DOM or Node's types).
+ */
+export interface StopSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** A runner (see {@link createFileReactorRunner}). */
 export interface FileReactorRunner {
   /** Runs until `signal` aborts, or (with `drain`) until drained. Never rejects. */
-  run(signal?: AbortSignal): Promise<Result<ReactorRunSummary, ReactorRunError>>;
+  run(signal?: StopSignal): Promise<Result<ReactorRunSummary, ReactorRunError>>;
   /** Says the log grew: look now rather than at the next poll. */
   notify(): void;
   /** The effects report of the state in memory (empty before `run`). */
@@ -85,7 +95,7 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
   const now = options.now ?? Date.now;
   const wake = new WakeUp();
   let book = new TimerBook();
-  const run = async (signal?: AbortSignal) => {
+  const run = async (signal?: StopSignal) => {
     const lock = await acquireReactorLock(options.logPath);
     if (lock.isErr()) return err<never, ReactorRunError>(lock.error);
     try {
@@ -121,7 +131,7 @@ const runLoop = async (
   writer: import('./reactor-journal.js').JournalWriter,
   wake: WakeUp,
   now: () => number,
-  signal: AbortSignal | undefined,
+  signal: StopSignal | undefined,
 ): Promise<Result<ReactorRunSummary, ReactorRunError>> => {
   const { reactors, logPath } = options;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
