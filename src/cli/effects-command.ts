@@ -7,14 +7,21 @@ import type { EffectsChange, EffectsReport } from '../reactors/effects-report.js
 import { TimerBook } from '../reactors/timer-book.js';
 import { editJournal, type JournalEdit } from '../store/reactors/journal-edit.js';
 import { readJournal } from '../store/reactors/reactor-journal.js';
-import { booleanFlag, type OptionTable, parseCommandArgs } from './args.js';
+import {
+  booleanFlag,
+  type OptionTable,
+  type ParsedArgs,
+  parseCommandArgs,
+  stringFlag,
+} from './args.js';
 import { CliError, EXIT, type ExitCode, usageError } from './cli-error.js';
 import { type CliIO, writeJson, writeLines } from './cli-io.js';
 import { ensureReadableFile } from './log-source.js';
+import { DATABASE_OPTIONS } from './pg-pool.js';
 import { formatTable } from './table.js';
 
 /** The flags of `effects` (all three forms). */
-export const EFFECTS_OPTIONS: OptionTable = { json: { type: 'boolean' } };
+export const EFFECTS_OPTIONS: OptionTable = { json: { type: 'boolean' }, ...DATABASE_OPTIONS };
 
 /** An effect id as `effects` lists it: a positive decimal integer. */
 const idOf = (word: string): number => {
@@ -25,7 +32,7 @@ const idOf = (word: string): number => {
 
 const printReport = (report: EffectsReport, io: CliIO): void => {
   if (report.reactors.length === 0) {
-    writeLines(io.stdout, ['no reactor has run on this log']);
+    writeLines(io.stdout, ['no reactor has run here yet']);
     return;
   }
   const counts = report.reactors.map((row) => [
@@ -73,6 +80,42 @@ const printChange = (
   return change.refused.length === 0 ? EXIT.ok : EXIT.findings;
 };
 
+/** `effects [retry|skip] --database URL …`: the same output, from PostgreSQL. */
+const onDatabase = async (
+  parsed: ParsedArgs,
+  database: string,
+  json: boolean,
+  io: CliIO,
+): Promise<ExitCode> => {
+  const { effectsOnDatabase } = await import('./effects-postgres.js');
+  const [first, ...rest] = parsed.positionals;
+  if (first === 'retry' || first === 'skip') {
+    if (rest.length === 0) throw usageError('missing ID');
+    const ids = rest.map(idOf);
+    return effectsOnDatabase(
+      parsed,
+      database,
+      { kind: first, ids, print: (change) => printChange(first, change, io, json) },
+      io,
+    );
+  }
+  if (first !== undefined)
+    throw usageError(`unexpected argument '${first}' (a LOG does not go with --database)`);
+  return effectsOnDatabase(
+    parsed,
+    database,
+    {
+      kind: 'list',
+      print: (report) => {
+        if (json) writeJson(io.stdout, report);
+        else printReport(report, io);
+        return EXIT.ok;
+      },
+    },
+    io,
+  );
+};
+
 /**
  * Runs `effects` with `args` (the words after `effects`). Listing: exit 0.
  * `retry`/`skip`: exit 0 when every id was changed, 1 when some were refused
@@ -82,6 +125,14 @@ const printChange = (
 export const effectsCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const parsed = parseCommandArgs(args, EFFECTS_OPTIONS);
   const json = booleanFlag(parsed, 'json');
+  const database = stringFlag(parsed, 'database');
+  if (database !== undefined) return onDatabase(parsed, database, json, io);
+  if (
+    stringFlag(parsed, 'schema') !== undefined ||
+    stringFlag(parsed, 'connect-timeout') !== undefined
+  ) {
+    throw usageError('--schema and --connect-timeout go with --database URL');
+  }
   const [first, ...rest] = parsed.positionals;
   if (first === undefined) throw usageError('missing LOG');
   if (first === 'retry' || first === 'skip') {

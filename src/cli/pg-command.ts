@@ -6,6 +6,7 @@
 import { migrate } from '../postgres/index.js';
 import {
   booleanFlag,
+  choiceFlag,
   expectPositionals,
   integerFlag,
   type OptionTable,
@@ -22,6 +23,7 @@ import { pgSkip } from './pg-skip.js';
 import { pgStatus } from './pg-status.js';
 import type { PgTarget } from './pg-target.js';
 import { pgWork } from './pg-work.js';
+import { loadReactorModule } from './reactor-module.js';
 
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
   migrate: { ...DATABASE_OPTIONS, partitions: { type: 'string' } },
@@ -33,6 +35,8 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
     'poll-interval': { type: 'string' },
     lease: { type: 'string' },
     'worker-id': { type: 'string' },
+    reactors: { type: 'string' },
+    from: { type: 'string' },
   },
   status: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
   export: DATABASE_OPTIONS,
@@ -80,6 +84,14 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
   const workerId = stringFlag(parsed, 'worker-id');
   const skipAt = integerAtLeast(parsed, 'position', 1);
   if (sub === 'skip' && skipAt === undefined) throw usageError('pg skip: --position N is required');
+  const fromFlag2 = stringFlag(parsed, 'from');
+  const fromEnd =
+    fromFlag2 !== undefined && choiceFlag('--from', fromFlag2, ['start', 'end']) === 'end';
+  const modulePath = stringFlag(parsed, 'reactors');
+  if (fromFlag2 !== undefined && modulePath === undefined)
+    throw usageError('--from needs --reactors MODULE');
+  const reactors =
+    modulePath === undefined ? [] : await loadReactorModule(modulePath, 'pg work', 'allow-sql');
   const poolOptions = {
     connectTimeoutMs: connectTimeoutOf(parsed),
     origin: fromFlag === undefined ? ('DATABASE_URL' as const) : ('--database' as const),
@@ -108,7 +120,15 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
     return await pgWork(
       pool,
       target,
-      { drain: booleanFlag(parsed, 'drain'), batchSize, pollMs, leaseMs, workerId },
+      {
+        drain: booleanFlag(parsed, 'drain'),
+        batchSize,
+        pollMs,
+        leaseMs,
+        workerId,
+        reactors,
+        fromEnd,
+      },
       io,
     );
   });

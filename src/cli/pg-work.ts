@@ -8,10 +8,14 @@ import {
   type SqlPool,
   type WorkerProgress,
 } from '../postgres/index.js';
+import { startReactorsAtEnd } from '../postgres/reactors/reactor-start.js';
+import type { SchemaName } from '../postgres/schema-name.js';
+import type { Reactor } from '../reactors/reactor-types.js';
 import { type CliError, EXIT, type ExitCode } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
 import { postgresFailure } from './pg-failure.js';
 import type { PgTarget } from './pg-target.js';
+import { runWorkerEffects } from './pg-work-reactors.js';
 import { ReplayProgress } from './progress.js';
 import { projectionSummary } from './projection-summary.js';
 
@@ -22,6 +26,10 @@ export interface WorkOptions {
   readonly pollMs: number | undefined;
   readonly leaseMs: number | undefined;
   readonly workerId: string | undefined;
+  /** `--reactors MODULE`, loaded; empty without the flag. */
+  readonly reactors: readonly Reactor[];
+  /** `--from end`: reactors without a checkpoint start at the end of the log. */
+  readonly fromEnd: boolean;
 }
 
 /**
@@ -48,6 +56,7 @@ export const pgWork = async (
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
+    ...(options.reactors.length === 0 ? {} : { reactors: options.reactors }),
     onLostClaim: (partition) =>
       writeLines(io.stderr, [
         `signfold: partition ${partition} is now another worker's: this worker's batch of it was not written`,
@@ -55,6 +64,17 @@ export const pgWork = async (
   });
   if (created.isErr()) throw postgresFailure(created.error);
   const worker = created.value;
+  const reacting = options.reactors.length > 0;
+  if (reacting && options.fromEnd)
+    await startReactorsAtEnd(pool, worker.schema as SchemaName, options.reactors); // checked by createProjectionWorker
+  const effectsOf = (drain: boolean, signal: AbortSignal) =>
+    runWorkerEffects(
+      pool,
+      worker,
+      options.reactors,
+      { leaseMs: options.leaseMs ?? 10_000, pollMs: options.pollMs ?? 5000, drain, signal },
+      io,
+    );
   const progress = new ReplayProgress(io.stderr, io.now, worker.schema, 'projecting');
   let processed = 0;
   // Only a progress line needs the totals after each batch, and reading them
@@ -70,6 +90,10 @@ export const pgWork = async (
     const drained = await worker.drain(onBatch);
     progress.finish();
     if (drained.isErr()) throw await failed(worker, drained.error);
+    if (reacting) {
+      const ran = await effectsOf(true, new AbortController().signal);
+      if (ran.isErr()) throw postgresFailure(ran.error);
+    }
     writeLines(io.stdout, [projectionSummary(drained.value)]);
     return EXIT.ok;
   }
@@ -78,13 +102,18 @@ export const pgWork = async (
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    const effects = reacting ? effectsOf(false, stop.signal) : undefined;
     const followed = await followAppends(pool, worker, {
       signal: stop.signal,
       ...(options.pollMs === undefined ? {} : { pollIntervalMs: options.pollMs }),
       ...(onBatch === undefined ? {} : { onBatch }),
     });
+    // A projection failure stops the effects too: the worker exits, a supervisor restarts it.
+    stop.abort();
+    const ran = await effects;
     progress.finish();
     if (followed.isErr()) throw await failed(worker, followed.error);
+    if (ran?.isErr()) throw postgresFailure(ran.error);
     writeLines(io.stdout, [projectionSummary(followed.value)]);
     return EXIT.ok;
   } finally {

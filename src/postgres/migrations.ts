@@ -5,6 +5,7 @@
  */
 import { type MigrationSettings, version2 } from './migration-partitions.js';
 import { version3 } from './migration-skips.js';
+import { reactorTablesSql } from './reactors/migration-reactors.js';
 import type { SchemaName } from './schema-name.js';
 
 /** The two keys of the transaction-level advisory lock that serializes appends to one schema's events. */
@@ -122,9 +123,12 @@ CREATE TABLE ${s}.checkpoints (
 );
 `;
 
+/** Version 4: reactors (issue 17). */
+const version4 = (s: SchemaName): string => reactorTablesSql(s);
+
 /** Migration N is at index N - 1. */
 export const MIGRATIONS: readonly ((schema: SchemaName, settings: MigrationSettings) => string)[] =
-  [version1, version2, version3];
+  [version1, version2, version3, version4];
 
 /** The schema version this code reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -13,14 +13,17 @@
 import type { LogRecord } from '../engine/event-log.js';
 import { createProjector } from '../engine/projector.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
-import { wireId } from '../events/wire-id.js';
+import type { Reactor } from '../reactors/reactor-types.js';
+import { keysOf, minus } from './batch-keys.js';
 import { BatchWriteError } from './event-failure.js';
 import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-rows.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { leaseEnd } from './partition-leases.js';
 import { templateRowsOf } from './partition-templates.js';
-import { loadRecords, type RecordKeys, writeChanges } from './projection-tables.js';
+import { loadRecords, writeChanges } from './projection-tables.js';
 import { writeQuarantine } from './quarantine-table.js';
+import { ReactorBatch } from './reactors/reactor-batch.js';
+import { catchUpReactorsOnce } from './reactors/reactor-catch-up.js';
 import type { SchemaName } from './schema-name.js';
 import { checkOut, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
@@ -33,6 +36,8 @@ export interface BatchContext {
   readonly strict: boolean;
   /** Called between folding and writing (tests pause a worker there). */
   readonly onFolded?: ((partition: number) => void | Promise<void>) | undefined;
+  /** Reactors whose effects are enqueued in the batch's transaction (none: no reactor work at all). */
+  readonly reactors?: readonly Reactor[] | undefined;
 }
 
 /** What a batch did. */
@@ -59,39 +64,6 @@ interface PartitionRow {
 type PartitionEventRow = EventRow & { readonly partition: number };
 
 /**
- * The records a batch may read, keyed by the ids the decoder would read
- * (`wireId`): a member that is no id (`0.5`, `1e400`, a string) makes its
- * event invalid, so it names no record and is never sent as a key.
- */
-const keysOf = (records: readonly LogRecord[]): RecordKeys => {
-  const templates = new Set<number>();
-  const signRequests = new Set<number>();
-  const participantsOf = new Set<number>();
-  for (const record of records) {
-    if (record.kind !== 'entry') continue;
-    const event = record.event;
-    if (typeof event !== 'object' || event === null) continue;
-    const members = event as Record<string, unknown>;
-    const template = wireId(members.templateId);
-    const signRequest = wireId(members.signRequestId);
-    if (template !== undefined) templates.add(template);
-    if (signRequest !== undefined) {
-      signRequests.add(signRequest);
-      if (wireId(members.participantId) !== undefined) participantsOf.add(signRequest);
-    }
-  }
-  return { templates, signRequests, participantsOf };
-};
-
-const minus = (a: ProjectorStats, b: ProjectorStats): ProjectorStats => ({
-  applied: a.applied - b.applied,
-  noOps: a.noOps - b.noOps,
-  conflicts: a.conflicts - b.conflicts,
-  invalid: a.invalid - b.invalid,
-  alreadyApplied: a.alreadyApplied - b.alreadyApplied,
-});
-
-/**
  * Projects one batch of `partition` under the claim `epoch`. Database errors
  * are thrown (the caller turns them into a `Result`); a lost claim is an
  * outcome, not an error.
@@ -112,9 +84,18 @@ export const projectPartitionBatch = async (
   if (row === undefined || row.owner !== workerId || Number(row.epoch) !== epoch) {
     return { kind: 'lost' };
   }
+  if (context.reactors !== undefined && context.reactors.length > 0) {
+    if (!(await catchUpReactorsOnce(pool, context, partition, epoch))) return { kind: 'lost' };
+  }
   const from = Number(row.position);
   const high = Number(row.high ?? 0);
-  if (high <= from) return { kind: 'projected', processed: 0, caughtUp: true };
+  if (high <= from) {
+    // Caught up: with reactors, the watermark follows the wall clock, which releases due timers.
+    if (context.reactors === undefined || context.reactors.length === 0) {
+      return { kind: 'projected', processed: 0, caughtUp: true };
+    }
+    return foldAndWrite(pool, context, { partition, epoch, from, to: from, caughtUp: true }, []);
+  }
   const events = await pool.query<PartitionEventRow>(selectPartitionEventsSql(schema), [
     partition,
     from,
@@ -155,8 +136,17 @@ const foldAndWrite = async (
   const records = rows.map(recordOfRow);
   const templateRows = templateRowsOf(partition);
   const before = await loadRecords(pool, schema, keysOf(records), templateRows);
+  const reacting =
+    context.reactors !== undefined && context.reactors.length > 0
+      ? new ReactorBatch({ schema, partition, reactors: context.reactors })
+      : undefined;
   const projector = createProjector(
-    { policy: 'skip', audit: false, strict: context.strict },
+    {
+      policy: 'skip',
+      audit: false,
+      strict: context.strict,
+      ...(reacting === undefined ? {} : { onApplied: reacting.onApplied }),
+    },
     { state: before, checkpoint: from, stats: ZERO },
   );
   let uncounted = ZERO;
@@ -194,7 +184,7 @@ const foldAndWrite = async (
     // appends moved `high`) loads nothing (no keys) and writes nothing but
     // its checkpoint, whose UPDATE is fenced on its own: no lock needed.
     const held =
-      records.length === 0
+      records.length === 0 && reacting === undefined
         ? { rowCount: 1 }
         : await client.query(
             `SELECT 1 FROM ${schema}.partitions
@@ -224,6 +214,7 @@ const foldAndWrite = async (
     }
     await writeChanges(client, schema, before, projector.state(), templateRows);
     await writeQuarantine(client, schema, quarantine);
+    await reacting?.write(client, { from, to, clockMs: caughtUp ? Date.now() : undefined });
     const fenced = await client.query(
       `UPDATE ${schema}.partitions
           SET position = $4, applied = applied + $5, no_ops = no_ops + $6,

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { err, ok, type Result } from 'neverthrow';
+import type { Reactor } from '../reactors/reactor-types.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
 import { retryOneAtATime } from './one-at-a-time.js';
@@ -44,6 +45,8 @@ export interface ProjectionWorkerOptions extends SchemaOptions {
   readonly onLostClaim?: (partition: number) => void;
   /** Called after a batch is folded, before it is written (tests pause a worker there). */
   readonly onFolded?: (partition: number) => void | Promise<void>;
+  /** Reactors whose effects each batch enqueues in its transaction (docs/reactors.md). */
+  readonly reactors?: readonly Reactor[];
 }
 
 /** The name of the (only) projection in the `checkpoints` view. */
@@ -115,6 +118,7 @@ export const createProjectionWorker = async (
     batchSize,
     strict: options.strict ?? false,
     onFolded: options.onFolded,
+    reactors: options.reactors,
   };
   const heartbeatMs = leaseMs / 4;
   let claims: Claims = new Map();

@@ -1,0 +1,39 @@
+/** What a partition batch reads and counts, apart from the batch itself. */
+import type { LogRecord } from '../engine/event-log.js';
+import type { ProjectorStats } from '../engine/projector-types.js';
+import { wireId } from '../events/wire-id.js';
+import type { RecordKeys } from './projection-tables.js';
+
+/**
+ * The records a batch may read, keyed by the ids the decoder would read
+ * (`wireId`): a member that is no id (`0.5`, `1e400`, a string) makes its
+ * event invalid, so it names no record and is never sent as a key.
+ */
+export const keysOf = (records: readonly LogRecord[]): RecordKeys => {
+  const templates = new Set<number>();
+  const signRequests = new Set<number>();
+  const participantsOf = new Set<number>();
+  for (const record of records) {
+    if (record.kind !== 'entry') continue;
+    const event = record.event;
+    if (typeof event !== 'object' || event === null) continue;
+    const members = event as Record<string, unknown>;
+    const template = wireId(members.templateId);
+    const signRequest = wireId(members.signRequestId);
+    if (template !== undefined) templates.add(template);
+    if (signRequest !== undefined) {
+      signRequests.add(signRequest);
+      if (wireId(members.participantId) !== undefined) participantsOf.add(signRequest);
+    }
+  }
+  return { templates, signRequests, participantsOf };
+};
+
+/** The counters of `a` less those of `b`. */
+export const minus = (a: ProjectorStats, b: ProjectorStats): ProjectorStats => ({
+  applied: a.applied - b.applied,
+  noOps: a.noOps - b.noOps,
+  conflicts: a.conflicts - b.conflicts,
+  invalid: a.invalid - b.invalid,
+  alreadyApplied: a.alreadyApplied - b.alreadyApplied,
+});

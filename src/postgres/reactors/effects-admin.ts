@@ -1,0 +1,92 @@
+/**
+ * `signfold effects --database URL`: the report, `retry` and `skip`, while
+ * workers run. `retry` and `skip` lock the rows they change and decide with
+ * the same `TimerBook` rules as the file engine (what is parked, what is
+ * invalid); an effect a worker is running is not parked, so no lock is held
+ * against it for long.
+ */
+import type { EffectsChange, EffectsReport } from '../../reactors/effects-report.js';
+import { TimerBook } from '../../reactors/timer-book.js';
+import type { SchemaName } from '../schema-name.js';
+import { checkOut, type SqlPool, type SqlQueryable } from '../sql-client.js';
+import { EFFECT_COLUMNS, type EffectRow, entryOfRow } from './effect-rows.js';
+import { EFFECTS_CHANNEL } from './migration-reactors.js';
+
+/** Counts per reactor and the parked effects of `schema` (the `effects --json` shape). */
+export const readEffectsReport = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+): Promise<EffectsReport> => {
+  const counts = await db.query<{ name: string; pending: string; parked: string; done: string }>(
+    `SELECT reactor AS name,
+            count(*) FILTER (WHERE state IN ('scheduled', 'ready', 'retrying')) AS pending,
+            count(*) FILTER (WHERE state = 'parked') AS parked,
+            count(*) FILTER (WHERE state = 'done') AS done
+       FROM ${schema}.effects GROUP BY reactor ORDER BY reactor COLLATE "C"`,
+  );
+  const parked = await db.query<EffectRow>(
+    `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects WHERE state = 'parked' ORDER BY id`,
+  );
+  return {
+    reactors: counts.rows.map((row) => ({
+      name: row.name,
+      pending: Number(row.pending),
+      parked: Number(row.parked),
+      done: Number(row.done),
+    })),
+    parked: parked.rows.map((row) => {
+      const entry = entryOfRow(row);
+      const { id, reactor, idempotencyKey, attempts, lastError, effect } = entry;
+      return { id, reactor, idempotencyKey, attempts, lastError, effect };
+    }),
+  };
+};
+
+/** `retry` (a fresh round of attempts, due now) or `skip` (cancelled) of the parked effects `ids`. */
+export const editEffects = async (
+  pool: SqlPool,
+  schema: SchemaName,
+  edit: 'retry' | 'skip',
+  ids: readonly number[],
+  now: number = Date.now(),
+): Promise<EffectsChange> => {
+  const client = await checkOut(pool);
+  try {
+    await client.query('BEGIN');
+    const found = await client.query<EffectRow>(
+      `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects WHERE id = ANY($1::bigint[]) FOR UPDATE`,
+      [ids],
+    );
+    const book = TimerBook.restore({
+      entries: found.rows.map(entryOfRow),
+      watermarks: {},
+      nextId: 1,
+    });
+    const change = edit === 'retry' ? book.retry(ids, now) : book.skip(ids);
+    const changed = book.takeChanged();
+    if (changed.length > 0) {
+      await client.query(
+        `UPDATE ${schema}.effects AS e
+            SET state = u.state, attempts = u.attempts, due_ms = u.due,
+                lease_owner = NULL, lease_until = NULL, updated_at = clock_timestamp()
+           FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bigint[]) AS u(id, state, attempts, due)
+          WHERE e.id = u.id AND e.state = 'parked'`,
+        [
+          changed.map((entry) => entry.id),
+          changed.map((entry) => entry.state),
+          changed.map((entry) => entry.attempts),
+          changed.map((entry) => entry.dueAt ?? null),
+        ],
+      );
+      if (edit === 'retry')
+        await client.query('SELECT pg_notify($1, $2)', [EFFECTS_CHANNEL, schema]);
+    }
+    await client.query('COMMIT');
+    return change;
+  } catch (cause) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw cause;
+  } finally {
+    client.release();
+  }
+};

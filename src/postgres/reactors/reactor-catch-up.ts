@@ -1,0 +1,99 @@
+/**
+ * A reactor behind its partition's checkpoint (added to a schema that is
+ * already projected) catches up before the partition's next batch: the
+ * partition's events up to the checkpoint are folded again in memory, from
+ * an empty state, only to give `react` the views before and after each
+ * event; the projection tables are not touched. Its reactions are written
+ * like a batch's, in one transaction under the partition's lock, and the
+ * watermark keeps history from firing stale timers. Once per claim.
+ */
+import { createProjector } from '../../engine/projector.js';
+import type { Reactor } from '../../reactors/reactor-types.js';
+import { type EventRow, recordOfRow, selectPartitionEventsSql } from '../event-rows.js';
+import type { SchemaName } from '../schema-name.js';
+import { checkOut, type SqlPool } from '../sql-client.js';
+import { ReactorBatch } from './reactor-batch.js';
+
+/** What a catch-up needs. */
+export interface CatchUpContext {
+  readonly schema: SchemaName;
+  readonly workerId: string;
+  readonly strict: boolean;
+  readonly reactors?: readonly Reactor[] | undefined;
+}
+
+const PAGE = 10_000;
+const caughtUpClaims = new WeakMap<CatchUpContext, Set<string>>();
+
+/**
+ * Catches up the reactors of `partition` that are behind its checkpoint, once
+ * per claim (`epoch`). Resolves to `false` when the partition turned out not
+ * to be this worker's any more (nothing written).
+ */
+export const catchUpReactorsOnce = async (
+  pool: SqlPool,
+  context: CatchUpContext,
+  partition: number,
+  epoch: number,
+): Promise<boolean> => {
+  const done = caughtUpClaims.get(context) ?? new Set<string>();
+  caughtUpClaims.set(context, done);
+  const claim = `${partition}:${epoch}`;
+  if (done.has(claim)) return true;
+  const { schema, workerId } = context;
+  const reactors = context.reactors ?? [];
+  const found = await pool.query<{ position: string }>(
+    `SELECT position FROM ${schema}.partitions WHERE partition = $1 AND owner = $2 AND epoch = $3`,
+    [partition, workerId, epoch],
+  );
+  const checkpoint = found.rows[0]?.position;
+  if (checkpoint === undefined) return false;
+  const to = Number(checkpoint);
+  const progress = await pool.query<{ reactor: string; position: string }>(
+    `SELECT reactor, position FROM ${schema}.reactor_progress WHERE partition = $1`,
+    [partition],
+  );
+  const positions = new Map(progress.rows.map((row) => [row.reactor, Number(row.position)]));
+  const behind = reactors.filter((reactor) => (positions.get(reactor.name) ?? 0) < to);
+  if (behind.length > 0) {
+    const batch = new ReactorBatch({ schema, partition, reactors: behind });
+    const projector = createProjector({
+      policy: 'skip',
+      audit: false,
+      strict: context.strict,
+      onApplied: batch.onApplied,
+    });
+    for (let after = 0; after < to; ) {
+      const page = await pool.query<EventRow & { partition: number }>(
+        selectPartitionEventsSql(schema),
+        [partition, after, to, PAGE],
+      );
+      for (const row of page.rows) projector.applyRecord(recordOfRow(row));
+      if (page.rows.length < PAGE) break;
+      after = Number(page.rows.at(-1)?.position);
+    }
+    const client = await checkOut(pool);
+    try {
+      await client.query('BEGIN');
+      const held = await client.query(
+        `SELECT 1 FROM ${schema}.partitions
+          WHERE partition = $1 AND owner = $2 AND epoch = $3 AND position = $4
+            AND lease_until > clock_timestamp() FOR UPDATE`,
+        [partition, workerId, epoch, to],
+      );
+      if (held.rowCount !== 1) {
+        await client.query('ROLLBACK');
+        return false;
+      }
+      await batch.write(client, { from: 0, to, clockMs: undefined });
+      await client.query('COMMIT');
+    } catch (cause) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw cause;
+    } finally {
+      client.release();
+    }
+  }
+  done.add(claim);
+  return true;
+};

@@ -1,0 +1,25 @@
+/** Where a reactor without a checkpoint starts on PostgreSQL. */
+import type { Reactor } from '../../reactors/reactor-types.js';
+import type { SchemaName } from '../schema-name.js';
+import type { SqlQueryable } from '../sql-client.js';
+
+/**
+ * `--from end`: every partition's checkpoint of each reactor that has none
+ * yet becomes the last stored position, so it reacts only to what is
+ * appended from now on. Reactors with a checkpoint are left alone. Without
+ * this, a new reactor starts at the beginning of the log (the catch-up).
+ */
+export const startReactorsAtEnd = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  reactors: readonly Reactor[],
+): Promise<void> => {
+  await db.query(
+    `INSERT INTO ${schema}.reactor_progress (reactor, partition, position, watermark_ms)
+     SELECT r, p.partition, (SELECT coalesce(max(position), 0) FROM ${schema}.events),
+            (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+       FROM ${schema}.partitions AS p, unnest($1::text[]) AS r
+     ON CONFLICT (reactor, partition) DO NOTHING`,
+    [reactors.map((reactor) => reactor.name)],
+  );
+};
