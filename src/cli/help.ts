@@ -30,7 +30,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   pg: `Usage: signfold pg migrate --database URL [--schema NAME] [--partitions N]
        signfold pg import LOG --database URL [--schema NAME]
        signfold pg work --database URL [--schema NAME] [--drain] [--batch-size N] [--poll-interval MS]
-                        [--lease MS] [--worker-id ID]
+                        [--lease MS] [--worker-id ID] [--reactors MODULE] [--from end]
        signfold pg status --database URL [--schema NAME] [--json]
        signfold pg export --database URL [--schema NAME]
        signfold pg skip --position N --database URL [--schema NAME] [--reason TEXT]
@@ -56,6 +56,13 @@ schema (default signfold).
             --poll-interval MS   longest wait without a notification (default 5000)
             --lease MS           claim on a partition without renewal (default 10000)
             --worker-id ID       name in the lease rows (default host:pid:random)
+            --reactors MODULE    also run these reactors: each batch enqueues
+                                 their effects (and runs their SQL effects) in
+                                 its transaction; effects are claimed and
+                                 executed here; with --drain exit once none is
+                                 ready or retrying
+            --from end           reactors without a checkpoint start at the
+                                 end of the log (default: at its start)
             several workers share the partitions; one that stops loses them
             to the others within a lease and a quarter
   status    each partition's owner, lease (or how long ago it expired),
@@ -197,20 +204,25 @@ idempotency key.
 
 Exit codes: 0 drained or stopped, 2 usage error, bad module, lock held by
 another react, or I/O error.`,
-  effects: `Usage: signfold effects LOG [--json]
-       signfold effects retry LOG ID... [--json]
-       signfold effects skip LOG ID... [--json]
+  effects: `Usage: signfold effects (LOG | --database URL) [--json]
+       signfold effects retry (LOG | --database URL) ID... [--json]
+       signfold effects skip (LOG | --database URL) ID... [--json]
+With --database, every form also takes [--schema NAME] [--connect-timeout SECONDS].
 
 List the reactor effects of a file log (counts per reactor, and the parked
 effects with their last error), or act on parked effects: retry runs them
 again with a fresh round of attempts, skip drops them. retry and skip change
 LOG.reactors, so they are refused while signfold react runs on LOG.
+With --database URL, the effects of a PostgreSQL schema (signfold pg work
+--reactors); there retry and skip work while workers run.
 
 Options:
   --json       print JSON: {"reactors":[{"name","pending","parked","done"}],
                "parked":[{"id","reactor","idempotencyKey","attempts",
                "lastError","effect"}]}; for retry and skip
                {"changed":[ID...],"refused":[{"id","reason"}]}
+  --database URL
+               a PostgreSQL schema instead of LOG (as for signfold pg)
   -h, --help   show this help
 
 Exit codes: 0 ok, 1 some ids refused (unknown, not parked, or an invalid
