@@ -5,13 +5,18 @@
  * from the start or starting at the end, parking with measured delays, and
  * `effects --database` retry and skip while a worker runs.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProjector } from '../../src/engine/projector.js';
 import { retryDelayBounds } from '../../src/reactors/retry-policy.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
+import { count } from '../reliability/fixtures/reliability-helpers.js';
+import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
+import { idMutationsArb, mutateIds } from '../support/hostile-mutations.js';
 import { startHttpSink } from '../support/http-sink.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 import { storyEvents, writeStoryLog } from '../support/reactor-logs.js';
@@ -260,4 +265,42 @@ describe('pg work --reactors', () => {
       await pool.end();
     }
   });
+});
+
+describe('the hostile corpus through pg work --reactors', () => {
+  it('reacts to exactly the applied events of the corpus and of mutations of it, to no quarantined one', async () => {
+    const corpus = await readFile(HOSTILE_CORPUS);
+    const samples = fc.sample(idMutationsArb(corpus), { numRuns: count(2, 20), seed: 17 });
+    for (const [index, mutations] of [[], ...samples].entries()) {
+      const { url, pool } = await freshDatabase(`hostile_reactors_${index}`, 3);
+      try {
+        const dir = await tempDir();
+        const log = join(dir, 'hostile.ndjson');
+        await writeFile(log, mutateIds(corpus, mutations));
+        expect((await runCli(['pg', 'import', log, '--database', url])).code).toBe(0);
+        const work = await runCli([
+          'pg',
+          'work',
+          '--database',
+          url,
+          '--drain',
+          '--reactors',
+          EVERY,
+        ]);
+        expect(work.code).toBe(0);
+        const applied = Number(/(\d+) applied/.exec(work.stdout)?.[1]);
+        const reacted = (await keysOf(pool, 'every')).map((key) => Number(key.split(':')[1]));
+        expect(reacted).toHaveLength(applied);
+        const quarantined = await pool.query<{ position: string }>(
+          'SELECT position FROM signfold.quarantine',
+        );
+        const bad = new Set(quarantined.rows.map((row) => Number(row.position)));
+        expect(reacted.filter((position) => bad.has(position))).toEqual([]);
+        const parked = await pool.query("SELECT 1 FROM signfold.effects WHERE state <> 'done'");
+        expect(parked.rowCount).toBe(0);
+      } finally {
+        await pool.end();
+      }
+    }
+  }, 120_000);
 });
