@@ -170,7 +170,7 @@ export class Projector {
     // Views are read only when someone listens: a plain replay pays one test.
     const notify = this.#onApplied;
     const before = notify && touchedViewsOf(this.#copy, event);
-    const outcome = applyEvent(this.#copy, event);
+    const outcome = applyEvent(this.#copy, event, receivedAt);
     if (typeof outcome === 'object') {
       const raw = source.raw ?? rawTextOf(value);
       const rejected = this.#reject(position, line, raw, conflicting(outcome));

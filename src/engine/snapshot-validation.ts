@@ -55,6 +55,9 @@ const SIGN_REQUEST: RecordShape = {
     formType: oneOf('Form', 'Document'),
     savedTime: isString,
     fields: Array.isArray,
+    // Absent in a version-2 snapshot (restored as null).
+    sentAt: orNull(isString),
+    lastEventAt: orNull(isString),
   },
 };
 
@@ -68,7 +71,15 @@ const PARTICIPANT: RecordShape = {
     viewCount: isCount,
     downloadCount: isCount,
   },
-  optional: { roleId: isId, roleName: isString, sequence: isCount, email: isString },
+  optional: {
+    roleId: isId,
+    roleName: isString,
+    sequence: isCount,
+    email: isString,
+    sentAt: orNull(isString),
+    viewedAt: orNull(isString),
+    lastEventAt: orNull(isString),
+  },
 };
 
 const QUARANTINE_ENTRY: RecordShape = {

@@ -13,10 +13,15 @@ import { snapshotContentProblem } from './snapshot-validation.js';
 /** The snapshot format tag. */
 export const SNAPSHOT_FORMAT = 'signfold.snapshot';
 /**
- * The snapshot format version this build writes and reads. Version 2 added
- * the checksum of the written document (see `encodeSnapshotDocument`).
+ * The snapshot format version this build writes. Version 2 added the
+ * checksum of the written document (see `encodeSnapshotDocument`); version 3
+ * the views' `sentAt`, `viewedAt` and `lastEventAt`. Versions 2 and 3 are
+ * read: a version-2 snapshot restores with those times `null`.
  */
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
+
+/** The oldest snapshot version this build still reads. */
+export const OLDEST_READ_SNAPSHOT_VERSION = 2;
 
 /** The member of a written snapshot document that holds its SHA-256 (never part of a value). */
 export const SNAPSHOT_CHECKSUM_MEMBER = 'checksum';
@@ -101,10 +106,10 @@ export const snapshotHeaderProblem = (value: unknown): SnapshotError | undefined
       message: `snapshot format version 1 has no checksum and is no longer read (this build reads version ${SNAPSHOT_VERSION}); replay the log from the start and take a new snapshot`,
     };
   }
-  if (s.version !== SNAPSHOT_VERSION) {
+  if (s.version !== SNAPSHOT_VERSION && s.version !== OLDEST_READ_SNAPSHOT_VERSION) {
     return {
       kind: 'snapshot-version',
-      message: `snapshot format version ${JSON.stringify(s.version)} is not supported (this build reads version ${SNAPSHOT_VERSION})`,
+      message: `snapshot format version ${JSON.stringify(s.version)} is not supported (this build reads version ${SNAPSHOT_VERSION} and version ${OLDEST_READ_SNAPSHOT_VERSION})`,
     };
   }
   return undefined;
@@ -114,8 +119,11 @@ const stateFrom = (s: Record<string, unknown>): ProjectionState => {
   const templates = new Map<TemplateId, TemplateView>();
   for (const t of s.templates as TemplateView[]) templates.set(t.id, freeze({ ...t }, true));
   const signRequests = new Map<SignRequestId, SignRequestView>();
-  for (const r of s.signRequests as SignRequestView[])
-    signRequests.set(r.id, freeze({ ...r }, true));
+  // A version-2 snapshot has no times: they restore as `null`, as for a bare line.
+  for (const r of s.signRequests as SignRequestView[]) {
+    const times = { sentAt: r.sentAt ?? null, lastEventAt: r.lastEventAt ?? null };
+    signRequests.set(r.id, freeze({ ...r, ...times }, true));
+  }
   const participants = new Map<SignRequestId, Map<ParticipantId, ParticipantView>>();
   for (const p of s.participants as ParticipantView[]) {
     let ofRequest = participants.get(p.signRequestId);
@@ -123,7 +131,12 @@ const stateFrom = (s: Record<string, unknown>): ProjectionState => {
       ofRequest = new Map();
       participants.set(p.signRequestId, ofRequest);
     }
-    ofRequest.set(p.id, freeze({ ...p }, true));
+    const times = {
+      sentAt: p.sentAt ?? null,
+      viewedAt: p.viewedAt ?? null,
+      lastEventAt: p.lastEventAt ?? null,
+    };
+    ofRequest.set(p.id, freeze({ ...p, ...times }, true));
   }
   for (const ofRequest of participants.values()) freeze(ofRequest);
   return markPublished(

@@ -123,7 +123,7 @@ CREATE TABLE ${s}.checkpoints (
 );
 `;
 
-/** Version 4: reactors (issue 17). */
+/** Version 4 (issue 17): the views' times and the tables of reactors. */
 const version4 = (s: SchemaName): string => reactorTablesSql(s);
 
 /** Migration N is at index N - 1. */

@@ -6,7 +6,7 @@
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
 import { sqlText } from './event-routing.js';
 
-type SqlType = 'bigint' | 'integer' | 'text' | 'boolean' | 'json';
+type SqlType = 'bigint' | 'integer' | 'text' | 'boolean' | 'json' | 'timestamptz';
 
 interface Column<View> {
   readonly name: string;
@@ -63,6 +63,8 @@ export const SIGN_REQUESTS: TableSpec<SignRequestView> = {
     col('form_type', 'formType', 'text', true),
     col('saved_time', 'savedTime', 'text', true),
     col('fields', 'fields', 'json', true),
+    col('sent_at', 'sentAt', 'timestamptz'),
+    col('last_event_at', 'lastEventAt', 'timestamptz'),
   ],
 };
 
@@ -82,6 +84,9 @@ export const PARTICIPANTS: TableSpec<ParticipantView> = {
     col('role_name', 'roleName', 'text', true),
     col('sequence', 'sequence', 'integer', true),
     col('email', 'email', 'text', true),
+    col('sent_at', 'sentAt', 'timestamptz'),
+    col('viewed_at', 'viewedAt', 'timestamptz'),
+    col('last_event_at', 'lastEventAt', 'timestamptz'),
   ],
 };
 
@@ -91,6 +96,7 @@ const ARRAY_TYPE: Readonly<Record<SqlType, string>> = {
   text: 'text[]',
   boolean: 'boolean[]',
   json: 'text[]',
+  timestamptz: 'timestamptz[]',
 };
 
 /** `SELECT` of every column (bigints come back as strings: ids may exceed 2³¹). */
@@ -131,6 +137,8 @@ export const columnArrays = <View>(spec: TableSpec<View>, views: readonly View[]
 const fromSql = (type: SqlType, value: unknown): unknown => {
   if (type === 'bigint') return Number(value);
   if (type === 'json') return JSON.parse(value as string) as unknown;
+  // The views hold receivedAt as the logs write it (Date#toISOString).
+  if (type === 'timestamptz') return (value as Date).toISOString();
   return value;
 };
 

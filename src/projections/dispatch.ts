@@ -2,6 +2,7 @@ import { match } from 'ts-pattern';
 import { EVENT_TYPES, type EventType } from '../events/event-members.js';
 import type { EventOf, SignEvent } from '../events/sign-event.js';
 import type { Conflict } from './conflict.js';
+import { stampEventTimes, statusesBefore } from './event-times.js';
 import { applyParticipantEvent } from './participant-handler.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
 import { applySignRequestEvent } from './sign-request-handler.js';
@@ -52,6 +53,17 @@ const HANDLERS = Object.fromEntries(
 /**
  * Applies one decoded event to a draft and says what happened. Used by
  * `reduce`, `fold` and the engine, so all of them share one set of rules.
+ * With `receivedAt` (ISO 8601), an applied event also stamps the views it
+ * moved (`sentAt`, `viewedAt`, `lastEventAt`; see event-times.ts).
  */
-export const applyEvent = (draft: ProjectionDraft, event: SignEvent): Outcome | Conflict =>
-  HANDLERS[event.type](draft, event);
+export const applyEvent = (
+  draft: ProjectionDraft,
+  event: SignEvent,
+  receivedAt?: string,
+): Outcome | Conflict => {
+  if (receivedAt === undefined) return HANDLERS[event.type](draft, event);
+  const before = statusesBefore(draft, event);
+  const outcome = HANDLERS[event.type](draft, event);
+  if (outcome === 'applied') stampEventTimes(draft, event, receivedAt, before);
+  return outcome;
+};

@@ -119,7 +119,14 @@ export const applySignRequestSnapshot = (
         }),
   };
   if (current === undefined) {
-    draft.addSignRequest({ id: snapshot.id, companyId, deleted: false, ...details });
+    draft.addSignRequest({
+      id: snapshot.id,
+      companyId,
+      deleted: false,
+      ...details,
+      sentAt: null,
+      lastEventAt: null,
+    });
   } else {
     draft.updateSignRequest(snapshot.id, (r) => {
       Object.assign(r, details);
@@ -146,6 +153,9 @@ export const applySignRequestSnapshot = (
         viewCount: 0,
         downloadCount: 0,
         ...facts,
+        sentAt: null,
+        viewedAt: null,
+        lastEventAt: null,
       });
     } else {
       draft.updateParticipant(snapshot.id, p.id, (d) => {

@@ -154,6 +154,9 @@ export const applyParticipantEvent = (
       downloadCount: downloaded,
       roleId: event.roleId,
       roleName: event.roleName,
+      sentAt: null,
+      viewedAt: null,
+      lastEventAt: null,
     });
   } else {
     // Members are assigned only when they differ (see `writeIdentity` for why).

@@ -49,6 +49,13 @@ export interface SignRequestView {
   readonly savedTime?: SavedTime;
   /** From a loaded API representation only. */
   readonly fields?: readonly Field[];
+  /**
+   * The `receivedAt` (ISO 8601) of the event that moved the request to
+   * `sent`; `null` when none carried a time (a bare line, an API load).
+   */
+  readonly sentAt: string | null;
+  /** The `receivedAt` of the last event applied to the request or one of its participants; `null` when none carried a time. */
+  readonly lastEventAt: string | null;
 }
 
 /** What the projection knows of one participant of one sign request. */
@@ -68,4 +75,10 @@ export interface ParticipantView {
   readonly sequence?: number;
   /** From a loaded representation. */
   readonly email?: string;
+  /** The `receivedAt` (ISO 8601) of the `participant-sent` that created the participant; `null` when it carried none. */
+  readonly sentAt: string | null;
+  /** The `receivedAt` of the `participant-viewed` that moved the participant to `viewed`; `null` when it carried none. */
+  readonly viewedAt: string | null;
+  /** The `receivedAt` of the last event applied to the participant; `null` when none carried a time. */
+  readonly lastEventAt: string | null;
 }

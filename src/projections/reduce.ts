@@ -12,7 +12,8 @@ enableMapSet();
 
 /**
  * Applies one event: the next state, or the conflict (the given state is never
- * changed). Runs the handler recipes under immer's `produce`, which copies each
+ * changed). With `receivedAt` (ISO 8601) the views it moves get their times
+ * (`sentAt`, `viewedAt`, `lastEventAt`), as the engine stamps them. Runs the handler recipes under immer's `produce`, which copies each
  * collection it writes to: O(records) per call. To apply many events use
  * {@link fold}, which is O(1) per event and gives the same result.
  *
@@ -28,10 +29,11 @@ enableMapSet();
 export const reduce = (
   state: ProjectionState,
   event: SignEvent,
+  receivedAt?: string,
 ): Result<ProjectionState, Conflict> => {
   let outcome: ReturnType<typeof applyEvent> = 'no-op';
   const next = produce(state, (draft) => {
-    outcome = applyEvent(new ImmerDraft(draft), event);
+    outcome = applyEvent(new ImmerDraft(draft), event, receivedAt);
   });
   if (typeof outcome === 'object') return err(outcome);
   // immer froze what it made; untouched parts are the base's, frozen only if the base was ours.
@@ -49,7 +51,8 @@ export interface FoldResult {
  * Applies events in order, skipping (and reporting) the conflicting ones.
  * Linear in the number of events, whatever the number of records: recipes run
  * on a copy-on-write working copy that is frozen once at the end. Equal to
- * reducing one event at a time.
+ * reducing one event at a time. `receivedAt[i]`, when given, is the
+ * `receivedAt` of the i-th event (see {@link reduce}).
  *
  * @example
  * ```ts
@@ -64,12 +67,16 @@ export interface FoldResult {
  * console.log(state.signRequests.size, conflicts.map((c) => `${c.index}: ${c.kind}`)); // 1 [ '2: invalid-transition' ]
  * ```
  */
-export const fold = (state: ProjectionState, events: Iterable<SignEvent>): FoldResult => {
+export const fold = (
+  state: ProjectionState,
+  events: Iterable<SignEvent>,
+  receivedAt: readonly (string | undefined)[] = [],
+): FoldResult => {
   const copy = new WorkingCopy(state);
   const conflicts: IndexedConflict[] = [];
   let index = 0;
   for (const event of events) {
-    const outcome = applyEvent(copy, event);
+    const outcome = applyEvent(copy, event, receivedAt[index]);
     if (typeof outcome === 'object') conflicts.push({ ...outcome, index });
     index += 1;
   }

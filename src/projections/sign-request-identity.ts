@@ -81,4 +81,7 @@ export const signRequestFromEvent = (
   ...('templateId' in event
     ? { templateId: event.templateId, templateName: event.templateName }
     : {}),
+  // Stamped by `applyEvent` once the event is applied (event-times.ts).
+  sentAt: null,
+  lastEventAt: null,
 });

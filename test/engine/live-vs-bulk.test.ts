@@ -7,6 +7,7 @@ import { initialState } from '../../src/projections/projection-state.js';
 import { fold } from '../../src/projections/reduce.js';
 import {
   decodableEvents,
+  decodableTimes,
   memoryLogOf,
   rawStreamArb,
   readAll,
@@ -53,7 +54,7 @@ describe('live and bulk application agree', () => {
         expect(quarantine).toEqual(bulkQuarantine.map((q) => ({ ...q, line: undefined })));
 
         // The core fold over the events that decode reaches the same state and conflicts.
-        const folded = fold(initialState(), decodableEvents(records));
+        const folded = fold(initialState(), decodableEvents(records), decodableTimes(records));
         expect(bulk.state()).toEqual(folded.state);
         const conflicts = expected.quarantine.filter((q) => q.reason.kind === 'conflict');
         expect(conflicts.map((q) => q.reason.kind === 'conflict' && q.reason.conflict)).toEqual(
@@ -77,7 +78,9 @@ describe('live and bulk application agree', () => {
         const live = createProjector();
         for (const record of records) live.applyRecord(record);
         expect(summarize(live)).toEqual(summarize(bulk));
-        expect(bulk.state()).toEqual(fold(initialState(), decodableEvents(records)).state);
+        expect(bulk.state()).toEqual(
+          fold(initialState(), decodableEvents(records), decodableTimes(records)).state,
+        );
         expect(bulk.quarantine().filter((q) => q.reason.kind === 'bad-line').length).toBe(
           items.filter((i) => i.kind === 'bad-line').length,
         );
@@ -116,7 +119,11 @@ describe('time travel', () => {
           const log = await memoryLogOf(items);
           const records = await readAll(log);
           const asOf = await stateAsOf(log, n);
-          const expected = fold(initialState(), decodableEvents(records.slice(0, n))).state;
+          const expected = fold(
+            initialState(),
+            decodableEvents(records.slice(0, n)),
+            decodableTimes(records.slice(0, n)),
+          ).state;
           expect(asOf._unsafeUnwrap()).toEqual(expected);
         },
       ),

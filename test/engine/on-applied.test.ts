@@ -33,7 +33,10 @@ describe('ProjectorOptions.onApplied', () => {
     expect(participant?.after.signRequest).toBeDefined();
     expect(declined?.before.signRequest?.status).not.toBe(declined?.after.signRequest?.status);
     // A view handed out never changes under its holder, though later events write the record.
-    expect(declined?.before.signRequest).toEqual(sent?.after.signRequest);
+    // The participant's event was the request's last before the decline (lastEventAt).
+    expect(declined?.before.signRequest).toEqual(participant?.after.signRequest);
+    expect(sent?.after.signRequest?.lastEventAt).toBe(sent?.receivedAt);
+    expect(sent?.after.signRequest?.sentAt).toBe(sent?.receivedAt);
     expect(template?.before).toEqual({});
     expect(template?.after.template?.status).toBe('active');
     // Re-applying an applied position is a duplicate: no second call.

@@ -12,6 +12,7 @@ import { fold } from '../../src/projections/reduce.js';
 import { wireMutationArb } from '../support/arbitraries.js';
 import {
   decodableEvents,
+  decodableTimes,
   rawStreamArb,
   recordsLog,
   recordsOf,
@@ -181,7 +182,11 @@ describe('halt policy', () => {
     // Exactly what came before is applied; nothing is quarantined or audited for position 3.
     expect(projector.checkpoint).toBe(2);
     expect(projector.state()).toEqual(
-      fold(initialState(), decodableEvents(records.slice(0, 2))).state,
+      fold(
+        initialState(),
+        decodableEvents(records.slice(0, 2)),
+        decodableTimes(records.slice(0, 2)),
+      ).state,
     );
     expect(projector.quarantine()).toEqual([]);
     expect(projector.signRequestHistory(REQUEST).map((e) => e.position)).toEqual([2]);

@@ -81,7 +81,7 @@ describe('snapshots', () => {
     const snapshot = takeSnapshot(projector);
     expect(snapshot).toMatchObject({
       format: 'signfold.snapshot',
-      version: 2,
+      version: 3,
       checkpoint: 6,
     });
     expect(snapshot.templates.map((t) => t.id)).toEqual([100]);
@@ -123,10 +123,10 @@ describe('snapshots', () => {
   });
 
   it('refuses an unknown format version, naming it', () => {
-    const snapshot = { ...(through(takeSnapshot(createProjector())) as object), version: 3 };
+    const snapshot = { ...(through(takeSnapshot(createProjector())) as object), version: 4 };
     const refused = restoreProjector(snapshot)._unsafeUnwrapErr();
     expect(refused.kind).toBe('snapshot-version');
-    expect(refused.message).toContain('version 3');
+    expect(refused.message).toContain('version 4');
     expect(refused.message).toContain(`version ${SNAPSHOT_VERSION}`);
     const missing = { ...snapshot, version: undefined };
     expect(restoreProjector(missing)._unsafeUnwrapErr().kind).toBe('snapshot-version');
@@ -207,5 +207,62 @@ describe('snapshot files', () => {
     )._unsafeUnwrapErr();
     expect(error).toMatchObject({ kind: 'snapshot-io', code: 'ENOENT' });
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('snapshot versions 2 and 3', () => {
+  it('a version-3 snapshot keeps the views’ times; a version-2 one restores them as null', async () => {
+    const projector = createProjector();
+    projector.apply({
+      position: 1,
+      receivedAt: '2026-01-01T00:00:00.000Z',
+      event: ev('sign-request-sent'),
+    });
+    projector.apply({
+      position: 2,
+      receivedAt: '2026-01-02T00:00:00.000Z',
+      event: ev('participant-viewed'),
+    });
+    const current = through(takeSnapshot(projector)) as Record<string, unknown>;
+    const restored = restoreProjector(current)._unsafeUnwrap();
+    expect(restored.state()).toEqual(projector.state());
+    const request = restored.state().signRequests.get(signRequestId(1000));
+    expect(request).toMatchObject({
+      sentAt: '2026-01-01T00:00:00.000Z',
+      lastEventAt: '2026-01-02T00:00:00.000Z',
+    });
+    // What version 2 wrote: the same records without the times.
+    const strip = ({
+      sentAt: _s,
+      viewedAt: _v,
+      lastEventAt: _l,
+      ...rest
+    }: Record<string, unknown>) => rest;
+    const old = {
+      ...current,
+      version: 2,
+      signRequests: (current.signRequests as Record<string, unknown>[]).map(strip),
+      participants: (current.participants as Record<string, unknown>[]).map(strip),
+    };
+    const fromOld = restoreProjector(old)._unsafeUnwrap().state();
+    expect(fromOld.signRequests.get(signRequestId(1000))).toMatchObject({
+      status: 'sent',
+      sentAt: null,
+      lastEventAt: null,
+    });
+    const participant = [...(fromOld.participants.get(signRequestId(1000))?.values() ?? [])][0];
+    expect(participant).toMatchObject({
+      status: 'viewed',
+      viewCount: 1,
+      sentAt: null,
+      viewedAt: null,
+      lastEventAt: null,
+    });
+    // A time that is not a string is refused, not restored.
+    const bad = {
+      ...current,
+      signRequests: [{ ...(current.signRequests as object[])[0], sentAt: 42 }],
+    };
+    expect(restoreProjector(bad)._unsafeUnwrapErr().kind).toBe('snapshot-invalid');
   });
 });

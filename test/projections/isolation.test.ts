@@ -91,6 +91,8 @@ describe('isolation: one company never changes another company’s records', () 
       name: 'NDA for Ada',
       status: 'sent',
       deleted: false,
+      sentAt: null,
+      lastEventAt: null,
     };
     const participantRecord: ParticipantView = {
       signRequestId: R,
@@ -101,6 +103,9 @@ describe('isolation: one company never changes another company’s records', () 
       viewCount: 0,
       downloadCount: 0,
       roleId: roleId(7),
+      sentAt: null,
+      viewedAt: null,
+      lastEventAt: null,
     };
     const state: ProjectionState = {
       templates: new Map(),

@@ -84,6 +84,9 @@ describe('loadSignRequest: creating from a representation', () => {
       formType: 'Document',
       savedTime: '2024-02-29 23:59:59',
       fields: [{ id: 3, roleId: 7, required: true, isMasked: false, type: 'signature' }],
+      // Loaded from the API: no event times.
+      sentAt: null,
+      lastEventAt: null,
     });
     expect(participant(state)).toEqual({
       signRequestId: 1000,
@@ -97,6 +100,9 @@ describe('loadSignRequest: creating from a representation', () => {
       roleId: 7,
       roleName: 'Signer',
       sequence: 0,
+      sentAt: null,
+      viewedAt: null,
+      lastEventAt: null,
     });
     expect(participant(state, 6)).toMatchObject({
       status: 'viewed',

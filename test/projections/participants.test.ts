@@ -68,6 +68,10 @@ describe('participant events imply the request was sent', () => {
         downloadCount,
         roleId: 7,
         roleName: 'Signer',
+        // A reduce without receivedAt: no times.
+        sentAt: null,
+        viewedAt: null,
+        lastEventAt: null,
       });
     },
   );

@@ -159,6 +159,10 @@ export const decodableEvents = (records: readonly LogRecord[]): SignEvent[] =>
     return decoded.isOk() ? [decoded.value] : [];
   });
 
+/** The `receivedAt` of each of {@link decodableEvents}, in the same order (for `fold`). */
+export const decodableTimes = (records: readonly LogRecord[]): (string | undefined)[] =>
+  records.flatMap((r) => (r.kind === 'entry' && decodeEvent(r.event).isOk() ? [r.receivedAt] : []));
+
 /** Everything observable about a projector that live and bulk application must agree on. */
 export interface ProjectorSummary {
   readonly state: ProjectionState;

@@ -1,5 +1,6 @@
 /**
- * Migration 4: the tables of reactors. `effects` holds every effect a
+ * Migration 4 (issue 17): the views' times (`sent_at`, `viewed_at`,
+ * `last_event_at`) and the tables of reactors. `effects` holds every effect a
  * reactor planned, enqueued in the transaction of the partition batch that
  * reacted (so exactly once), with the state machine of `TimerBook`; times are
  * milliseconds since the epoch (`bigint`), exactly what the core computes.
@@ -15,6 +16,14 @@ export const EFFECTS_CHANNEL = 'signfold_effects';
 
 /** The SQL of migration 4 for schema `s`. */
 export const reactorTablesSql = (s: SchemaName): string => `
+-- Since when: the receivedAt of the events that moved each view (NULL for bare lines).
+ALTER TABLE ${s}.sign_requests ADD COLUMN sent_at timestamptz, ADD COLUMN last_event_at timestamptz;
+ALTER TABLE ${s}.participants ADD COLUMN sent_at timestamptz, ADD COLUMN viewed_at timestamptz,
+  ADD COLUMN last_event_at timestamptz;
+CREATE INDEX participants_id ON ${s}.participants (id);
+CREATE INDEX participants_awaiting_since ON ${s}.participants (sent_at)
+  WHERE status IN ('sent', 'viewed');
+
 CREATE TABLE ${s}.reactor_progress (
   reactor       text NOT NULL,
   partition     integer NOT NULL,
