@@ -230,7 +230,7 @@ effect that can only be skipped), 2 usage or I/O error, or react is running.`,
   serve: `Usage: signfold serve (--log FILE | --database URL) [--port 8080] [--host 127.0.0.1]
                       [--secret-env NAME]... [--signature-header H] [--delivery-header H]
                       [--max-body BYTES] [--insecure-no-signature]
-                      [--schema NAME] [--connect-timeout SECONDS]
+                      [--schema NAME] [--connect-timeout SECONDS] [--reactors MODULE]
 
 Receive webhook deliveries over HTTP: verify each one's signature (HMAC-SHA256
 of the raw body, hex, optionally prefixed sha256=), append it durably to the
@@ -266,6 +266,10 @@ Options:
   --max-body BYTES        largest body accepted (1 to 262144, default 262144)
   --insecure-no-signature accept deliveries without verifying them (no secret
                           may be set then)
+  --reactors MODULE       with --log: also run these reactors in this process,
+                          as signfold react LOG does (gauges
+                          signfold_effects_pending and _parked on /metrics);
+                          with --database they run in signfold pg work
   -h, --help              show this help
 
 Exit codes: 0 stopped by a signal, 1 shutdown took longer than 10 s, 2 usage,

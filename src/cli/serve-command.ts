@@ -18,6 +18,7 @@ import { listen } from './serve-listen.js';
 import { type ServeLog, serveLog } from './serve-log.js';
 import { createServeMetrics } from './serve-metrics.js';
 import { parseServeOptions, type ServeOptions } from './serve-options.js';
+import { loadServeReactors, type ServeReactors, startServeReactors } from './serve-reactors.js';
 import { serveRoutes } from './serve-routes.js';
 import { type SecretSetting, webhookSecrets } from './serve-secrets.js';
 import { shutDown } from './serve-shutdown.js';
@@ -31,14 +32,16 @@ interface ServeContext {
   readonly io: CliIO;
   readonly log: ServeLog;
   readonly stop: StopRequest;
+  /** `--reactors` on a file log: started before listening. */
+  readonly reactors?: ServeReactors | undefined;
 }
 
 /** Serves on open `storage` until stopped, then closes it (also on failure). */
 const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<ExitCode> => {
-  const { options, secrets, io, log, stop } = context;
+  const { options, secrets, io, log, stop, reactors } = context;
   let stopping = false;
   try {
-    const metrics = await createServeMetrics();
+    const metrics = await createServeMetrics(reactors?.report);
     const handler = createWebhookHandler({
       log: storage.log,
       secrets: secrets.verify ? secrets.secrets : [],
@@ -48,7 +51,10 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
         : { signature: { header: options.signatureHeader } }),
       deliveryHeader: options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER,
       maxBodyBytes: options.maxBodyBytes,
-      onOutcome: metrics.count,
+      onOutcome: (outcome) => {
+        metrics.count(outcome);
+        if (outcome.kind === 'stored') reactors?.notify();
+      },
     });
     if (!secrets.verify) {
       log.event('warning', {
@@ -100,6 +106,7 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
     return await shutDown(running, signal);
   } finally {
     stopping = true;
+    await reactors?.stop();
     await storage.close();
   }
 };
@@ -115,7 +122,18 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
     const { storage } = options;
     if (storage.kind === 'file') {
       const warn = (message: string): void => log.event('warning', { message });
-      return await serveOn(await openFileStorage(storage.path, warn), context);
+      const loaded =
+        options.reactors === undefined ? undefined : await loadServeReactors(options.reactors);
+      const opened = await openFileStorage(storage.path, warn);
+      let reactors: ServeReactors | undefined;
+      try {
+        reactors =
+          loaded === undefined ? undefined : await startServeReactors(storage.path, loaded, log);
+      } catch (cause) {
+        await opened.close();
+        throw cause;
+      }
+      return await serveOn(opened, { ...context, reactors });
     }
     const { openPostgresStorage } = await import('./serve-postgres-storage.js');
     const poolOptions = { connectTimeoutMs: storage.connectTimeoutMs, who: 'signfold serve' };

@@ -5,6 +5,7 @@
  * A registry of its own (not prom-client's global one), so an application
  * that embeds signfold keeps its metrics apart.
  */
+import type { EffectsReport } from '../reactors/effects-report.js';
 import type { WebhookOutcome } from '../webhooks/webhook-types.js';
 
 /** The metrics a running server updates and serves. */
@@ -37,8 +38,12 @@ const APPEND_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2
 export const statusOf = (outcome: WebhookOutcome): number =>
   outcome.kind === 'stored' || outcome.kind === 'duplicate' ? 200 : outcome.status;
 
-/** Loads prom-client and creates the registry, the delivery counter and the append histogram. */
-export const createServeMetrics = async (): Promise<ServeMetrics> => {
+/**
+ * Loads prom-client and creates the registry, the delivery counter and the
+ * append histogram; with `effects` (reactors run in the server), the gauges
+ * of pending and parked effects per reactor, read at each scrape.
+ */
+export const createServeMetrics = async (effects?: () => EffectsReport): Promise<ServeMetrics> => {
   const prom = await import('prom-client');
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry });
@@ -60,6 +65,28 @@ export const createServeMetrics = async (): Promise<ServeMetrics> => {
     help: 'Requests to /webhooks being read, verified or appended right now',
     registers: [registry],
   });
+  if (effects !== undefined) {
+    const gauge = (name: string, help: string, member: 'pending' | 'parked') =>
+      new prom.Gauge({
+        name,
+        help,
+        labelNames: ['reactor'],
+        registers: [registry],
+        collect() {
+          for (const row of effects().reactors) this.set({ reactor: row.name }, row[member]);
+        },
+      });
+    gauge(
+      'signfold_effects_pending',
+      'Effects scheduled, ready or retrying, per reactor',
+      'pending',
+    );
+    gauge(
+      'signfold_effects_parked',
+      'Effects parked after their last attempt failed, per reactor',
+      'parked',
+    );
+  }
   return {
     count: (outcome) => {
       deliveries.inc({ outcome: outcome.kind, status: String(statusOf(outcome)) });

@@ -19,7 +19,7 @@ import { checkDatabaseUrl } from './database-url.js';
 import type { EventSource } from './event-source.js';
 import { connectTimeoutOf, DATABASE_OPTIONS } from './pg-pool.js';
 
-/** The flags of `serve`. `--reactors` is parsed only to be refused in plain words. */
+/** The flags of `serve`. */
 const SERVE_OPTIONS: OptionTable = {
   log: { type: 'string' },
   ...DATABASE_OPTIONS,
@@ -54,6 +54,8 @@ export interface ServeOptions {
   readonly deliveryHeader: string | undefined;
   readonly maxBodyBytes: number;
   readonly insecureNoSignature: boolean;
+  /** `--reactors MODULE` (file log only), run in the server process. */
+  readonly reactors: string | undefined;
 }
 
 /** `--log FILE` or `--database URL [--schema NAME] [--connect-timeout SECONDS]`, exactly one. */
@@ -128,14 +130,15 @@ const secretEnvOf = (parsed: ParsedArgs): readonly string[] => {
 
 /**
  * Parses and checks the arguments of `serve`. Throws a usage error (exit 2)
- * for anything wrong, and a plain one for `--reactors`, which this version
- * does not have.
+ * for anything wrong, and a plain one for `--reactors` with `--database`:
+ * there the workers run the reactors (`pg work --reactors`).
  */
 export const parseServeOptions = (args: readonly string[]): ServeOptions => {
   const parsed = parseCommandArgs(args, SERVE_OPTIONS);
-  if (stringFlag(parsed, 'reactors') !== undefined) {
+  const reactors = stringFlag(parsed, 'reactors');
+  if (reactors !== undefined && stringFlag(parsed, 'database') !== undefined) {
     throw new CliError(
-      '--reactors: reactors are not available in this version of signfold (the flag comes with them)',
+      '--reactors: with --database, reactors run in the workers (signfold pg work --reactors MODULE), where effects are enqueued in the projection transaction',
     );
   }
   expectPositionals(parsed.positionals, []);
@@ -150,5 +153,6 @@ export const parseServeOptions = (args: readonly string[]): ServeOptions => {
     deliveryHeader: headerFlag(parsed, 'delivery-header'),
     maxBodyBytes: maxBodyOf(parsed),
     insecureNoSignature: booleanFlag(parsed, 'insecure-no-signature'),
+    reactors,
   };
 };

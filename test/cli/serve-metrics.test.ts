@@ -38,7 +38,7 @@ describe('prom-client is loaded by serve only', () => {
       const io = { stdout: { write: () => true }, stderr: { write: () => true }, now: () => 0 };
       await run(['--help'], io);
       await run(['serve', '--help'], io);
-      await run(['serve', '--log', 'x.ndjson', '--reactors', 'r.js'], io);`;
+      await run(['serve', '--database', 'postgres://127.0.0.1:1/x', '--reactors', 'r.js'], io);`;
     expect(loadsPromClient(run)).toBe(false);
   });
 

@@ -20,6 +20,7 @@ import {
 /** Lines that are not JSON, and events the decoder refuses, are skipped (replay quarantines them). */
 export const foldLog = (text) => {
   const decoded = [];
+  const times = [];
   let invalid = 0;
   for (const line of text.split('\\n')) {
     if (line.trim() === '') continue;
@@ -32,10 +33,13 @@ export const foldLog = (text) => {
     }
     // A stored line is an envelope around the event, or the bare event.
     const result = decodeEvent('event' in value ? value.event : value);
-    if (result.isOk()) decoded.push(result.value);
-    else invalid += 1;
+    if (result.isOk()) {
+      decoded.push(result.value);
+      // The envelope's receivedAt gives the views their times, as the engine does.
+      times.push('event' in value ? value.receivedAt : undefined);
+    } else invalid += 1;
   }
-  const { state, conflicts } = fold(initialState(), decoded);
+  const { state, conflicts } = fold(initialState(), decoded, times);
   return JSON.stringify({
     invalid,
     conflicts: conflicts.length,

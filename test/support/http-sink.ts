@@ -8,6 +8,8 @@ import { createServer, type Server } from 'node:http';
 
 /** One call the sink received. */
 export interface SinkCall {
+  /** The request's path (and query). */
+  readonly path: string;
   readonly key: string;
   readonly attempt: number;
   readonly pid: number;
@@ -37,6 +39,7 @@ export const startHttpSink = async (
     });
     request.on('end', () => {
       const seen = {
+        path: request.url ?? '',
         key: String(request.headers['idempotency-key'] ?? ''),
         attempt: Number(request.headers['x-attempt'] ?? 0),
         pid: Number(request.headers['x-pid'] ?? 0),

@@ -36,6 +36,8 @@ export interface FileReactorRunnerOptions {
   readonly now?: () => number;
   /** Jitter source for retry delays (default `Math.random`). */
   readonly random?: () => number;
+  /** Called once the lock is held and the journal read, before the first reaction. */
+  readonly onStarted?: () => void;
 }
 
 /** What a run did. */
@@ -104,6 +106,7 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
       book = TimerBook.restore(journal.value.book);
       const writer = await openJournalWriter(options.logPath, journal.value);
       if (writer.isErr()) return err(writer.error);
+      options.onStarted?.();
       try {
         return await runLoop(
           options,
