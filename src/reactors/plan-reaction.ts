@@ -176,27 +176,46 @@ const planItem = (
  * the reason; a keyed enqueue is preceded by a cancel of its key.
  */
 export const planReaction = (reactor: Reactor, change: Change): ReactionPlan => {
-  const parsed = change.receivedAt === undefined ? Number.NaN : Date.parse(change.receivedAt);
-  const releaseUpTo = Number.isFinite(parsed) ? parsed : undefined;
-  const base = { reactor: reactor.name, position: change.position, releaseUpTo };
+  const releaseUpTo = timeOf(change.receivedAt);
+  const plan = (steps: readonly PlanStep[]): ReactionPlan => ({
+    reactor: reactor.name,
+    position: change.position,
+    releaseUpTo,
+    steps,
+  });
   let items: unknown;
   try {
     items = reactor.react(change);
   } catch (thrown) {
-    return {
-      ...base,
-      steps: [park(reactor, change.position, 0, null, `react threw: ${errorMessageOf(thrown)}`)],
-    };
+    return plan([
+      park(reactor, change.position, 0, null, `react threw: ${errorMessageOf(thrown)}`),
+    ]);
   }
   if (!Array.isArray(items)) {
-    return {
-      ...base,
-      steps: [park(reactor, change.position, 0, null, 'react did not return an array')],
-    };
+    return plan([park(reactor, change.position, 0, null, 'react did not return an array')]);
   }
+  // Most events call for nothing: no array is built for them.
+  if (items.length === 0) return plan(NO_STEPS);
   const steps: PlanStep[] = [];
   for (let index = 0; index < items.length; index += 1) {
     steps.push(...planItem(reactor, change.position, releaseUpTo, items[index], index));
   }
-  return { ...base, steps };
+  return plan(steps);
+};
+
+const NO_STEPS: readonly PlanStep[] = Object.freeze([]);
+
+// Every reactor of a process plans the same change in turn: its time is parsed once, not once each.
+let lastReceivedAt: string | undefined;
+let lastTime: number | undefined;
+
+/** `Date.parse(receivedAt)` when finite; `undefined` for a bare line (or an unparseable time). */
+const timeOf = (receivedAt: string | undefined): number | undefined => {
+  if (receivedAt === undefined) return undefined;
+  if (receivedAt !== lastReceivedAt) {
+    const parsed = Date.parse(receivedAt);
+    lastReceivedAt = receivedAt;
+    lastTime = Number.isFinite(parsed) ? parsed : undefined;
+  }
+  return lastTime;
 };

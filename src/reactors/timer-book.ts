@@ -6,6 +6,7 @@
  */
 import type { BookEntry, EffectState, Mutable, SavedBook } from './book-entry.js';
 import { reportOf } from './book-report.js';
+import { DueHeap } from './due-heap.js';
 import type { EffectsChange, EffectsReport } from './effects-report.js';
 import type { PlanStep, ReactionPlan } from './plan-reaction.js';
 import type { JsonValue, RetryPolicy } from './reactor-types.js';
@@ -13,8 +14,6 @@ import type { JsonValue, RetryPolicy } from './reactor-types.js';
 export type { BookEntry, EffectState, SavedBook } from './book-entry.js';
 
 import { afterFailure } from './retry-policy.js';
-
-const orderOf = (entry: BookEntry): number => entry.dueAt ?? Number.NEGATIVE_INFINITY;
 
 /** The in-memory store of reactor effects (see the module comment). */
 export class TimerBook {
@@ -26,8 +25,11 @@ export class TimerBook {
    * release and `ready` look only at these, so their cost follows the live
    * timers and runnable effects, not the history the book has kept.
    */
-  readonly #scheduled = new Map<string, Set<Mutable<BookEntry>>>();
-  readonly #runnable = new Set<Mutable<BookEntry>>();
+  readonly #scheduled = new Map<string, DueHeap<Mutable<BookEntry>>>();
+  /** Runnable entries without a time, in id order (they are created in id order). */
+  readonly #immediate = new Set<Mutable<BookEntry>>();
+  /** Runnable entries with a time (released timers, retries). */
+  readonly #timed = new Set<Mutable<BookEntry>>();
   readonly #watermarks = new Map<string, number>();
   /** Ids changed since the last {@link TimerBook.takeChanged}: what a store must write next. */
   readonly #changed = new Set<number>();
@@ -39,10 +41,11 @@ export class TimerBook {
     for (const [reactor, upTo] of Object.entries(saved.watermarks)) {
       book.#watermarks.set(reactor, upTo);
     }
-    for (const entry of saved.entries) {
+    // In id order: the immediate set relies on it.
+    for (const entry of [...saved.entries].sort((a, b) => a.id - b.id)) {
       const copy: Mutable<BookEntry> = { ...entry };
       book.#entries.set(copy.id, copy);
-      book.#moveTo(copy, copy.state);
+      book.#moveTo(copy, copy.state, true);
       if (copy.state === 'scheduled' && copy.key !== undefined) {
         const keyed = book.#scheduledByKey.get(copy.reactor) ?? new Map<string, number>();
         book.#scheduledByKey.set(copy.reactor, keyed.set(copy.key, copy.id));
@@ -78,20 +81,10 @@ export class TimerBook {
 
   /** When (ms epoch) a runnable or scheduled entry is next due; `undefined` when none waits. */
   nextDueAt(): number | undefined {
-    let earliest: number | undefined;
-    const consider = (entry: BookEntry): void => {
-      const at = orderOf(entry);
-      if (earliest === undefined || at < earliest) earliest = at;
-    };
-    for (const entry of this.#runnable) consider(entry);
-    for (const scheduled of this.#scheduled.values())
-      for (const entry of scheduled) consider(entry);
-    return earliest;
-  }
-
-  /** Whether any effect is ready or retrying (runnable now or later), whatever its due time. */
-  hasRunnable(): boolean {
-    return this.#runnable.size > 0;
+    if (this.#immediate.size > 0) return Number.NEGATIVE_INFINITY;
+    const firsts = [...this.#scheduled.values()].map((heap) => heap.peek());
+    const times = [...this.#timed, ...firsts].flatMap((entry) => entry?.dueAt ?? []);
+    return times.length === 0 ? undefined : times.reduce((a, b) => Math.min(a, b));
   }
 
   /** The reactor's event-time watermark (ms epoch), or -∞ before any. */
@@ -110,27 +103,33 @@ export class TimerBook {
     }
     this.#watermarks.set(reactor, upTo);
     const keyed = this.#scheduledByKey.get(reactor);
-    for (const entry of this.#scheduled.get(reactor) ?? []) {
-      // A scheduled entry always has a time: an untimed one is ready at once.
-      if ((entry.dueAt as number) <= upTo) {
-        this.#moveTo(entry, 'ready');
-        if (entry.key !== undefined && keyed?.get(entry.key) === entry.id) {
-          keyed.delete(entry.key);
-        }
+    const heap = this.#scheduled.get(reactor);
+    for (let entry = heap?.popDue(upTo); entry !== undefined; entry = heap?.popDue(upTo)) {
+      this.#moveTo(entry, 'ready');
+      if (entry.key !== undefined && keyed?.get(entry.key) === entry.id) {
+        keyed.delete(entry.key);
       }
     }
   }
 
   /** Sets an entry's state, keeping the scheduled and runnable sets in step with it. */
-  #moveTo(entry: Mutable<BookEntry>, state: EffectState): void {
+  #moveTo(entry: Mutable<BookEntry>, state: EffectState, fresh = false): void {
     this.#changed.add(entry.id);
-    if (entry.state === 'scheduled') this.#scheduled.get(entry.reactor)?.delete(entry);
+    // A timer that leaves `scheduled` stays in its heap until it reaches the top (see DueHeap).
+    const wasScheduled = entry.state === 'scheduled';
     entry.state = state;
-    if (state === 'ready' || state === 'retrying') this.#runnable.add(entry);
-    else this.#runnable.delete(entry);
+    this.#immediate.delete(entry);
+    this.#timed.delete(entry);
+    if (state === 'ready' || state === 'retrying') {
+      (entry.dueAt === undefined ? this.#immediate : this.#timed).add(entry);
+    }
     if (state === 'scheduled') {
-      const scheduled = this.#scheduled.get(entry.reactor) ?? new Set();
-      this.#scheduled.set(entry.reactor, scheduled.add(entry));
+      if (fresh || !wasScheduled) {
+        const heap =
+          this.#scheduled.get(entry.reactor) ?? new DueHeap((e) => e.state === 'scheduled');
+        this.#scheduled.set(entry.reactor, heap);
+        heap.push(entry);
+      }
     }
   }
 
@@ -192,7 +191,7 @@ export class TimerBook {
       invalid: false,
     };
     this.#entries.set(id, entry);
-    this.#moveTo(entry, entry.state);
+    this.#moveTo(entry, entry.state, true);
     if (scheduled && step.key !== undefined) {
       keyed.set(step.key, id);
     }
@@ -200,8 +199,18 @@ export class TimerBook {
 
   /** Released effects whose time has come by `now` (ms epoch), in (dueAt, id) order. */
   ready(now: number): BookEntry[] {
-    const due = [...this.#runnable].filter((entry) => orderOf(entry) <= now);
-    return due.sort((a, b) => orderOf(a) - orderOf(b) || a.id - b.id);
+    return [...this.readyInOrder(now)];
+  }
+
+  /**
+   * {@link TimerBook.ready}, lazily: a runner that takes the first few does
+   * not pay for ordering them all (immediate effects come first, already in
+   * id order; only the timed ones are sorted, once they are reached).
+   */
+  *readyInOrder(now: number): Generator<BookEntry, void, undefined> {
+    yield* this.#immediate;
+    const timed = [...this.#timed].filter((entry) => (entry.dueAt as number) <= now);
+    yield* timed.sort((a, b) => (a.dueAt as number) - (b.dueAt as number) || a.id - b.id);
   }
 
   /** Records a successful attempt. */

@@ -62,6 +62,14 @@ export class EffectExecutor {
     return { succeeded: this.#succeeded, failed: this.#failed, interrupted: this.#interrupted };
   }
 
+  /** Whether any effect of these reactors is ready or retrying (due now or later). */
+  hasRunnable(): boolean {
+    for (const entry of this.#book.readyInOrder(Number.POSITIVE_INFINITY)) {
+      if (this.owns(entry)) return true;
+    }
+    return false;
+  }
+
   /** Whether `entry` belongs to a reactor of this process (others' effects wait for their own). */
   owns(entry: BookEntry): boolean {
     return this.#reactors.has(entry.reactor);
@@ -71,7 +79,7 @@ export class EffectExecutor {
   startReady(): number {
     if (this.#controller.signal.aborted || this.#limit.available === 0) return 0;
     let started = 0;
-    for (const entry of this.#book.ready(this.#now())) {
+    for (const entry of this.#book.readyInOrder(this.#now())) {
       if (this.#running.has(entry.id) || !this.owns(entry)) continue;
       if (!this.#limit.tryAcquire()) break;
       this.#running.set(entry.id, this.#run(entry));

@@ -60,8 +60,11 @@ export interface ReactorRunError {
  * declarations compile without the DOM or Node's types).
  */
 export interface StopSignal {
+  /** Whether the run should stop. */
   readonly aborted: boolean;
+  /** Registers `listener` for the stop. */
   addEventListener(type: 'abort', listener: () => void): void;
+  /** Removes a listener registered with `addEventListener`. */
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
@@ -199,12 +202,14 @@ const runLoop = async (
       // Every stored event is reacted to: the watermark is the wall clock.
       const clock = now();
       for (const reactor of reactors) book.release(reactor.name, clock);
-      executor.startReady();
+      // Journal first: it frees the slots of the outcomes it records.
       await flush();
-      const runnable = book.ready(Number.POSITIVE_INFINITY).some((entry) => executor.owns(entry));
-      if (options.drain === true && executor.running === 0 && !runnable) break;
+      executor.startReady();
+      if (options.drain === true && executor.running === 0 && !executor.hasRunnable()) break;
+      // Due now but not started: running, or out of slots; an effect settling wakes the loop.
       const due = book.nextDueAt();
-      const waitMs = Math.min(pollMs, due === undefined ? pollMs : Math.max(0, due - now()));
+      const untilDue = due === undefined ? pollMs : due - now();
+      const waitMs = untilDue <= 0 ? pollMs : Math.min(pollMs, untilDue);
       await wake.wait(waitMs);
     }
     const abandoned = await executor.stop(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
