@@ -183,6 +183,15 @@ export const planReaction = (reactor: Reactor, change: Change): ReactionPlan => 
     releaseUpTo,
     steps,
   });
+  return planSteps(reactor, change, releaseUpTo, plan);
+};
+
+const planSteps = (
+  reactor: Reactor,
+  change: Change,
+  releaseUpTo: number | undefined,
+  plan: (steps: readonly PlanStep[]) => ReactionPlan,
+): ReactionPlan => {
   let items: unknown;
   try {
     items = reactor.react(change);
@@ -209,11 +218,56 @@ const NO_STEPS: readonly PlanStep[] = Object.freeze([]);
 let lastReceivedAt: string | undefined;
 let lastTime: number | undefined;
 
+const digitsAt = (text: string, from: number, count: number): number => {
+  let value = 0;
+  for (let i = from; i < from + count; i += 1) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return Number.NaN;
+    value = value * 10 + digit;
+  }
+  return value;
+};
+
+/**
+ * The time of `YYYY-MM-DDTHH:MM:SS.sssZ` (what the logs write, Date#toISOString) without
+ * Date.parse, which costs as much as folding the event; `undefined` for any other shape.
+ */
+const canonicalTime = (text: string): number | undefined => {
+  if (text.length !== 24 || text[10] !== 'T' || text[19] !== '.' || text[23] !== 'Z')
+    return undefined;
+  if (text[4] !== '-' || text[7] !== '-' || text[13] !== ':' || text[16] !== ':') return undefined;
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  const hour = digitsAt(text, 11, 2);
+  const minute = digitsAt(text, 14, 2);
+  const second = digitsAt(text, 17, 2);
+  // Days past 28 and out-of-range fields are left to Date.parse, which judges them.
+  const plain =
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= 28 &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59;
+  if (!plain) return undefined;
+  const time = Date.UTC(
+    digitsAt(text, 0, 4),
+    month - 1,
+    day,
+    hour,
+    minute,
+    second,
+    digitsAt(text, 20, 3),
+  );
+  return Number.isFinite(time) ? time : undefined;
+};
+
 /** `Date.parse(receivedAt)` when finite; `undefined` for a bare line (or an unparseable time). */
 const timeOf = (receivedAt: string | undefined): number | undefined => {
   if (receivedAt === undefined) return undefined;
   if (receivedAt !== lastReceivedAt) {
-    const parsed = Date.parse(receivedAt);
+    const parsed = canonicalTime(receivedAt) ?? Date.parse(receivedAt);
     lastReceivedAt = receivedAt;
     lastTime = Number.isFinite(parsed) ? parsed : undefined;
   }
