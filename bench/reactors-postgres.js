@@ -25,6 +25,7 @@ const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli/main.js');
 const NO_OP = join(ROOT, 'bench/reactors/no-op.mjs');
 const LATENCY = join(ROOT, 'bench/reactors/report-latency.mjs');
+const SILENT = join(ROOT, 'bench/reactors/silent.mjs');
 const { openPostgresEventLog } = await import(join(ROOT, 'dist/postgres/index.js'));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const percentile = (xs, p) =>
@@ -76,6 +77,16 @@ const throughput = async (workers, round) => {
   );
   await pool.end();
   return { done: rows[0].done, windowMs: Number(rows[0].window_ms), wallMs };
+};
+
+/** Wall time of one `pg work --drain` of the whole log by one process, with `extra` flags. */
+const rebuild = async (name, extra) => {
+  const url = await server.createDatabase(name);
+  await cli(['pg', 'migrate', '--database', url, '--partitions', '8']);
+  await cli(['pg', 'import', log, '--database', url]);
+  const started = performance.now();
+  await cli(['pg', 'work', '--database', url, '--drain', ...extra]);
+  return performance.now() - started;
 };
 
 /** Appends at RATE/s for SECONDS to a followed schema; the lag of each effect's start after its append's commit. */
@@ -141,6 +152,13 @@ try {
   for (let round = 0; round < rounds; round += 1) {
     for (const workers of [1, 2]) runs[workers].push(await throughput(workers, round));
   }
+  const plainMs = [];
+  const silentMs = [];
+  for (let round = 0; round < rounds; round += 1) {
+    plainMs.push(await rebuild(`plain_${round}`, []));
+    silentMs.push(await rebuild(`silent_${round}`, ['--reactors', SILENT]));
+  }
+  const costRatio = median(plainMs) / median(silentMs);
   const lat = await latency();
   const rows = [1, 2].map((workers) => {
     const list = runs[workers];
@@ -155,6 +173,8 @@ A throwaway PostgreSQL 15 on the same 2-core machine; load average at start ${lo
 | workers | effects | effects/s (median) | whole drain ms (projection + enqueue + execute) | target | met |
 |---:|---:|---:|---:|---:|:---:|
 ${rows.join('\n')}
+
+A rebuild (\`pg work --drain\` of the whole log by one process, whole-process wall time, medians of ${rounds} alternating rounds): plain ${fmt(median(plainMs))} ms, with 2 reactors whose \`react\` returns \`[]\` ${fmt(median(silentMs))} ms: **${costRatio.toFixed(2)} ×** the plain rate (target ≥ 0.90: ${costRatio >= 0.9 ? 'met' : 'missed'}).
 
 From append to the start of \`execute\`, with NOTIFY: one following \`pg work --reactors\` (bench/reactors/report-latency.mjs: \`execute\` posts its position to this process), ${fmt(lat.appended)} appends at ${opts.rate}/s; lag = arrival of the post − the append's commit: p50 ${lat.p50.toFixed(1)} ms, **p99 ${lat.p99.toFixed(1)} ms** (target < 100 ms: ${lat.p99 < 100 ? 'met' : 'missed'}), max ${lat.max.toFixed(1)} ms, ${fmt(lat.measured)} measured.
 `;
