@@ -3,6 +3,7 @@
  * `signfold effects skip LOG ID…`: the reactor effects of a file log, and
  * what to do with parked ones (see docs/reactors.md, "Operations").
  */
+import { withPrunedDone } from '../reactors/book-report.js';
 import type { EffectsChange, EffectsReport } from '../reactors/effects-report.js';
 import { TimerBook } from '../reactors/timer-book.js';
 import { editJournal, type JournalEdit } from '../store/reactors/journal-edit.js';
@@ -149,7 +150,10 @@ export const effectsCommand = async (args: readonly string[], io: CliIO): Promis
   await ensureReadableFile(first);
   const journal = await readJournal(first);
   if (journal.isErr()) throw new CliError(`effects: ${journal.error.message}`);
-  const report = TimerBook.restore(journal.value.book).report();
+  const report = withPrunedDone(
+    TimerBook.restore(journal.value.book).report(),
+    journal.value.pruned,
+  );
   if (json) writeJson(io.stdout, report);
   else printReport(report, io);
   return EXIT.ok;

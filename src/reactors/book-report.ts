@@ -36,3 +36,20 @@ export const reportOf = (entries: Iterable<BookEntry>): EffectsReport => {
   );
   return { reactors, parked: parked.sort((a, b) => a.id - b.id) };
 };
+
+/** `report` with `done` (effects done and since pruned, per reactor) added to its counts. */
+export const withPrunedDone = (
+  report: EffectsReport,
+  done: Readonly<Record<string, number>>,
+): EffectsReport => {
+  const rows = new Map(report.reactors.map((row) => [row.name, { ...row }]));
+  for (const [name, count] of Object.entries(done)) {
+    const row = rows.get(name) ?? { name, pending: 0, parked: 0, done: 0 };
+    row.done += count;
+    rows.set(name, row);
+  }
+  const reactors = [...rows.values()].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  return { reactors, parked: report.parked };
+};

@@ -1,8 +1,7 @@
 /**
  * The semantics of timers, cancels, retries and parking, written once in
- * memory: the file engine keeps its state in one, the test kit derives
- * effects with one, and the PostgreSQL adapter's SQL is tested against it.
- * Watermarks are per reactor (each keeps its own checkpoint).
+ * memory: the file engine keeps its state in one, the test kit and the
+ * PostgreSQL adapter apply plans with one. Watermarks are per reactor.
  */
 import type { BookEntry, EffectState, Mutable, SavedBook } from './book-entry.js';
 import { reportOf } from './book-report.js';
@@ -20,11 +19,7 @@ export class TimerBook {
   readonly #entries = new Map<number, Mutable<BookEntry>>();
   /** reactor → key → id of its scheduled (cancellable) entry. */
   readonly #scheduledByKey = new Map<string, Map<string, number>>();
-  /**
-   * reactor → its scheduled entries, and every ready or retrying entry: a
-   * release and `ready` look only at these, so their cost follows the live
-   * timers and runnable effects, not the history the book has kept.
-   */
+  /** reactor → its scheduled timers by due time: a release touches only what it releases. */
   readonly #scheduled = new Map<string, DueHeap<Mutable<BookEntry>>>();
   /** Runnable entries without a time, in id order (they are created in id order). */
   readonly #immediate = new Set<Mutable<BookEntry>>();
@@ -92,11 +87,7 @@ export class TimerBook {
     return this.#watermarks.get(reactor) ?? Number.NEGATIVE_INFINITY;
   }
 
-  /**
-   * Raises the reactor's watermark to `upTo` (never lowers it) and releases
-   * every scheduled timer due at or before it: released timers are never
-   * cancellable again.
-   */
+  /** Raises the watermark to `upTo` and releases the timers due by then (never cancellable again). */
   release(reactor: string, upTo: number): void {
     if (upTo <= this.watermark(reactor)) {
       return;
@@ -202,11 +193,7 @@ export class TimerBook {
     return [...this.readyInOrder(now)];
   }
 
-  /**
-   * {@link TimerBook.ready}, lazily: a runner that takes the first few does
-   * not pay for ordering them all (immediate effects come first, already in
-   * id order; only the timed ones are sorted, once they are reached).
-   */
+  /** {@link TimerBook.ready}, lazily: immediate effects (in id order) first, then timed ones sorted. */
   *readyInOrder(now: number): Generator<BookEntry, void, undefined> {
     yield* this.#immediate;
     const timed = [...this.#timed].filter((entry) => (entry.dueAt as number) <= now);
@@ -281,6 +268,18 @@ export class TimerBook {
       }
     }
     return { changed, refused };
+  }
+
+  /** Drops done and cancelled entries (once a store has saved them); returns the done ones per reactor. */
+  prune(): Record<string, number> {
+    const done: Record<string, number> = {};
+    for (const [id, entry] of this.#entries) {
+      if (entry.state !== 'done' && entry.state !== 'cancelled') continue;
+      if (entry.state === 'done') done[entry.reactor] = (done[entry.reactor] ?? 0) + 1;
+      this.#entries.delete(id);
+      this.#changed.delete(id);
+    }
+    return done;
   }
 
   /** Every entry, by id (copies). */

@@ -10,13 +10,14 @@
 import { stat } from 'node:fs/promises';
 import { err, ok, type Result } from 'neverthrow';
 import { createProjector } from '../../engine/projector.js';
+import { withPrunedDone } from '../../reactors/book-report.js';
 import type { EffectsReport } from '../../reactors/effects-report.js';
 import { planReaction } from '../../reactors/plan-reaction.js';
 import type { Change, Reactor } from '../../reactors/reactor-types.js';
 import { TimerBook } from '../../reactors/timer-book.js';
 import { readFileEventLog } from '../file-record-stream.js';
 import { EffectExecutor, type ExecutionCounts } from './effect-executor.js';
-import { openJournalWriter, readJournal } from './reactor-journal.js';
+import { type JournalState, openJournalWriter, readJournal } from './reactor-journal.js';
 import { acquireReactorLock } from './reactor-lock.js';
 import { WakeUp } from './wake-up.js';
 
@@ -100,6 +101,7 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
   const now = options.now ?? Date.now;
   const wake = new WakeUp();
   let book = new TimerBook();
+  const pruned: Record<string, number> = {};
   const run = async (signal?: StopSignal) => {
     const lock = await acquireReactorLock(options.logPath);
     if (lock.isErr()) return err<never, ReactorRunError>(lock.error);
@@ -107,19 +109,18 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
       const journal = await readJournal(options.logPath);
       if (journal.isErr()) return err(journal.error);
       book = TimerBook.restore(journal.value.book);
-      const writer = await openJournalWriter(options.logPath, journal.value);
+      // Done and cancelled effects leave the journal at each compaction; done ones stay counted.
+      addCounts(pruned, journal.value.pruned);
+      addCounts(pruned, book.prune());
+      const writer = await openJournalWriter(
+        options.logPath,
+        stateOf(book, journal.value.positions, pruned),
+      );
       if (writer.isErr()) return err(writer.error);
       options.onStarted?.();
       try {
-        return await runLoop(
-          options,
-          book,
-          { ...journal.value.positions },
-          writer.value,
-          wake,
-          now,
-          signal,
-        );
+        const positions = { ...journal.value.positions };
+        return await runLoop(options, { book, positions, pruned }, writer.value, wake, now, signal);
       } finally {
         await writer.value.close().catch(() => undefined);
       }
@@ -127,19 +128,46 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
       await lock.value.release();
     }
   };
-  return { run, notify: () => wake.wake(true), report: () => book.report() };
+  return {
+    run,
+    notify: () => wake.wake(true),
+    report: () => withPrunedDone(book.report(), pruned),
+  };
 };
+
+/** Adds `more` to `counts`, reactor by reactor. */
+const addCounts = (
+  counts: Record<string, number>,
+  more: Readonly<Record<string, number>>,
+): void => {
+  for (const [name, count] of Object.entries(more)) counts[name] = (counts[name] ?? 0) + count;
+};
+
+/** The whole state to compact the journal to. */
+const stateOf = (
+  book: TimerBook,
+  positions: Readonly<Record<string, number>>,
+  pruned: Readonly<Record<string, number>>,
+): JournalState => ({
+  book: { entries: book.entries(), watermarks: book.watermarks(), nextId: book.nextId },
+  positions,
+  pruned,
+});
 
 const runLoop = async (
   options: FileReactorRunnerOptions,
-  book: TimerBook,
-  positions: Record<string, number>,
+  state: {
+    readonly book: TimerBook;
+    readonly positions: Record<string, number>;
+    readonly pruned: Record<string, number>;
+  },
   writer: import('./reactor-journal.js').JournalWriter,
   wake: WakeUp,
   now: () => number,
   signal: StopSignal | undefined,
 ): Promise<Result<ReactorRunSummary, ReactorRunError>> => {
   const { reactors, logPath } = options;
+  const { book, positions, pruned } = state;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const atEnd = new Set(
     reactors
@@ -172,10 +200,8 @@ const runLoop = async (
     await writer.append({ nextId: book.nextId, positions, watermarks: book.watermarks(), entries });
     executor.journaled(completed);
     if (writer.appendedBytes > COMPACT_AFTER_BYTES) {
-      await writer.compact({
-        book: { entries: book.entries(), watermarks: book.watermarks(), nextId: book.nextId },
-        positions,
-      });
+      addCounts(pruned, book.prune());
+      await writer.compact(stateOf(book, positions, pruned));
     }
   };
   const onAbort = (): void => wake.wake();
@@ -224,7 +250,12 @@ const runLoop = async (
     }
     const abandoned = await executor.stop(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
     await flush();
-    return ok({ reactions, abandoned, ...executor.counts(), report: book.report() });
+    return ok({
+      reactions,
+      abandoned,
+      ...executor.counts(),
+      report: withPrunedDone(book.report(), pruned),
+    });
   } catch (cause) {
     // The log vanished, became unreadable, or shrank below the projector's checkpoint.
     const message = cause instanceof Error ? cause.message : String(cause);

@@ -36,6 +36,7 @@ export const editJournal = async (
     const state = {
       book: { entries: book.entries(), watermarks: book.watermarks(), nextId: book.nextId },
       positions: journal.value.positions,
+      pruned: journal.value.pruned,
     };
     const writer = await openJournalWriter(logPath, state);
     if (writer.isErr()) return err(writer.error);

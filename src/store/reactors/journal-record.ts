@@ -23,6 +23,11 @@ export interface JournalRecord {
   /** Reactor name → watermark (ms epoch). */
   readonly watermarks: Readonly<Record<string, number>>;
   readonly entries: readonly BookEntry[];
+  /**
+   * Reactor name → effects done and since pruned from the journal (their
+   * entries are gone; the count stays for the report). Absent: none.
+   */
+  readonly pruned?: Readonly<Record<string, number>>;
 }
 
 const STATES: readonly EffectState[] = [
@@ -91,6 +96,8 @@ export const parseJournalRecord = (line: string): Result<JournalRecord, string> 
   if (!isRecordOf(v.positions, isCount)) return err('positions is not a map of counts');
   if (!isRecordOf(v.watermarks, Number.isFinite)) return err('watermarks is not a map of times');
   if (!Array.isArray(v.entries)) return err('entries is not an array');
+  if (v.pruned !== undefined && !isRecordOf(v.pruned, isCount))
+    return err('pruned is not a map of counts');
   const entries: BookEntry[] = [];
   for (const [index, raw] of v.entries.entries()) {
     const entry = entryOf(raw);
@@ -102,6 +109,7 @@ export const parseJournalRecord = (line: string): Result<JournalRecord, string> 
     positions: v.positions as Record<string, number>,
     watermarks: v.watermarks as Record<string, number>,
     entries,
+    ...(v.pruned === undefined ? {} : { pruned: v.pruned as Record<string, number> }),
   });
 };
 

@@ -28,12 +28,15 @@ export interface JournalState {
   readonly book: SavedBook;
   /** Reactor name → last position reacted to. */
   readonly positions: Readonly<Record<string, number>>;
+  /** Reactor name → done effects pruned from the journal (counted in reports). */
+  readonly pruned: Readonly<Record<string, number>>;
 }
 
 /** The state of a log no reactor has run on yet. */
 export const EMPTY_JOURNAL: JournalState = {
   book: { entries: [], watermarks: {}, nextId: 1 },
   positions: {},
+  pruned: {},
 };
 
 /** Why a journal could not be read or written; `message` is one line naming the file. */
@@ -60,6 +63,7 @@ export const parseJournal = (path: string, text: string): Result<JournalState, J
   }
   const entries = new Map<number, BookEntry>();
   const positions: Record<string, number> = {};
+  const pruned: Record<string, number> = {};
   const watermarks: Record<string, number> = {};
   let nextId = 1;
   for (const [index, line] of records.entries()) {
@@ -73,11 +77,12 @@ export const parseJournal = (path: string, text: string): Result<JournalState, J
     const record = parsed.value;
     for (const entry of record.entries) entries.set(entry.id, entry);
     Object.assign(positions, record.positions);
+    Object.assign(pruned, record.pruned);
     Object.assign(watermarks, record.watermarks);
     nextId = Math.max(nextId, record.nextId);
   }
   const sorted = [...entries.values()].sort((a, b) => a.id - b.id);
-  return ok({ book: { entries: sorted, watermarks, nextId }, positions });
+  return ok({ book: { entries: sorted, watermarks, nextId }, positions, pruned });
 };
 
 /** Reads the journal of `logPath`; a missing journal is {@link EMPTY_JOURNAL}. */
@@ -99,6 +104,7 @@ const fullRecord = (state: JournalState): JournalRecord => ({
   positions: state.positions,
   watermarks: state.book.watermarks,
   entries: state.book.entries,
+  pruned: state.pruned,
 });
 
 /** An open journal, appended to by its single writer (who holds `LOG.reactors.lock`). */

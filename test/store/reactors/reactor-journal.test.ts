@@ -36,6 +36,17 @@ describe('the reactor journal', () => {
     ]);
   });
 
+  it('sums nothing but keeps the last pruned counts of done effects', () => {
+    const line = (pruned: object) =>
+      JSON.stringify({ nextId: 1, positions: {}, watermarks: {}, entries: [], pruned });
+    const text = `${header}\n${line({ documents: 3 })}\n${line({ documents: 5, other: 1 })}\n`;
+    expect(parseJournal('j', text)._unsafeUnwrap().pruned).toEqual({ documents: 5, other: 1 });
+    const bad = `${header}\n${line({ documents: -1 })}\n`;
+    expect(parseJournal('j', bad)._unsafeUnwrapErr().message).toBe(
+      'j:2: pruned is not a map of counts',
+    );
+  });
+
   it('drops a torn last line (a write cut short), but not a damaged line before it', () => {
     const good = `${header}\n${record([entry(1, 'ready')], 2, 10)}\n`;
     const torn = `${good}${record([entry(1, 'done')], 2, 20).slice(0, 30)}`;
