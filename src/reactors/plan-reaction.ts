@@ -177,39 +177,31 @@ const planItem = (
  */
 export const planReaction = (reactor: Reactor, change: Change): ReactionPlan => {
   const releaseUpTo = timeOf(change.receivedAt);
-  const plan = (steps: readonly PlanStep[]): ReactionPlan => ({
-    reactor: reactor.name,
-    position: change.position,
-    releaseUpTo,
-    steps,
-  });
-  return planSteps(reactor, change, releaseUpTo, plan);
+  const steps = stepsOf(reactor, change, releaseUpTo);
+  return { reactor: reactor.name, position: change.position, releaseUpTo, steps };
 };
 
-const planSteps = (
+const stepsOf = (
   reactor: Reactor,
   change: Change,
   releaseUpTo: number | undefined,
-  plan: (steps: readonly PlanStep[]) => ReactionPlan,
-): ReactionPlan => {
+): readonly PlanStep[] => {
   let items: unknown;
   try {
     items = reactor.react(change);
   } catch (thrown) {
-    return plan([
-      park(reactor, change.position, 0, null, `react threw: ${errorMessageOf(thrown)}`),
-    ]);
+    return [park(reactor, change.position, 0, null, `react threw: ${errorMessageOf(thrown)}`)];
   }
   if (!Array.isArray(items)) {
-    return plan([park(reactor, change.position, 0, null, 'react did not return an array')]);
+    return [park(reactor, change.position, 0, null, 'react did not return an array')];
   }
   // Most events call for nothing: no array is built for them.
-  if (items.length === 0) return plan(NO_STEPS);
+  if (items.length === 0) return NO_STEPS;
   const steps: PlanStep[] = [];
   for (let index = 0; index < items.length; index += 1) {
     steps.push(...planItem(reactor, change.position, releaseUpTo, items[index], index));
   }
-  return plan(steps);
+  return steps;
 };
 
 const NO_STEPS: readonly PlanStep[] = Object.freeze([]);
