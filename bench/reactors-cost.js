@@ -4,6 +4,12 @@
 // figure is the core's share of bench/reactors.js's catch-up cost (no file reading, no journal).
 // Target: within 10 % of the plain replay. Rounds alternate; medians. Writes its section of
 // bench/RESULTS.md unless --no-write.
+//
+// Tried on 2026-11-24 and measured slower, so not kept (see /work/notes/report-reactors-views.md):
+// handing out the working copy's own records as views instead of copies, marking them by freezing
+// (0.30) or by copying each record on its next write (0.35-0.37; every version then outlives the
+// young generation, and the GC time doubled); one copy site per kind of view (no change). Copies
+// are young garbage that dies at once, which is why two copies per record beat one.
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
