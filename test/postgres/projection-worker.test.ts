@@ -39,6 +39,12 @@ describe('the projection worker', () => {
     (await file.replay({ read: (o) => readFileEventLog(EXAMPLE, o) }))._unsafeUnwrap();
     const stored = (await readProjections(db.pool, { schema }))._unsafeUnwrap();
     expect(sortedRecords(stored.state)).toEqual(sortedRecords(file.state()));
+    // The comparison covers the views' times only if the log gives them: it does (envelopes).
+    const { signRequests, participants } = sortedRecords(stored.state);
+    expect(
+      signRequests.filter((r) => r.sentAt !== null && r.lastEventAt !== null).length,
+    ).toBeGreaterThan(10);
+    expect(participants.filter((p) => p.viewedAt !== null).length).toBeGreaterThan(10);
     expect(stored.quarantine.map((q) => q.message)).toEqual(
       file.quarantine().map((q) => q.reason.message),
     );

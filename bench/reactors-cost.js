@@ -1,0 +1,114 @@
+// The cost of reactors in the pure core (npm run bench): a plain replay of a generated log against
+// the same replay with what a store does per applied event for 2 reactors whose react returns []
+// (onApplied + planReaction + TimerBook.applyPlan), in one process, from one in-memory log, so the
+// figure is the core's share of bench/reactors.js's catch-up cost (no file reading, no journal).
+// Target: within 10 % of the plain replay. Rounds alternate; medians. Writes its section of
+// bench/RESULTS.md unless --no-write.
+//
+// Tried on 2026-11-24 and measured slower, so not kept (see /work/notes/report-reactors-views.md):
+// handing out the working copy's own records as views instead of copies, marking them by freezing
+// (0.30) or by copying each record on its next write (0.35-0.37; every version then outlives the
+// young generation, and the GC time doubled); one copy site per kind of view (no change). Copies
+// are young garbage that dies at once, which is why two copies per record beat one.
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { generateEvents } from './generate-stream.js';
+import { replaceResultsSection } from './results-section.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '20000' },
+    rounds: { type: 'string', default: '7' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const ROOT = join(import.meta.dirname, '..');
+const { createProjector, defineReactor } = await import(join(ROOT, 'dist/index.js'));
+const { planReaction } = await import(join(ROOT, 'dist/reactors/plan-reaction.js'));
+const { TimerBook } = await import(join(ROOT, 'dist/reactors/timer-book.js'));
+const ROUNDS = Number(opts.rounds);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+// One receivedAt per event, one second apart, canonical ISO (the webhook server's form).
+const START = Date.parse('2026-01-01T00:00:00.000Z');
+const records = [...generateEvents({ seed: 11, signRequests: Number(opts.requests) })].map(
+  (event, i) => ({
+    kind: 'entry',
+    position: i + 1,
+    line: i + 1,
+    receivedAt: new Date(START + i * 1000).toISOString(),
+    deliveryId: undefined,
+    event,
+    raw: '',
+  }),
+);
+const BATCH = 1000;
+const log = {
+  read: async function* () {
+    for (let i = 0; i < records.length; i += BATCH) yield records.slice(i, i + BATCH);
+  },
+};
+const load = loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' ');
+
+const silent = [1, 2].map((i) =>
+  defineReactor({ name: `silent-${i}`, react: () => [], execute: async () => {} }),
+);
+
+// What a store does per applied event, in steps, so the figure says where the cost goes: the
+// views and the change alone (a no-op onApplied), then planReaction, then TimerBook.applyPlan.
+const modes = {
+  plain: () => undefined,
+  hook: () => () => {},
+  plan: () => (change) => {
+    for (const reactor of silent) planReaction(reactor, change);
+  },
+  full: () => {
+    const book = new TimerBook();
+    return (change) => {
+      for (const reactor of silent) book.applyPlan(planReaction(reactor, change));
+    };
+  },
+};
+
+const replay = async (mode) => {
+  const projector = createProjector({ audit: false, onApplied: modes[mode]() });
+  const started = performance.now();
+  (await projector.replay(log))._unsafeUnwrap();
+  return { ms: performance.now() - started, applied: projector.stats().applied };
+};
+
+const runs = Object.fromEntries(Object.keys(modes).map((mode) => [mode, []]));
+for (const mode of Object.keys(modes)) await replay(mode); // warm-up
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (const mode of Object.keys(modes)) runs[mode].push(await replay(mode));
+}
+const applied = runs.plain[0].applied;
+const rateOf = (mode) => applied / (median(runs[mode].map((r) => r.ms)) / 1000);
+const plainRate = rateOf('plain');
+const reactingRate = rateOf('full');
+const ratio = reactingRate / plainRate;
+const nsPerEvent = (mode, than) =>
+  (
+    ((median(runs[mode].map((r) => r.ms)) - median(runs[than].map((r) => r.ms))) * 1e6) /
+    applied
+  ).toFixed(0);
+const section = `<!-- bench/reactors-cost.js -->
+## The core's cost of reactors (bench/reactors-cost.js)
+
+${fmt(records.length)} generated events in memory (seed 11, ${fmt(Number(opts.requests))} sign requests, a receivedAt per event), ${fmt(applied)} applied; ${ROUNDS} alternating rounds, medians; load average at start ${load} (2 cores, shared). No file and no journal: this is the pure core's share of the catch-up cost in bench/reactors.js.
+
+| measure | median | target | met |
+|---|---:|---:|:---:|
+| plain replay (createProjector().replay) | ${fmt(plainRate)} events/s |  |  |
+| a no-op onApplied (the views before/after and the change) | ${fmt(rateOf('hook'))} events/s | | (${(rateOf('hook') / plainRate).toFixed(2)}) |
+| + planReaction for 2 reactors whose react returns [] | ${fmt(rateOf('plan'))} events/s | | (${(rateOf('plan') / plainRate).toFixed(2)}) |
+| + TimerBook.applyPlan (what a store does per applied event) | ${fmt(reactingRate)} events/s | ≥ 0.90 × plain | ${ratio >= 0.9 ? 'yes' : 'no'} (${ratio.toFixed(2)}) |
+
+Per applied event: the views and the change ${nsPerEvent('hook', 'plain')} ns, planReaction × 2 ${nsPerEvent('plan', 'hook')} ns, TimerBook.applyPlan × 2 ${nsPerEvent('full', 'plan')} ns, against ${((median(runs.plain.map((r) => r.ms)) * 1e6) / applied).toFixed(0)} ns for the plain replay's whole work on an in-memory log.
+`;
+console.log(section);
+if (!opts['no-write']) replaceResultsSection('<!-- bench/reactors-cost.js -->', section);
