@@ -9,6 +9,7 @@ import type { ParticipantView, SignRequestView, TemplateView } from '../projecti
 import { WorkingCopy } from '../projections/working-copy.js';
 import type { Change } from '../reactors/reactor-types.js';
 import type { SignRequest } from '../sign-request/sign-request.js';
+import { AppliedChange } from './applied-change.js';
 import * as results from './apply-results.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
 import { type BadLineAhead, badLineAheadOf, isAtOrBefore } from './bad-line-ahead.js';
@@ -35,7 +36,6 @@ import {
 } from './quarantine.js';
 import { checkPosition } from './read-position.js';
 import { replayRecords } from './replay-records.js';
-import { changeOf, touchedViewsOf } from './touched-views.js';
 
 /**
  * The embedded projection engine: applies log records one at a time (live) or replays a log
@@ -167,10 +167,10 @@ export class Projector {
       return this.#reject(position, line, raw, invalidEvent(decoded.error));
     }
     const event = decoded.value;
-    // Views are read only when someone listens: a plain replay pays one test.
-    const notify = this.#onApplied;
-    const before = notify && touchedViewsOf(this.#copy, event);
+    const change =
+      this.#onApplied && new AppliedChange(this.#copy, event, position, receivedAt, source);
     const outcome = applyEvent(this.#copy, event, receivedAt);
+    this.#copy.watch(undefined);
     if (typeof outcome === 'object') {
       const raw = source.raw ?? rawTextOf(value);
       const rejected = this.#reject(position, line, raw, conflicting(outcome));
@@ -182,7 +182,7 @@ export class Projector {
     this.#advance(position);
     if (outcome !== 'applied') return this.#noOp();
     this.#stats.applied += 1;
-    if (before) notify?.(changeOf(this.#copy, event, position, receivedAt, source, before));
+    if (change) change.handTo(this.#onApplied);
     return results.APPLIED;
   }
 

@@ -1,5 +1,6 @@
 import { type Draft, freeze } from 'immer';
 import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
+import { keepable, type PreImages, UNWRITTEN } from './pre-images.js';
 import type { ProjectionDraft, Recipe } from './projection-draft.js';
 import type { ProjectionState } from './projection-state.js';
 import { isPublished, markPublished } from './published-states.js';
@@ -28,6 +29,8 @@ export class WorkingCopy implements ProjectionDraft {
   #records: object[] = [];
   /** Records frozen by `reveal` since the list was last compacted. */
   #revealed = 0;
+  /** Set by `watch` while one event is applied for a reactor. */
+  #watched: PreImages | undefined;
 
   constructor(base: ProjectionState) {
     if (isPublished(base)) {
@@ -99,22 +102,43 @@ export class WorkingCopy implements ProjectionDraft {
   }
 
   addTemplate(record: TemplateView): void {
+    const watched = this.#watched;
+    if (watched?.template === UNWRITTEN && record.id === watched.templateId) {
+      // The record it replaces, if any, is never written again: it is its own pre-image.
+      watched.template = this.#templates.get(record.id);
+    }
     this.#templates = this.#writable(this.#templates);
     this.#templates.set(record.id, this.#made(record));
   }
 
   addSignRequest(record: SignRequestView): void {
+    const watched = this.#watched;
+    if (watched?.signRequest === UNWRITTEN && record.id === watched.signRequestId) {
+      watched.signRequest = this.#signRequests.get(record.id);
+    }
     this.#signRequests = this.#writable(this.#signRequests);
     this.#signRequests.set(record.id, this.#made(record));
   }
 
   addParticipant(record: ParticipantView): void {
+    const watched = this.#watched;
+    if (
+      watched?.participant === UNWRITTEN &&
+      record.id === watched.participantId &&
+      record.signRequestId === watched.signRequestId
+    ) {
+      watched.participant = this.participant(record.signRequestId, record.id);
+    }
     this.#participantsForWrite(record.signRequestId).set(record.id, this.#made(record));
   }
 
   updateTemplate(id: TemplateId, recipe: Recipe<TemplateView>): void {
     let record = this.#templates.get(id);
     if (record === undefined) return;
+    const watched = this.#watched;
+    if (watched?.template === UNWRITTEN && id === watched.templateId) {
+      watched.template = keepable(record);
+    }
     if (Object.isFrozen(record)) {
       record = this.#made({ ...record });
       this.#templates = this.#writable(this.#templates);
@@ -126,6 +150,10 @@ export class WorkingCopy implements ProjectionDraft {
   updateSignRequest(id: SignRequestId, recipe: Recipe<SignRequestView>): void {
     let record = this.#signRequests.get(id);
     if (record === undefined) return;
+    const watched = this.#watched;
+    if (watched?.signRequest === UNWRITTEN && id === watched.signRequestId) {
+      watched.signRequest = keepable(record);
+    }
     if (Object.isFrozen(record)) {
       record = this.#made({ ...record });
       this.#signRequests = this.#writable(this.#signRequests);
@@ -141,11 +169,27 @@ export class WorkingCopy implements ProjectionDraft {
   ): void {
     let record = this.#participants.get(signRequestId)?.get(id);
     if (record === undefined) return;
+    const watched = this.#watched;
+    if (
+      watched?.participant === UNWRITTEN &&
+      id === watched.participantId &&
+      signRequestId === watched.signRequestId
+    ) {
+      watched.participant = keepable(record);
+    }
     if (Object.isFrozen(record)) {
       record = this.#made({ ...record });
       this.#participantsForWrite(signRequestId).set(id, record);
     }
     recipe(record as Draft<ParticipantView>);
+  }
+
+  /**
+   * Until called again, leaves in `preImages` the first pre-image of each
+   * record it names (see `PreImages`); `undefined` stops watching.
+   */
+  watch(preImages: PreImages | undefined): void {
+    this.#watched = preImages;
   }
 
   /**

@@ -7,6 +7,7 @@
 import { errorMessageOf } from './attempt-effect.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import { isPlainJson } from './plain-json.js';
+import { receivedTimeOf } from './received-time.js';
 import type { Change, Effect, JsonValue, Reactor, SqlStatement } from './reactor-types.js';
 
 /** One step of a plan; a store applies them in order (see `TimerBook`). */
@@ -176,7 +177,7 @@ const planItem = (
  * the reason; a keyed enqueue is preceded by a cancel of its key.
  */
 export const planReaction = (reactor: Reactor, change: Change): ReactionPlan => {
-  const releaseUpTo = timeOf(change.receivedAt);
+  const releaseUpTo = receivedTimeOf(change.receivedAt);
   const steps = stepsOf(reactor, change, releaseUpTo);
   return { reactor: reactor.name, position: change.position, releaseUpTo, steps };
 };
@@ -205,63 +206,3 @@ const stepsOf = (
 };
 
 const NO_STEPS: readonly PlanStep[] = Object.freeze([]);
-
-// Every reactor of a process plans the same change in turn: its time is parsed once, not once each.
-let lastReceivedAt: string | undefined;
-let lastTime: number | undefined;
-
-const digitsAt = (text: string, from: number, count: number): number => {
-  let value = 0;
-  for (let i = from; i < from + count; i += 1) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return Number.NaN;
-    value = value * 10 + digit;
-  }
-  return value;
-};
-
-/**
- * The time of `YYYY-MM-DDTHH:MM:SS.sssZ` (what the logs write, Date#toISOString) without
- * Date.parse, which costs as much as folding the event; `undefined` for any other shape.
- */
-const canonicalTime = (text: string): number | undefined => {
-  if (text.length !== 24 || text[10] !== 'T' || text[19] !== '.' || text[23] !== 'Z')
-    return undefined;
-  if (text[4] !== '-' || text[7] !== '-' || text[13] !== ':' || text[16] !== ':') return undefined;
-  const month = digitsAt(text, 5, 2);
-  const day = digitsAt(text, 8, 2);
-  const hour = digitsAt(text, 11, 2);
-  const minute = digitsAt(text, 14, 2);
-  const second = digitsAt(text, 17, 2);
-  // Days past 28 and out-of-range fields are left to Date.parse, which judges them.
-  const plain =
-    month >= 1 &&
-    month <= 12 &&
-    day >= 1 &&
-    day <= 28 &&
-    hour <= 23 &&
-    minute <= 59 &&
-    second <= 59;
-  if (!plain) return undefined;
-  const time = Date.UTC(
-    digitsAt(text, 0, 4),
-    month - 1,
-    day,
-    hour,
-    minute,
-    second,
-    digitsAt(text, 20, 3),
-  );
-  return Number.isFinite(time) ? time : undefined;
-};
-
-/** `Date.parse(receivedAt)` when finite; `undefined` for a bare line (or an unparseable time). */
-const timeOf = (receivedAt: string | undefined): number | undefined => {
-  if (receivedAt === undefined) return undefined;
-  if (receivedAt !== lastReceivedAt) {
-    const parsed = canonicalTime(receivedAt) ?? Date.parse(receivedAt);
-    lastReceivedAt = receivedAt;
-    lastTime = Number.isFinite(parsed) ? parsed : undefined;
-  }
-  return lastTime;
-};

@@ -5,9 +5,9 @@
  */
 import type { BookEntry, EffectState, Mutable, SavedBook } from './book-entry.js';
 import { reportOf } from './book-report.js';
-import { DueHeap } from './due-heap.js';
 import type { EffectsChange, EffectsReport } from './effects-report.js';
 import type { PlanStep, ReactionPlan } from './plan-reaction.js';
+import { ReactorLane } from './reactor-lane.js';
 import type { JsonValue, RetryPolicy } from './reactor-types.js';
 
 export type { BookEntry, EffectState, SavedBook } from './book-entry.js';
@@ -17,15 +17,11 @@ import { afterFailure } from './retry-policy.js';
 /** The in-memory store of reactor effects (see the module comment). */
 export class TimerBook {
   readonly #entries = new Map<number, Mutable<BookEntry>>();
-  /** reactor → key → id of its scheduled (cancellable) entry. */
-  readonly #scheduledByKey = new Map<string, Map<string, number>>();
-  /** reactor → its scheduled timers by due time: a release touches only what it releases. */
-  readonly #scheduled = new Map<string, DueHeap<Mutable<BookEntry>>>();
+  readonly #lanes = new Map<string, ReactorLane>();
   /** Runnable entries without a time, in id order (they are created in id order). */
   readonly #immediate = new Set<Mutable<BookEntry>>();
   /** Runnable entries with a time (released timers, retries). */
   readonly #timed = new Set<Mutable<BookEntry>>();
-  readonly #watermarks = new Map<string, number>();
   /** Ids changed since the last {@link TimerBook.takeChanged}: what a store must write next. */
   readonly #changed = new Set<number>();
   #nextId = 1;
@@ -34,7 +30,9 @@ export class TimerBook {
   static restore(saved: SavedBook): TimerBook {
     const book = new TimerBook();
     for (const [reactor, upTo] of Object.entries(saved.watermarks)) {
-      book.#watermarks.set(reactor, upTo);
+      const lane = book.#lane(reactor);
+      lane.watermark = upTo;
+      lane.marked = true;
     }
     // In id order: the immediate set relies on it.
     for (const entry of [...saved.entries].sort((a, b) => a.id - b.id)) {
@@ -42,8 +40,7 @@ export class TimerBook {
       book.#entries.set(copy.id, copy);
       book.#moveTo(copy, copy.state, true);
       if (copy.state === 'scheduled' && copy.key !== undefined) {
-        const keyed = book.#scheduledByKey.get(copy.reactor) ?? new Map<string, number>();
-        book.#scheduledByKey.set(copy.reactor, keyed.set(copy.key, copy.id));
+        book.#lane(copy.reactor).keyed.set(copy.key, copy.id);
       }
     }
     let highest = 0;
@@ -60,7 +57,18 @@ export class TimerBook {
 
   /** Every reactor's watermark that has been set (ms epoch). */
   watermarks(): Record<string, number> {
-    return Object.fromEntries(this.#watermarks);
+    const marks: Record<string, number> = {};
+    for (const [reactor, lane] of this.#lanes) if (lane.marked) marks[reactor] = lane.watermark;
+    return marks;
+  }
+
+  #lane(reactor: string): ReactorLane {
+    let lane = this.#lanes.get(reactor);
+    if (lane === undefined) {
+      lane = new ReactorLane();
+      this.#lanes.set(reactor, lane);
+    }
+    return lane;
   }
 
   /** Copies of the entries changed since the last call (by id), which then count as unchanged. */
@@ -77,27 +85,28 @@ export class TimerBook {
   /** When (ms epoch) a runnable or scheduled entry is next due; `undefined` when none waits. */
   nextDueAt(): number | undefined {
     if (this.#immediate.size > 0) return Number.NEGATIVE_INFINITY;
-    const firsts = [...this.#scheduled.values()].map((heap) => heap.peek());
+    const firsts = [...this.#lanes.values()].map((lane) => lane.scheduled.peek());
     const times = [...this.#timed, ...firsts].flatMap((entry) => entry?.dueAt ?? []);
     return times.length === 0 ? undefined : times.reduce((a, b) => Math.min(a, b));
   }
 
   /** The reactor's event-time watermark (ms epoch), or -∞ before any. */
   watermark(reactor: string): number {
-    return this.#watermarks.get(reactor) ?? Number.NEGATIVE_INFINITY;
+    return this.#lanes.get(reactor)?.watermark ?? Number.NEGATIVE_INFINITY;
   }
 
   /** Raises the watermark to `upTo` and releases the timers due by then (never cancellable again). */
   release(reactor: string, upTo: number): void {
-    if (upTo <= this.watermark(reactor)) {
+    const lane = this.#lane(reactor);
+    if (upTo <= lane.watermark) {
       return;
     }
-    this.#watermarks.set(reactor, upTo);
-    const keyed = this.#scheduledByKey.get(reactor);
-    const heap = this.#scheduled.get(reactor);
-    for (let entry = heap?.popDue(upTo); entry !== undefined; entry = heap?.popDue(upTo)) {
+    lane.watermark = upTo;
+    lane.marked = true;
+    const { keyed, scheduled } = lane;
+    for (let entry = scheduled.popDue(upTo); entry !== undefined; entry = scheduled.popDue(upTo)) {
       this.#moveTo(entry, 'ready');
-      if (entry.key !== undefined && keyed?.get(entry.key) === entry.id) {
+      if (entry.key !== undefined && keyed.get(entry.key) === entry.id) {
         keyed.delete(entry.key);
       }
     }
@@ -115,12 +124,7 @@ export class TimerBook {
       (entry.dueAt === undefined ? this.#immediate : this.#timed).add(entry);
     }
     if (state === 'scheduled') {
-      if (fresh || !wasScheduled) {
-        const heap =
-          this.#scheduled.get(entry.reactor) ?? new DueHeap((e) => e.state === 'scheduled');
-        this.#scheduled.set(entry.reactor, heap);
-        heap.push(entry);
-      }
+      if (fresh || !wasScheduled) this.#lane(entry.reactor).scheduled.push(entry);
     }
   }
 
@@ -135,8 +139,7 @@ export class TimerBook {
   }
 
   #applyStep(reactor: string, position: number, step: PlanStep): void {
-    const keyed = this.#scheduledByKey.get(reactor) ?? new Map<string, number>();
-    this.#scheduledByKey.set(reactor, keyed);
+    const { keyed } = this.#lane(reactor);
     if (step.kind === 'cancel') {
       const id = keyed.get(step.key);
       if (id !== undefined) {

@@ -5,7 +5,7 @@
  * the same under `signfold react` or `pg work --reactors`.
  */
 import { AssertionError, deepStrictEqual } from 'node:assert';
-import { touchedViewsOf } from '../engine/touched-views.js';
+import { touchedViewsOf } from '../engine/applied-change.js';
 import type { SignEvent } from '../events/sign-event.js';
 import type { ProjectionState } from '../projections/projection-state.js';
 import { WorkingCopy } from '../projections/working-copy.js';

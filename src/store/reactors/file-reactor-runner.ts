@@ -175,11 +175,15 @@ const runLoop = async (
       .map((r) => r.name),
   );
   for (const reactor of reactors) positions[reactor.name] ??= 0;
+  // Per reactor (by index), the position it has reacted up to: +∞ for one starting at the end.
+  const reactedTo = reactors.map((r) =>
+    atEnd.has(r.name) ? Number.POSITIVE_INFINITY : (positions[r.name] ?? 0),
+  );
   let reactions = 0;
   const onApplied = (change: Change): void => {
-    for (const reactor of reactors) {
-      if (atEnd.has(reactor.name) || change.position <= (positions[reactor.name] ?? 0)) continue;
-      book.applyPlan(planReaction(reactor, change));
+    for (let i = 0; i < reactors.length; i += 1) {
+      if (change.position <= (reactedTo[i] as number)) continue;
+      book.applyPlan(planReaction(reactors[i] as Reactor, change));
       reactions += 1;
     }
   };
@@ -227,12 +231,12 @@ const runLoop = async (
           const replayed = await projector.replay({ read: (o) => readFileEventLog(logPath, o) });
           scanMs = now() - lookedAt;
           if (replayed.isErr()) throw new Error(replayed.error.message);
-          for (const reactor of reactors) {
+          reactors.forEach((reactor, i) => {
             const before = positions[reactor.name] ?? 0;
             positions[reactor.name] = Math.max(before, projector.checkpoint);
             positionsMoved ||= positions[reactor.name] !== before;
-          }
-          atEnd.clear();
+            reactedTo[i] = positions[reactor.name] as number;
+          });
         }
       }
       // Every stored event is reacted to: the watermark is the wall clock.

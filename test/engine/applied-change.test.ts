@@ -1,0 +1,132 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { touchedViewsOf } from '../../src/engine/applied-change.js';
+import { createProjector } from '../../src/engine/projector.js';
+import type { ProjectionState } from '../../src/projections/projection-state.js';
+import { WorkingCopy } from '../../src/projections/working-copy.js';
+import type { Change, TouchedViews } from '../../src/reactors/reactor-types.js';
+import { events } from '../../src/testing/plain-builders.js';
+import { count } from '../reliability/fixtures/reliability-helpers.js';
+import { memoryLogOf, rawStreamArb, readAll } from '../support/engine-arbitraries.js';
+
+interface Seen {
+  readonly position: number;
+  readonly before: TouchedViews;
+  readonly after: TouchedViews;
+}
+
+const viewsIn = (state: ProjectionState, change: Change): TouchedViews =>
+  touchedViewsOf(new WorkingCopy(state), change.event);
+
+describe('the views of a change (made on first read)', () => {
+  it('equal the views read from the published states around each applied event', async () => {
+    await fc.assert(
+      fc.asyncProperty(rawStreamArb(), fc.boolean(), async (items, afterFirst) => {
+        const log = await memoryLogOf(items);
+        // Bulk: records are written in place and pre-images are copies.
+        const bulk: Seen[] = [];
+        const replaying = createProjector({
+          onApplied: (change) => {
+            // Reading `after` first must not change what `before` says.
+            const after = afterFirst ? change.after : undefined;
+            bulk.push({
+              position: change.position,
+              before: change.before,
+              after: after ?? change.after,
+            });
+          },
+        });
+        expect((await replaying.replay(log)).isOk()).toBe(true);
+
+        // Live, publishing around every event: records are frozen, so a write copies them and
+        // the pre-image is the frozen record itself. The reference reads the published states.
+        const live: Seen[] = [];
+        const expected: Seen[] = [];
+        let stateBefore: ProjectionState | undefined;
+        const oneByOne = createProjector({
+          onApplied: (change) => {
+            live.push({ position: change.position, before: change.before, after: change.after });
+            expected.push({
+              position: change.position,
+              before: viewsIn(stateBefore as ProjectionState, change),
+              after: { ...change.after },
+            });
+          },
+        });
+        for (const record of await readAll(log)) {
+          if (record.kind !== 'entry') continue;
+          stateBefore = oneByOne.state();
+          const count = expected.length;
+          oneByOne.apply({
+            position: record.position,
+            event: record.event,
+            ...(record.receivedAt === undefined ? {} : { receivedAt: record.receivedAt }),
+          });
+          const last = expected[count];
+          if (last !== undefined) {
+            // `after` as published once the event is applied, read independently of the change.
+            const published = oneByOne.state();
+            expected[count] = {
+              ...last,
+              after: touchedViewsOf(new WorkingCopy(published), eventAt(record)),
+            };
+          }
+        }
+        expect(live).toEqual(expected);
+        expect(bulk).toEqual(expected);
+      }),
+      { numRuns: count(60, 600) },
+    );
+  });
+
+  it('stay as they were when read, though later events write the same records', () => {
+    const kept: TouchedViews[] = [];
+    const projector = createProjector({ onApplied: (change) => kept.push(change.after) });
+    projector.apply({
+      position: 1,
+      event: events.signRequestSent(),
+      receivedAt: '2026-01-01T00:00:00.000Z',
+    });
+    projector.apply({
+      position: 2,
+      event: events.signRequestDeclined(),
+      receivedAt: '2026-01-02T00:00:00.000Z',
+    });
+    expect(kept[0]?.signRequest?.status).toBe('sent');
+    expect(kept[0]?.signRequest?.lastEventAt).toBe('2026-01-01T00:00:00.000Z');
+    expect(kept[1]?.signRequest?.status).toBe('declined');
+  });
+
+  it('can no longer be made once onApplied has returned: a clear TypeError, like a revoked draft', () => {
+    const changes: Change[] = [];
+    const projector = createProjector({
+      onApplied: (change) => {
+        changes.push(change);
+        void change.before; // read in time: stays readable
+      },
+    });
+    projector.apply({ position: 7, event: events.signRequestSent() });
+    const [change] = changes;
+    expect(change?.before).toEqual({});
+    expect(() => change?.after).toThrow(TypeError);
+    expect(() => change?.after).toThrow(
+      /change\.after of position 7 was first read after onApplied returned/,
+    );
+  });
+
+  it('serialise with their views while valid (JSON.stringify)', () => {
+    let text = '';
+    const projector = createProjector({
+      onApplied: (change) => {
+        text = JSON.stringify(change);
+      },
+    });
+    projector.apply({ position: 1, event: events.signRequestSent(), deliveryId: 'd' });
+    const parsed = JSON.parse(text);
+    expect(Object.keys(parsed)).toEqual(['event', 'position', 'deliveryId', 'before', 'after']);
+    expect(parsed.before).toEqual({});
+    expect(parsed.after.signRequest.status).toBe('sent');
+  });
+});
+
+const eventAt = (record: { readonly event: unknown }) => record.event as Change['event'];
