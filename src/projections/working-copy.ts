@@ -1,6 +1,6 @@
 import { type Draft, freeze } from 'immer';
 import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
-import { keepable, type PreImages, UNWRITTEN } from './pre-images.js';
+import { type PreImages, UNWRITTEN } from './pre-images.js';
 import type { ProjectionDraft, Recipe } from './projection-draft.js';
 import type { ProjectionState } from './projection-state.js';
 import { isPublished, markPublished } from './published-states.js';
@@ -137,7 +137,7 @@ export class WorkingCopy implements ProjectionDraft {
     if (record === undefined) return;
     const watched = this.#watched;
     if (watched?.template === UNWRITTEN && id === watched.templateId) {
-      watched.template = keepable(record);
+      watched.template = Object.isFrozen(record) ? record : { ...record };
     }
     if (Object.isFrozen(record)) {
       record = this.#made({ ...record });
@@ -152,7 +152,7 @@ export class WorkingCopy implements ProjectionDraft {
     if (record === undefined) return;
     const watched = this.#watched;
     if (watched?.signRequest === UNWRITTEN && id === watched.signRequestId) {
-      watched.signRequest = keepable(record);
+      watched.signRequest = Object.isFrozen(record) ? record : { ...record };
     }
     if (Object.isFrozen(record)) {
       record = this.#made({ ...record });
@@ -175,7 +175,7 @@ export class WorkingCopy implements ProjectionDraft {
       id === watched.participantId &&
       signRequestId === watched.signRequestId
     ) {
-      watched.participant = keepable(record);
+      watched.participant = Object.isFrozen(record) ? record : { ...record };
     }
     if (Object.isFrozen(record)) {
       record = this.#made({ ...record });

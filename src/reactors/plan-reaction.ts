@@ -182,6 +182,27 @@ export const planReaction = (reactor: Reactor, change: Change): ReactionPlan => 
   return { reactor: reactor.name, position: change.position, releaseUpTo, steps };
 };
 
+/** What {@link reactInto} needs of a book (a `TimerBook` has it). */
+export interface PlanTarget {
+  release(reactor: string, upTo: number): void;
+  applyPlan(plan: ReactionPlan): void;
+}
+
+/**
+ * `target.applyPlan(planReaction(reactor, change))`, without building a plan
+ * when `react` returns nothing (most events): what a catch-up pays per
+ * reactor and applied event.
+ */
+export const reactInto = (target: PlanTarget, reactor: Reactor, change: Change): void => {
+  const releaseUpTo = receivedTimeOf(change.receivedAt);
+  const steps = stepsOf(reactor, change, releaseUpTo);
+  if (steps.length > 0) {
+    target.applyPlan({ reactor: reactor.name, position: change.position, releaseUpTo, steps });
+  } else if (releaseUpTo !== undefined) {
+    target.release(reactor.name, releaseUpTo);
+  }
+};
+
 const stepsOf = (
   reactor: Reactor,
   change: Change,

@@ -12,7 +12,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { createProjector } from '../../engine/projector.js';
 import { withPrunedDone } from '../../reactors/book-report.js';
 import type { EffectsReport } from '../../reactors/effects-report.js';
-import { planReaction } from '../../reactors/plan-reaction.js';
+import { reactInto } from '../../reactors/plan-reaction.js';
 import type { Change, Reactor } from '../../reactors/reactor-types.js';
 import { TimerBook } from '../../reactors/timer-book.js';
 import { readFileEventLog } from '../file-record-stream.js';
@@ -183,7 +183,7 @@ const runLoop = async (
   const onApplied = (change: Change): void => {
     for (let i = 0; i < reactors.length; i += 1) {
       if (change.position <= (reactedTo[i] as number)) continue;
-      book.applyPlan(planReaction(reactors[i] as Reactor, change));
+      reactInto(book, reactors[i] as Reactor, change);
       reactions += 1;
     }
   };
