@@ -7,7 +7,7 @@
  * written, all in the batch's transaction: enqueueing is exactly once and
  * the partition's lease fences it.
  */
-import { planReaction, type ReactionPlan } from '../../reactors/plan-reaction.js';
+import { type PlanTarget, type ReactionPlan, reactInto } from '../../reactors/plan-reaction.js';
 import type { Change, Reactor } from '../../reactors/reactor-types.js';
 import { TimerBook } from '../../reactors/timer-book.js';
 import type { SchemaName } from '../schema-name.js';
@@ -26,6 +26,15 @@ export interface ReactorBatchTarget {
 export class ReactorBatch {
   readonly #target: ReactorBatchTarget;
   readonly #plans: ReactionPlan[] = [];
+  /**
+   * Per reactor, the releases of the plans without steps since its last plan
+   * with steps, as one: with no step between them, releasing up to a, then b,
+   * releases what releasing up to max(a, b) does. Most events call for
+   * nothing, so this keeps a batch from holding a plan per event and reactor.
+   */
+  readonly #pending = new Map<string, { position: number; releaseUpTo: number }>();
+  /** The position of the change being planned. */
+  #position = 0;
 
   constructor(target: ReactorBatchTarget) {
     this.#target = target;
@@ -34,7 +43,30 @@ export class ReactorBatch {
   /** The projector's `onApplied`: template events are reacted to by partition 0 only. */
   readonly onApplied = (change: Change): void => {
     if (!('signRequestId' in change.event) && this.#target.partition !== 0) return;
-    for (const reactor of this.#target.reactors) this.#plans.push(planReaction(reactor, change));
+    this.#position = change.position;
+    for (const reactor of this.#target.reactors) reactInto(this.#collector, reactor, change);
+  };
+
+  #flushPending(reactor: string): void {
+    const pending = this.#pending.get(reactor);
+    if (pending === undefined) return;
+    this.#pending.delete(reactor);
+    this.#plans.push({ reactor, ...pending, steps: [] });
+  }
+
+  readonly #collector: PlanTarget = {
+    release: (reactor, upTo) => {
+      const pending = this.#pending.get(reactor);
+      // The position is the last one's: a reactor past it has had every release merged here.
+      this.#pending.set(reactor, {
+        position: this.#position,
+        releaseUpTo: pending === undefined ? upTo : Math.max(pending.releaseUpTo, upTo),
+      });
+    },
+    applyPlan: (plan) => {
+      this.#flushPending(plan.reactor);
+      this.#plans.push(plan);
+    },
   };
 
   /**
@@ -82,6 +114,7 @@ export class ReactorBatch {
       effect: unknown;
     }[] = [];
     const reacting = new Set(names);
+    for (const reactor of reactors) this.#flushPending(reactor.name);
     for (const plan of this.#plans) {
       if (!reacting.has(plan.reactor) || plan.position <= (positions.get(plan.reactor) ?? 0))
         continue;
