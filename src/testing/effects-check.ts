@@ -1,14 +1,14 @@
 /**
  * `thenEffects`: what a reactor's `react` returns for the event under test,
- * compared deep-equal with what the test expects. The change is built the way
- * the engine builds it (same touched views), so a reactor tested here reacts
- * the same under `signfold react` or `pg work --reactors`.
+ * compared deep-equal with what the test expects. `react` is called from a
+ * projector's `onApplied`, as the engines call it, so a reactor tested here
+ * reacts the same under `signfold react` or `pg work --reactors`, views and
+ * their rules included.
  */
 import { AssertionError, deepStrictEqual } from 'node:assert';
-import { touchedViewsOf } from '../engine/applied-change.js';
+import { createProjector } from '../engine/projector.js';
 import type { SignEvent } from '../events/sign-event.js';
 import type { ProjectionState } from '../projections/projection-state.js';
-import { WorkingCopy } from '../projections/working-copy.js';
 import { defineReactor } from '../reactors/define-reactor.js';
 import type { Change, Reactor, ReactorDefinition } from '../reactors/reactor-types.js';
 import { show } from './describe-events.js';
@@ -21,51 +21,74 @@ export interface WhenOptions {
   readonly deliveryId?: string;
 }
 
-/** The change `react` sees for an applied event, from the states around it. */
-export const changeBetween = (
+/** What `react` did for the event under test. */
+export type Reaction =
+  | { readonly kind: 'returned'; readonly effects: unknown }
+  | { readonly kind: 'threw'; readonly thrown: unknown };
+
+/**
+ * Calls `reactor.react` for `event` applied to `before` at `position` the
+ * way the engines do, from a projector's `onApplied`: the change is the
+ * engine's own, its views made when first read and no more once `react` has
+ * returned. `undefined` when the event does not apply (`react` is never
+ * called then).
+ */
+export const reactionTo = (
+  reactor: Reactor,
   before: ProjectionState,
-  after: ProjectionState,
   event: SignEvent,
   position: number,
   options: WhenOptions,
-): Change => ({
-  event,
-  position,
-  receivedAt: options.receivedAt,
-  deliveryId: options.deliveryId,
-  before: touchedViewsOf(new WorkingCopy(before), event),
-  after: touchedViewsOf(new WorkingCopy(after), event),
-});
+): Reaction | undefined => {
+  let reaction: Reaction | undefined;
+  const onApplied = (change: Change): void => {
+    try {
+      reaction = { kind: 'returned', effects: reactor.react(change) };
+    } catch (thrown) {
+      reaction = { kind: 'threw', thrown };
+    }
+  };
+  const projector = createProjector(
+    { audit: false, onApplied },
+    { state: before, checkpoint: position - 1 },
+  );
+  projector.apply({
+    position,
+    event,
+    ...(options.receivedAt === undefined ? {} : { receivedAt: options.receivedAt }),
+    ...(options.deliveryId === undefined ? {} : { deliveryId: options.deliveryId }),
+  });
+  return reaction;
+};
 
 /**
  * Fails (an `AssertionError` with `actual`/`expected`, so runners show a
- * diff) unless `react` returns exactly `expected`. `change` is `undefined`
- * when the event did not apply: `react` is never called then, so the
- * effects are `[]`.
+ * diff) unless `react` returns exactly `expected` when `react` runs it (see
+ * {@link reactionTo}). When the event did not apply `react` is never
+ * called, so the effects are `[]`.
  */
 export const checkEffects = (
   reactorOrDefinition: Reactor | ReactorDefinition,
-  change: Change | undefined,
+  react: (reactor: Reactor) => Reaction | undefined,
   expected: readonly unknown[],
   story: () => string,
 ): void => {
   // A reactor is a definition too: checking it again is cheap and needs no guess at which it is.
   const reactor = defineReactor(reactorOrDefinition);
-  let actual: unknown;
-  try {
-    actual = change === undefined ? [] : reactor.react(change);
-  } catch (thrown) {
+  const reaction = react(reactor);
+  if (reaction?.kind === 'threw') {
     throw new AssertionError({
-      message: `reactor "${reactor.name}": react threw ${String(thrown)}\n${story()}`,
+      message: `reactor "${reactor.name}": react threw ${String(reaction.thrown)}\n${story()}`,
       operator: 'signfold/testing',
     });
   }
+  const actual = reaction === undefined ? [] : reaction.effects;
   try {
     deepStrictEqual(actual, expected);
   } catch {
     throw new AssertionError({
       message:
-        `reactor "${reactor.name}" returned other effects${change === undefined ? ' (the event did not apply, so react was not called)' : ''}\n` +
+        `reactor "${reactor.name}" returned other effects${reaction === undefined ? ' (the event did not apply, so react was not called)' : ''}\n` +
         `expected: ${show(expected)}\nactual:   ${show(actual)}\n${story()}`,
       actual,
       expected,

@@ -29,7 +29,7 @@ import {
 import { plural } from '../plural.js';
 import type { Reactor, ReactorDefinition } from '../reactors/reactor-types.js';
 import { describeEvents, show } from './describe-events.js';
-import { changeBetween, checkEffects, type WhenOptions } from './effects-check.js';
+import { checkEffects, reactionTo, type WhenOptions } from './effects-check.js';
 import { mismatchedMembers, pickNamed } from './partial-match.js';
 
 /** An event as a test may give it: built or decoded, a wire object, or wire JSON text. */
@@ -228,11 +228,13 @@ const whenEvent = (
       return spec;
     },
     thenEffects: (reactor, expected) => {
-      const applied = result.isOk() && result.value !== before;
-      const change = applied
-        ? changeBetween(before, after, event, past.length + 1, options)
-        : undefined;
-      checkEffects(reactor, change, expected, story);
+      const position = past.length + 1;
+      checkEffects(
+        reactor,
+        (defined) => reactionTo(defined, before, event, position, options),
+        expected,
+        story,
+      );
       return spec;
     },
     thenApplied: () => {

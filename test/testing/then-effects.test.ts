@@ -46,6 +46,22 @@ describe('given/when/thenEffects', () => {
       .thenEffects({ name: 'plain', react: () => [{ type: 'x' }] }, [{ type: 'x' }]);
   });
 
+  it('calls react as the engines do: a view first read after react returned throws there too', () => {
+    const kept: Change[] = [];
+    const keeper = defineReactor({
+      name: 'keeper',
+      react: (change: Change) => {
+        kept.push(change);
+        return [{ type: 'seen', status: change.after.signRequest?.status ?? null }];
+      },
+    });
+    given(events.signRequestSent())
+      .when(events.signRequestDeclined())
+      .thenEffects(keeper, [{ type: 'seen', status: 'declined' }]);
+    expect(kept[0]?.after.signRequest?.status).toBe('declined'); // read in time: stays readable
+    expect(() => kept[0]?.before).toThrow(/change\.before of position 2 was first read after/);
+  });
+
   it('expects no effects for an event that did not apply (a no-op or a conflict)', () => {
     given(events.signRequestSent(), events.participantSent())
       .when(events.participantSent())
