@@ -81,7 +81,7 @@ export class AppliedChange implements Change {
   readonly receivedAt: string | undefined;
   readonly deliveryId: string | undefined;
   /** What the working copy fills while the event is applied. */
-  readonly preImages: PreImages;
+  readonly #preImages: PreImages;
   #copy: WorkingCopy | undefined;
   #before: TouchedViews | undefined;
   #after: TouchedViews | undefined;
@@ -98,9 +98,9 @@ export class AppliedChange implements Change {
     this.receivedAt = receivedAt;
     this.deliveryId = source.deliveryId;
     this.#copy = copy;
-    this.preImages = watchedBy(event);
+    this.#preImages = watchedBy(event);
     // From now until the projector stops it once the event is applied.
-    copy.watch(this.preImages);
+    copy.watch(this.#preImages);
   }
 
   /** The views the event touched, as they were before it. */
@@ -130,6 +130,26 @@ export class AppliedChange implements Change {
     return { event, position, receivedAt, deliveryId, before, after };
   }
 
+  /** What Node's `console.log` and `util.inspect` show: the views too, as far as they can be made. */
+  [Symbol.for('nodejs.util.inspect.custom')](): Record<string, unknown> {
+    const viewOr = (which: 'before' | 'after'): unknown => {
+      try {
+        return this[which];
+      } catch {
+        return '[not read while onApplied ran]';
+      }
+    };
+    const { event, position, receivedAt, deliveryId } = this;
+    return {
+      event,
+      position,
+      receivedAt,
+      deliveryId,
+      before: viewOr('before'),
+      after: viewOr('after'),
+    };
+  }
+
   #views(which: 'before' | 'after'): TouchedViews {
     const copy = this.#copy;
     if (copy === undefined) {
@@ -138,6 +158,6 @@ export class AppliedChange implements Change {
           'read the views while react runs and keep what you need',
       );
     }
-    return viewsIn(copy, this.preImages, which === 'before');
+    return viewsIn(copy, this.#preImages, which === 'before');
   }
 }

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { touchedViewsOf } from '../../src/engine/applied-change.js';
@@ -112,6 +113,28 @@ describe('the views of a change (made on first read)', () => {
     expect(() => change?.after).toThrow(
       /change\.after of position 7 was first read after onApplied returned/,
     );
+  });
+
+  it('show in util.inspect, while valid and, as far as they were read, after', () => {
+    let during = '';
+    let change: Change | undefined;
+    const projector = createProjector({
+      onApplied: (applied) => {
+        during = inspect(applied, { depth: 4 });
+        change = applied;
+      },
+    });
+    projector.apply({ position: 1, event: events.signRequestSent() });
+    expect(during).toMatch(/after: \{\s+signRequest: \{[^}]*status: 'sent'/);
+    expect(during).toContain('before: {}');
+    // Read while valid by the inspect above: still shown.
+    expect(inspect(change, { depth: 4 })).toMatch(/status: 'sent'/);
+    const unread: Change[] = [];
+    createProjector({ onApplied: (applied) => unread.push(applied) }).apply({
+      position: 1,
+      event: events.signRequestSent(),
+    });
+    expect(inspect(unread[0])).toContain("after: '[not read while onApplied ran]'");
   });
 
   it('serialise with their views while valid (JSON.stringify)', () => {
