@@ -1,9 +1,9 @@
 /**
  * The `Change` a projector hands to `onApplied` (a projector without one
  * builds none: a plain replay pays one test). Its views are made when first
- * read: `after` from the working copy, `before` from the pre-images the
- * working copy kept of the records the event wrote (see `PreImages`), or
- * from the working copy for a record it did not write. A reactor that reads
+ * read: `after` from the working copy, `before` from the pre-images kept as
+ * the working copy wrote the records the event touches (see
+ * `PreImageKeeper`), or from the working copy for a record it did not write. A reactor that reads
  * no view costs those pre-images only (one shallow copy per record written,
  * young garbage), where copying every view up front cost about twice that.
  * Each view made is a record safe to keep.
@@ -14,75 +14,72 @@
  * A view read in time stays readable.
  */
 import type { SignEvent } from '../events/sign-event.js';
-import { keepable, type PreImage, type PreImages, UNWRITTEN } from '../projections/pre-images.js';
+import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
+import { keepable, type PreImageKeeper } from '../projections/pre-images.js';
+import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
 import type { WorkingCopy } from '../projections/working-copy.js';
 import type { Change, TouchedViews } from '../reactors/reactor-types.js';
+
+/** A touched record no write has reached yet during the event. */
+const UNWRITTEN: unique symbol = Symbol('unwritten');
+/** A pre-image slot: the record as it was, `undefined` when the event created it, or UNWRITTEN. */
+type PreImage<T> = T | undefined | typeof UNWRITTEN;
+
+/** The ids of the records an event touches (members it does not have read as `undefined`). */
+interface TouchedIds {
+  readonly templateId?: TemplateId;
+  readonly signRequestId?: SignRequestId;
+  readonly participantId?: ParticipantId;
+}
 
 const NOTHING: TouchedViews = Object.freeze({});
 
 const viewsOf = (
-  signRequest: object | undefined,
-  participant: object | undefined,
-  template: object | undefined,
+  signRequest: SignRequestView | undefined,
+  participant: ParticipantView | undefined,
+  template: TemplateView | undefined,
 ): TouchedViews => {
-  if (template !== undefined) return { template } as TouchedViews;
-  if (signRequest === undefined) {
-    return participant === undefined ? NOTHING : ({ participant } as TouchedViews);
-  }
-  return (
-    participant === undefined ? { signRequest } : { signRequest, participant }
-  ) as TouchedViews;
+  if (template !== undefined) return { template };
+  if (signRequest === undefined) return participant === undefined ? NOTHING : { participant };
+  return participant === undefined ? { signRequest } : { signRequest, participant };
 };
 
-/** Nothing written yet: the slots of the records `event` names. */
-const watchedBy = (event: SignEvent): PreImages => {
-  const named = 'signRequestId' in event;
-  return {
-    templateId: named ? undefined : event.templateId,
-    signRequestId: named ? event.signRequestId : undefined,
-    participantId: 'participantId' in event ? event.participantId : undefined,
-    template: UNWRITTEN,
-    signRequest: UNWRITTEN,
-    participant: UNWRITTEN,
-  };
-};
-
-/** The views in `copy`, or with `past` the pre-images where written (see the module comment). */
-const viewsIn = (copy: WorkingCopy, pre: PreImages, past: boolean): TouchedViews => {
-  const pick = <T extends object>(image: PreImage<T>, current: T | undefined): T | undefined =>
-    past && image !== UNWRITTEN ? image : keepable(current);
-  const requestId = pre.signRequestId;
-  if (requestId === undefined) {
-    const template = pre.templateId === undefined ? undefined : copy.template(pre.templateId);
-    return viewsOf(undefined, undefined, pick(pre.template, template));
-  }
-  const participantId = pre.participantId;
-  return viewsOf(
-    pick(pre.signRequest, copy.signRequest(requestId)),
-    participantId === undefined
-      ? undefined
-      : pick(pre.participant, copy.participant(requestId, participantId)),
-    undefined,
-  );
-};
+const pick = <T extends object>(image: PreImage<T>, current: T | undefined): T | undefined =>
+  image === UNWRITTEN ? keepable(current) : image;
 
 /**
  * The views `event` touches in `copy` as it stands: a sign request and its
  * participant for participant events, the sign request for sign-request
  * events, the template for template events; one that does not exist is absent.
  */
-export const touchedViewsOf = (copy: WorkingCopy, event: SignEvent): TouchedViews =>
-  viewsIn(copy, watchedBy(event), false);
+export const touchedViewsOf = (copy: WorkingCopy, event: SignEvent): TouchedViews => {
+  const { templateId, signRequestId, participantId } = event as TouchedIds;
+  if (signRequestId === undefined) {
+    return viewsOf(
+      undefined,
+      undefined,
+      templateId === undefined ? undefined : keepable(copy.template(templateId)),
+    );
+  }
+  return viewsOf(
+    keepable(copy.signRequest(signRequestId)),
+    participantId === undefined
+      ? undefined
+      : keepable(copy.participant(signRequestId, participantId)),
+    undefined,
+  );
+};
 
 /** A change whose views are made on first read, until it is revoked (see the module comment). */
-export class AppliedChange implements Change {
+export class AppliedChange implements Change, PreImageKeeper {
   readonly event: SignEvent;
   readonly position: number;
   readonly receivedAt: string | undefined;
   readonly deliveryId: string | undefined;
-  /** What the working copy fills while the event is applied. */
-  readonly #preImages: PreImages;
   #copy: WorkingCopy | undefined;
+  #template: PreImage<TemplateView> = UNWRITTEN;
+  #signRequest: PreImage<SignRequestView> = UNWRITTEN;
+  #participant: PreImage<ParticipantView> = UNWRITTEN;
   #before: TouchedViews | undefined;
   #after: TouchedViews | undefined;
 
@@ -98,9 +95,8 @@ export class AppliedChange implements Change {
     this.receivedAt = receivedAt;
     this.deliveryId = source.deliveryId;
     this.#copy = copy;
-    this.#preImages = watchedBy(event);
     // From now until the projector stops it once the event is applied.
-    copy.watch(this.#preImages);
+    copy.watch(this);
   }
 
   /** The views the event touched, as they were before it. */
@@ -113,6 +109,31 @@ export class AppliedChange implements Change {
   get after(): TouchedViews {
     this.#after ??= this.#views('after');
     return this.#after;
+  }
+
+  /** For the working copy (see `PreImageKeeper`): keeps the first pre-image of a touched record. */
+  keepTemplate(id: TemplateId, record: TemplateView | undefined, inPlace: boolean): void {
+    if (this.#template !== UNWRITTEN || id !== (this.event as TouchedIds).templateId) return;
+    this.#template = inPlace ? keepable(record) : record;
+  }
+
+  /** As {@link AppliedChange.keepTemplate}, for the sign request. */
+  keepSignRequest(id: SignRequestId, record: SignRequestView | undefined, inPlace: boolean): void {
+    if (this.#signRequest !== UNWRITTEN || id !== (this.event as TouchedIds).signRequestId) return;
+    this.#signRequest = inPlace ? keepable(record) : record;
+  }
+
+  /** As {@link AppliedChange.keepTemplate}, for the participant. */
+  keepParticipant(
+    signRequestId: SignRequestId,
+    id: ParticipantId,
+    record: ParticipantView | undefined,
+    inPlace: boolean,
+  ): void {
+    const ids = this.event as TouchedIds;
+    if (this.#participant !== UNWRITTEN || id !== ids.participantId) return;
+    if (signRequestId !== ids.signRequestId) return;
+    this.#participant = inPlace ? keepable(record) : record;
   }
 
   /** Calls `listener` with this change, then revokes it: no view can be made after that. */
@@ -158,6 +179,17 @@ export class AppliedChange implements Change {
           'read the views while react runs and keep what you need',
       );
     }
-    return viewsIn(copy, this.#preImages, which === 'before');
+    // Made once for both: a record the event did not write is the same before and after.
+    this.#after ??= touchedViewsOf(copy, this.event);
+    const now = this.#after;
+    if (which === 'after') return now;
+    if ((this.event as TouchedIds).signRequestId === undefined) {
+      return viewsOf(undefined, undefined, pick(this.#template, now.template));
+    }
+    return viewsOf(
+      pick(this.#signRequest, now.signRequest),
+      pick(this.#participant, now.participant),
+      undefined,
+    );
   }
 }

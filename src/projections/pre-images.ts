@@ -1,27 +1,25 @@
 /**
- * Where a {@link WorkingCopy} leaves the records one event is about to
- * change, as they were before it: the `before` views of a reactor's change,
- * kept without reading or copying anything for records the event leaves
- * alone. Only the records the event names are watched (the views it
- * touches), so a handler writing elsewhere costs nothing here.
+ * What a {@link WorkingCopy} tells the one watching it (a reactor's change)
+ * just before it writes a record: the record as it stands, and whether the
+ * write changes that object in place (it must then be copied to be kept) or
+ * replaces it (an add, or a write to a frozen record, which copies it). The
+ * watcher keeps the first one of each record it cares about: the `before`
+ * views, without reading or copying anything for records the event leaves
+ * alone.
  */
 import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
 import type { ParticipantView, SignRequestView, TemplateView } from './records.js';
 
-/** A watched record no write has reached yet during the event. */
-export const UNWRITTEN: unique symbol = Symbol('unwritten');
-
-/** A watched slot: its pre-image, `undefined` when the event created the record, or {@link UNWRITTEN}. */
-export type PreImage<T> = T | undefined | typeof UNWRITTEN;
-
-/** The records one event names, and their pre-images once written (see the module comment). */
-export interface PreImages {
-  readonly templateId: TemplateId | undefined;
-  readonly signRequestId: SignRequestId | undefined;
-  readonly participantId: ParticipantId | undefined;
-  template: PreImage<TemplateView>;
-  signRequest: PreImage<SignRequestView>;
-  participant: PreImage<ParticipantView>;
+/** See the module comment; `record` is `undefined` when the write creates it. */
+export interface PreImageKeeper {
+  keepTemplate(id: TemplateId, record: TemplateView | undefined, inPlace: boolean): void;
+  keepSignRequest(id: SignRequestId, record: SignRequestView | undefined, inPlace: boolean): void;
+  keepParticipant(
+    signRequestId: SignRequestId,
+    id: ParticipantId,
+    record: ParticipantView | undefined,
+    inPlace: boolean,
+  ): void;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type Draft, freeze } from 'immer';
 import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
-import { type PreImages, UNWRITTEN } from './pre-images.js';
+import type { PreImageKeeper } from './pre-images.js';
 import type { ProjectionDraft, Recipe } from './projection-draft.js';
 import type { ProjectionState } from './projection-state.js';
 import { isPublished, markPublished } from './published-states.js';
@@ -30,7 +30,7 @@ export class WorkingCopy implements ProjectionDraft {
   /** Records frozen by `reveal` since the list was last compacted. */
   #revealed = 0;
   /** Set by `watch` while one event is applied for a reactor. */
-  #watched: PreImages | undefined;
+  #watched: PreImageKeeper | undefined;
 
   constructor(base: ProjectionState) {
     if (isPublished(base)) {
@@ -102,44 +102,35 @@ export class WorkingCopy implements ProjectionDraft {
   }
 
   addTemplate(record: TemplateView): void {
-    const watched = this.#watched;
-    if (watched?.template === UNWRITTEN && record.id === watched.templateId) {
-      // The record it replaces, if any, is never written again: it is its own pre-image.
-      watched.template = this.#templates.get(record.id);
-    }
+    // The record it replaces, if any, is never written again: it is its own pre-image.
+    this.#watched?.keepTemplate(record.id, this.#templates.get(record.id), false);
     this.#templates = this.#writable(this.#templates);
     this.#templates.set(record.id, this.#made(record));
   }
 
   addSignRequest(record: SignRequestView): void {
-    const watched = this.#watched;
-    if (watched?.signRequest === UNWRITTEN && record.id === watched.signRequestId) {
-      watched.signRequest = this.#signRequests.get(record.id);
-    }
+    this.#watched?.keepSignRequest(record.id, this.#signRequests.get(record.id), false);
     this.#signRequests = this.#writable(this.#signRequests);
     this.#signRequests.set(record.id, this.#made(record));
   }
 
   addParticipant(record: ParticipantView): void {
-    const watched = this.#watched;
-    if (
-      watched?.participant === UNWRITTEN &&
-      record.id === watched.participantId &&
-      record.signRequestId === watched.signRequestId
-    ) {
-      watched.participant = this.participant(record.signRequestId, record.id);
-    }
+    // Optional chaining skips the arguments too: a plain replay reads nothing here.
+    this.#watched?.keepParticipant(
+      record.signRequestId,
+      record.id,
+      this.participant(record.signRequestId, record.id),
+      false,
+    );
     this.#participantsForWrite(record.signRequestId).set(record.id, this.#made(record));
   }
 
   updateTemplate(id: TemplateId, recipe: Recipe<TemplateView>): void {
     let record = this.#templates.get(id);
     if (record === undefined) return;
-    const watched = this.#watched;
-    if (watched?.template === UNWRITTEN && id === watched.templateId) {
-      watched.template = Object.isFrozen(record) ? record : { ...record };
-    }
-    if (Object.isFrozen(record)) {
+    const frozen = Object.isFrozen(record);
+    this.#watched?.keepTemplate(id, record, !frozen);
+    if (frozen) {
       record = this.#made({ ...record });
       this.#templates = this.#writable(this.#templates);
       this.#templates.set(id, record);
@@ -150,11 +141,9 @@ export class WorkingCopy implements ProjectionDraft {
   updateSignRequest(id: SignRequestId, recipe: Recipe<SignRequestView>): void {
     let record = this.#signRequests.get(id);
     if (record === undefined) return;
-    const watched = this.#watched;
-    if (watched?.signRequest === UNWRITTEN && id === watched.signRequestId) {
-      watched.signRequest = Object.isFrozen(record) ? record : { ...record };
-    }
-    if (Object.isFrozen(record)) {
+    const frozen = Object.isFrozen(record);
+    this.#watched?.keepSignRequest(id, record, !frozen);
+    if (frozen) {
       record = this.#made({ ...record });
       this.#signRequests = this.#writable(this.#signRequests);
       this.#signRequests.set(id, record);
@@ -169,15 +158,9 @@ export class WorkingCopy implements ProjectionDraft {
   ): void {
     let record = this.#participants.get(signRequestId)?.get(id);
     if (record === undefined) return;
-    const watched = this.#watched;
-    if (
-      watched?.participant === UNWRITTEN &&
-      id === watched.participantId &&
-      signRequestId === watched.signRequestId
-    ) {
-      watched.participant = Object.isFrozen(record) ? record : { ...record };
-    }
-    if (Object.isFrozen(record)) {
+    const frozen = Object.isFrozen(record);
+    this.#watched?.keepParticipant(signRequestId, id, record, !frozen);
+    if (frozen) {
       record = this.#made({ ...record });
       this.#participantsForWrite(signRequestId).set(id, record);
     }
@@ -185,11 +168,11 @@ export class WorkingCopy implements ProjectionDraft {
   }
 
   /**
-   * Until called again, leaves in `preImages` the first pre-image of each
-   * record it names (see `PreImages`); `undefined` stops watching.
+   * Until called again, tells `keeper` about each record just before it is
+   * written (see `PreImageKeeper`); `undefined` stops watching.
    */
-  watch(preImages: PreImages | undefined): void {
-    this.#watched = preImages;
+  watch(keeper: PreImageKeeper | undefined): void {
+    this.#watched = keeper;
   }
 
   /**
