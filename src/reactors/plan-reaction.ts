@@ -7,8 +7,8 @@
 import { errorMessageOf } from './attempt-effect.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import { isPlainJson } from './plain-json.js';
-import { receivedTimeOf } from './received-time.js';
 import type { Change, Effect, JsonValue, Reactor, SqlStatement } from './reactor-types.js';
+import { receivedTimeOf } from './received-time.js';
 
 /** One step of a plan; a store applies them in order (see `TimerBook`). */
 export type PlanStep =
