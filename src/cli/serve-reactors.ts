@@ -39,8 +39,7 @@ export const startServeReactors = async (
   const runner = createFileReactorRunner({ logPath, reactors, onStarted: () => started() });
   const running = runner.run(controller.signal);
   const first = await Promise.race([ready, running]);
-  if (first !== undefined && first.isErr())
-    throw new CliError(`--reactors: ${first.error.message}`);
+  if (first?.isErr()) throw new CliError(`--reactors: ${first.error.message}`);
   void running.then((ended) => {
     if (ended.isErr()) log.event('error', { message: `reactors stopped: ${ended.error.message}` });
   });

@@ -10,7 +10,6 @@
  * again. A failure after the events were read is a `BatchWriteError` naming
  * their positions, which the worker narrows down to one event.
  */
-import type { LogRecord } from '../engine/event-log.js';
 import { createProjector } from '../engine/projector.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
 import type { Reactor } from '../reactors/reactor-types.js';
