@@ -113,7 +113,10 @@ export class AppliedChange implements Change, PreImageKeeper {
 
   /** For the working copy (see `PreImageKeeper`): keeps the first pre-image of a touched record. */
   keepTemplate(id: TemplateId, record: TemplateView | undefined, inPlace: boolean): void {
-    if (this.#template !== UNWRITTEN || id !== (this.event as TouchedIds).templateId) return;
+    // A sign-request event names its template too, but touches only the sign request's views.
+    const ids = this.event as TouchedIds;
+    if (this.#template !== UNWRITTEN || ids.signRequestId !== undefined || id !== ids.templateId)
+      return;
     this.#template = inPlace ? keepable(record) : record;
   }
 

@@ -170,7 +170,7 @@ export class Projector {
     const change =
       this.#onApplied && new AppliedChange(this.#copy, event, position, receivedAt, source);
     const outcome = applyEvent(this.#copy, event, receivedAt);
-    this.#copy.watch(undefined);
+    if (change) this.#copy.watch(undefined);
     if (typeof outcome === 'object') {
       const raw = source.raw ?? rawTextOf(value);
       const rejected = this.#reject(position, line, raw, conflicting(outcome));

@@ -55,13 +55,9 @@ const canonicalTime = (text: string): number => {
   const second = twoDigits(text, 17);
   const lastDigit = text.charCodeAt(22) - 48;
   const milli = twoDigits(text, 20) * 10 + lastDigit;
-  if (!(hour <= 23 && minute <= 59 && second <= 59 && lastDigit >= 0 && lastDigit <= 9)) {
-    return Number.NaN;
-  }
-  // NaN digits fail the comparisons above; milli is NaN only through them.
-  return Number.isNaN(milli)
-    ? milli
-    : lastDayStart + ((hour * 60 + minute) * 60 + second) * 1000 + milli;
+  // A non-digit makes its field NaN: a comparison fails, or (milliseconds) the sum is NaN.
+  const valid = hour <= 23 && minute <= 59 && second <= 59 && lastDigit >= 0 && lastDigit <= 9;
+  return valid ? lastDayStart + ((hour * 60 + minute) * 60 + second) * 1000 + milli : Number.NaN;
 };
 
 /** `Date.parse(receivedAt)` when finite; `undefined` for a bare line (or an unparseable time). */

@@ -1,6 +1,6 @@
 /**
  * Reactors inside a partition batch. While the batch folds, each applied
- * change is planned (`planReaction`); once the batch holds its partition's
+ * change is planned (`reactInto`); once the batch holds its partition's
  * lock, the plans of the positions past each reactor's own checkpoint are
  * applied to a `TimerBook` holding the partition's scheduled timers, SQL
  * effects run, and the changed effects and the reactors' checkpoints are
@@ -58,10 +58,12 @@ export class ReactorBatch {
     release: (reactor, upTo) => {
       const pending = this.#pending.get(reactor);
       // The position is the last one's: a reactor past it has had every release merged here.
-      this.#pending.set(reactor, {
-        position: this.#position,
-        releaseUpTo: pending === undefined ? upTo : Math.max(pending.releaseUpTo, upTo),
-      });
+      if (pending === undefined) {
+        this.#pending.set(reactor, { position: this.#position, releaseUpTo: upTo });
+      } else {
+        pending.position = this.#position;
+        pending.releaseUpTo = Math.max(pending.releaseUpTo, upTo);
+      }
     },
     applyPlan: (plan) => {
       this.#flushPending(plan.reactor);

@@ -169,16 +169,14 @@ const runLoop = async (
   const { reactors, logPath } = options;
   const { book, positions, pruned } = state;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
-  const atEnd = new Set(
-    reactors
-      .filter((r) => positions[r.name] === undefined && options.from === 'end')
-      .map((r) => r.name),
+  // Per reactor (by index), the position it has reacted up to: +∞ for a new one starting at the
+  // end, until the first look has read the log.
+  const reactedTo = reactors.map((r) =>
+    positions[r.name] === undefined && options.from === 'end'
+      ? Number.POSITIVE_INFINITY
+      : (positions[r.name] ?? 0),
   );
   for (const reactor of reactors) positions[reactor.name] ??= 0;
-  // Per reactor (by index), the position it has reacted up to: +∞ for one starting at the end.
-  const reactedTo = reactors.map((r) =>
-    atEnd.has(r.name) ? Number.POSITIVE_INFINITY : (positions[r.name] ?? 0),
-  );
   let reactions = 0;
   const onApplied = (change: Change): void => {
     for (let i = 0; i < reactors.length; i += 1) {
