@@ -29,8 +29,8 @@ const { values: opts } = parseArgs({
 });
 const ROOT = join(import.meta.dirname, '..');
 const { createProjector, defineReactor } = await import(join(ROOT, 'dist/index.js'));
-const { planReaction, reactInto } = await import(join(ROOT, 'dist/reactors/plan-reaction.js'));
-const { TimerBook } = await import(join(ROOT, 'dist/reactors/timer-book.js'));
+const { planReaction, reactInto } = await import(join(ROOT, 'dist/core/reactors/plan-reaction.js'));
+const { TimerBook } = await import(join(ROOT, 'dist/core/reactors/timer-book.js'));
 const ROUNDS = Number(opts.rounds);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');

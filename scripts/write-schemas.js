@@ -1,7 +1,7 @@
 // Writes docs/schema/*.json from the decoders' own tables (run: npm run schema).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { schemaFiles } from '../dist/schema-files.js';
+import { schemaFiles } from '../dist/core/schema-files.js';
 
 const folder = join(import.meta.dirname, '..', 'docs', 'schema');
 mkdirSync(folder, { recursive: true });

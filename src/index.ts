@@ -4,14 +4,13 @@
  * checkpoints, snapshots, audit trails, time travel), the memory and file
  * event logs, and the webhook receiver (`createWebhookHandler`, also
  * `signfold/webhooks`). Everything a user may rely on is named here; the README is the
- * landing page of this reference.
+ * landing page of this reference. The pure domain is `signfold/core`'s, re-exported
+ * whole; this file adds what needs Node.
  *
  * @packageDocumentation
  */
 
-export type { Result } from 'neverthrow';
-export type { DecodeError, DecodeErrorKind } from './decode-error.js';
-export { formatDecodeError } from './decode-error.js';
+export * from './core/domain.js';
 export type { AuditEntry, AuditTrail, AuditTrailData } from './engine/audit-trail.js';
 export type {
   AppendItem,
@@ -19,8 +18,6 @@ export type {
   AppendOutcome,
   BatchEventLog,
   EventLog,
-  LockHolder,
-  LogError,
   LogRecord,
   ReadOptions,
 } from './engine/event-log.js';
@@ -54,148 +51,12 @@ export {
 export type { Sha256Hex } from './engine/snapshot-document.js';
 export { decodeSnapshotDocument, encodeSnapshotDocument } from './engine/snapshot-document.js';
 export { stateAsOf } from './engine/time-travel.js';
-export type {
-  DecodeEventJsonOptions,
-  DecodeEventOptions,
-} from './events/decode-event.js';
-export { DEFAULT_MAX_EVENT_LENGTH, decodeEvent, decodeEventJson } from './events/decode-event.js';
-export type { WireEvent } from './events/encode-event.js';
-export { encodeEvent } from './events/encode-event.js';
-export type { EventType, MemberName } from './events/event-members.js';
-export { EVENT_MEMBERS, EVENT_TYPES, isEventType } from './events/event-members.js';
-export type { JsonSchema } from './events/event-schema.js';
-export { anyEventJsonSchema, eventJsonSchema } from './events/event-schema.js';
-export type {
-  EventOf,
-  ParticipantDeclined,
-  ParticipantDownloaded,
-  ParticipantEvent,
-  ParticipantSent,
-  ParticipantSigned,
-  ParticipantViewed,
-  SignEvent,
-  SignRequestCompleted,
-  SignRequestDeclined,
-  SignRequestDeleted,
-  SignRequestEvent,
-  SignRequestSent,
-  TemplateActivated,
-  TemplateDeleted,
-  TemplateEvent,
-  TemplateInactivated,
-} from './events/sign-event.js';
-export type {
-  CompanyId,
-  Id,
-  ParticipantId,
-  RoleId,
-  SignRequestId,
-  TemplateId,
-  UserId,
-} from './ids.js';
-export {
-  companyId,
-  participantId,
-  roleId,
-  signRequestId,
-  templateId,
-  userId,
-} from './ids.js';
-export type {
-  Conflict,
-  ConflictKind,
-  ConflictReason,
-  ConflictTarget,
-  IndexedConflict,
-} from './projections/conflict.js';
-export type { SnapshotOrigin } from './projections/load-sign-request.js';
-export { loadSignRequest } from './projections/load-sign-request.js';
-export type { Outcome } from './projections/projection-draft.js';
-export type { ProjectionState } from './projections/projection-state.js';
-export {
-  getParticipant,
-  getSignRequest,
-  getTemplate,
-  initialState,
-  listParticipants,
-  listSignRequests,
-  listTemplates,
-} from './projections/projection-state.js';
-export type {
-  SignRequestFilter,
-  TemplateStats,
-} from './projections/queries.js';
-export {
-  countSignRequestsByStatus,
-  findSignRequests,
-  participantsAwaitingAction,
-  templateStats,
-} from './projections/queries.js';
-export type { Difference } from './projections/reconcile.js';
-export { reconcileSignRequest } from './projections/reconcile.js';
-export type {
-  ParticipantStatus,
-  ParticipantView,
-  SignRequestStatus,
-  SignRequestView,
-  TemplateStatus,
-  TemplateView,
-} from './projections/records.js';
-export type { FoldResult } from './projections/reduce.js';
-export { fold, reduce } from './projections/reduce.js';
-export { DEFAULT_RETRY, defineReactor } from './reactors/define-reactor.js';
-export type { EffectsChange, EffectsReport } from './reactors/effects-report.js';
-export type {
-  CancelEffect,
-  Change,
-  Effect,
-  EffectContext,
-  JsonValue,
-  MinimalAbortSignal,
-  Reactor,
-  ReactorDefinition,
-  RetryPolicy,
-  ShutdownSignal,
-  SqlEffects,
-  SqlStatement,
-  TouchedViews,
-} from './reactors/reactor-types.js';
-export { decodeSignRequest } from './sign-request/decode-sign-request.js';
-export { encodeSignRequest } from './sign-request/encode-sign-request.js';
-export type {
-  KnownParticipantStatus,
-  ParticipantStatus as ParticipantApiStatus,
-} from './sign-request/participant-status.js';
-export {
-  isKnownParticipantStatus,
-  KNOWN_PARTICIPANT_STATUSES,
-  participantStatusText,
-} from './sign-request/participant-status.js';
-export type { SavedTimeParts } from './sign-request/saved-time.js';
-export { parseSavedTime, savedTimeParts } from './sign-request/saved-time.js';
-export type {
-  Field,
-  FieldData,
-  FieldDataId,
-  FieldId,
-  FormType,
-  Participant,
-  Role,
-  SavedTime,
-  SignRequest,
-} from './sign-request/sign-request.js';
-export {
-  FORM_TYPES,
-  fieldDataId,
-  fieldId,
-  SIGN_REQUEST_STATUSES,
-} from './sign-request/sign-request.js';
-export { signRequestJsonSchema } from './sign-request/sign-request-schema.js';
 export type { FileEventLog, FileEventLogOptions, TornTail } from './store/file-event-log.js';
 export { openFileEventLog } from './store/file-event-log.js';
 export type { FileHandleIO, FileIO, OpenMode } from './store/file-io.js';
 export type { FileReadOptions } from './store/file-record-stream.js';
 export { readFileEventLog } from './store/file-record-stream.js';
+export type { LockHolder, LogError } from './store/log-error.js';
 export type { MemoryEventLog, MemoryEventLogOptions } from './store/memory-event-log.js';
 export { createMemoryEventLog } from './store/memory-event-log.js';
 export type { LogLineContext } from './store/parse-log-line.js';

@@ -1,14 +1,21 @@
 /**
- * The folders show the data flow, and the imports must follow it: the pure
- * core imports no I/O, the engine only the core, adapters never each other,
- * nothing a user of the core loads reaches the optional `pg`, and no file
- * imports itself back through others (type and dynamic imports included).
+ * The folders show the data flow, and the imports must follow it. A file's
+ * layer is its top folder under `src/` (`core/`, `engine/`, `store/`, ...):
+ * the pure core imports no I/O, the engine only the core, adapters never each
+ * other, nothing a user of the core loads reaches the optional `pg`, and no
+ * file imports itself back through others (type and dynamic imports included).
+ *
+ * Imports are read with TypeScript's own parser (already what builds the
+ * project), so every form counts: `import`, `export … from`, `import type`,
+ * `import()`, and no comment or template string is mistaken for one.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const SRC = resolve(import.meta.dirname, '../src');
+const ROOT = resolve(import.meta.dirname, '..');
+const SRC = join(ROOT, 'src');
 
 interface Import {
   readonly from: string;
@@ -18,11 +25,11 @@ interface Import {
   readonly kind: 'static' | 'type' | 'dynamic';
 }
 
-const files = (dir: string, extension = '.ts'): string[] =>
+const files = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
-      ? files(join(dir, entry.name), extension)
-      : entry.name.endsWith(extension)
+      ? files(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
         ? [join(dir, entry.name)]
         : [],
   );
@@ -32,61 +39,89 @@ const targetOf = (file: string, from: string): string =>
     ? relative(SRC, resolve(dirname(file), from)).replace(/\.js$/, '.ts')
     : from.replace(/^(@[^/]+\/[^/]+|[^/]+).*$/, '$1');
 
-/** The imports of a source file (doc comments, whose examples import `signfold`, are skipped). */
-const importsOf = (file: string): Import[] => {
-  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+/** Whether every name of an import or export declaration is a type (so it is erased). */
+const typeOnly = (node: ts.ImportDeclaration | ts.ExportDeclaration): boolean => {
+  if (ts.isExportDeclaration(node)) {
+    if (node.isTypeOnly) return true;
+    const clause = node.exportClause;
+    return (
+      clause !== undefined &&
+      ts.isNamedExports(clause) &&
+      clause.elements.length > 0 &&
+      clause.elements.every((element) => element.isTypeOnly)
+    );
+  }
+  const clause = node.importClause;
+  if (clause === undefined) return false;
+  if (clause.isTypeOnly) return true;
+  const bindings = clause.namedBindings;
+  return (
+    clause.name === undefined &&
+    bindings !== undefined &&
+    ts.isNamedImports(bindings) &&
+    bindings.elements.length > 0 &&
+    bindings.elements.every((element) => element.isTypeOnly)
+  );
+};
+
+/** The imports of a source file, as TypeScript parses them. */
+const importsOf = (file: string, text = readFileSync(file, 'utf8')): Import[] => {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: Import[] = [];
-  for (const match of text.matchAll(/^(?:import|export)(\s+type)?\s[^;]*?from\s+'([^']+)'/gm)) {
-    const from = match[2] ?? '';
-    found.push({ from, target: targetOf(file, from), kind: match[1] ? 'type' : 'static' });
-  }
-  for (const match of text.matchAll(/(?<!typeof )\bimport\('([^']+)'\)/g)) {
-    const from = match[1] ?? '';
-    found.push({ from, target: targetOf(file, from), kind: 'dynamic' });
-  }
+  const add = (from: string, kind: Import['kind']): void => {
+    found.push({ from, target: targetOf(file, from), kind });
+  };
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      add(node.moduleSpecifier.text, typeOnly(node) ? 'type' : 'static');
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] !== undefined &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      add(node.arguments[0].text, 'dynamic');
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
+      add(node.argument.literal.text, 'type');
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
   return found;
 };
 
 const SOURCES = new Map(files(SRC).map((file) => [relative(SRC, file), importsOf(file)]));
 
-/** The layer of a file under src/. */
+/** The layer of a file under src/: its top folder (`index.ts`, the main entry point, is `root`). */
 const layerOf = (path: string): string => {
   const [top = ''] = path.split('/');
-  if (
-    [
-      'events',
-      'sign-request',
-      'projections',
-      'ids.ts',
-      'decode-error.ts',
-      'visible-text.ts',
-      'reactors',
-    ].includes(top)
-  ) {
-    return 'core';
-  }
   return top.endsWith('.ts') ? 'root' : top;
 };
 
-/** What each layer may import: other layers, and packages (`node:` for any built-in). */
+const PURE = ['core', 'immer', 'ts-pattern', 'neverthrow'];
+
+/**
+ * What each layer may import: other layers, and packages (`node:` for any
+ * built-in). The CLI and the root entry point compose everything; `testing`
+ * may use the engine. Adapters (store, postgres, webhooks, report) never
+ * import one another.
+ */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
-  core: ['core', 'immer', 'ts-pattern', 'neverthrow'],
-  engine: ['core', 'engine', 'immer', 'ts-pattern', 'neverthrow'],
-  store: ['core', 'engine', 'store', 'neverthrow', 'node:'],
-  postgres: ['core', 'engine', 'postgres', 'neverthrow', 'immer', 'pg', 'pg-copy-streams', 'node:'],
-  report: [
-    'core',
-    'engine',
-    'report',
-    'neverthrow',
-    'immer',
-    'ts-pattern',
-    'd3-scale',
-    'd3-time',
-    'd3-time-format',
-    'node:',
-  ],
-  webhooks: ['core', 'engine', 'webhooks', 'neverthrow', 'node:'],
+  core: PURE,
+  engine: [...PURE, 'engine'],
+  store: [...PURE, 'engine', 'store', 'node:'],
+  postgres: [...PURE, 'engine', 'postgres', 'pg', 'pg-copy-streams', 'node:'],
+  webhooks: [...PURE, 'engine', 'webhooks', 'node:'],
+  report: [...PURE, 'engine', 'report', 'd3-scale', 'd3-time', 'd3-time-format', 'node:'],
+  testing: [...PURE, 'engine', 'testing', 'root', 'node:'],
 };
 
 const allowed = (layer: string, target: string): boolean => {
@@ -95,6 +130,27 @@ const allowed = (layer: string, target: string): boolean => {
   if (target.startsWith('node:')) return rules.includes('node:');
   return rules.includes(target.endsWith('.ts') ? layerOf(target) : target);
 };
+
+/**
+ * Inside a layer, folders that must not reach up: the report's model knows
+ * nothing of charts or rendering, its charts nothing of the page, and the
+ * CLI's shared files nothing of the commands that use them.
+ */
+const INNER_ORDER: readonly { readonly folder: string; readonly mustNotImport: string[] }[] = [
+  {
+    folder: 'report/model/',
+    mustNotImport: ['report/charts/', 'report/render/', 'report/render-'],
+  },
+  { folder: 'report/charts/', mustNotImport: ['report/render/', 'report/render-'] },
+  {
+    folder: 'core/events/',
+    mustNotImport: ['core/projections/', 'core/reactors/', 'core/builders/'],
+  },
+  { folder: 'core/sign-request/', mustNotImport: ['core/projections/', 'core/reactors/'] },
+  { folder: 'core/projections/', mustNotImport: ['core/reactors/', 'core/builders/'] },
+  { folder: 'cli/sources/', mustNotImport: ['cli/commands/', 'cli/serve/'] },
+  { folder: 'cli/pg/', mustNotImport: ['cli/commands/', 'cli/serve/'] },
+];
 
 /** Every file a module loads when imported, following static (not type, not dynamic) imports. */
 const loadedBy = (entry: string): Set<string> => {
@@ -139,23 +195,41 @@ const cyclesOf = (sources: ReadonlyMap<string, readonly Import[]>): string[][] =
   return cycles;
 };
 
-/** The lines of every source file of src/ and scripts/ (as `wc -l` counts them). */
-const lineCounts = (): Map<string, number> => {
-  const root = resolve(SRC, '..');
-  const all = [...files(SRC), ...files(join(root, 'scripts'), '.js')];
-  return new Map(
-    all.map((file) => [relative(root, file), readFileSync(file, 'utf8').split('\n').length - 1]),
-  );
+/** The folders named in the README's Layout section, in the order it gives them. */
+const readmeLayout = (): string[] => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.split(/^## Layout$/m)[1]?.split(/^## /m)[0] ?? '';
+  return [...section.matchAll(/^- `src\/([\w-]+)\/`/gm)].map((match) => match[1] ?? '');
 };
 
 describe('architecture', () => {
-  it('reads the imports it checks', () => {
+  it('reads every kind of import, and nothing in a comment or a string', () => {
+    const text = [
+      "import { a } from './a.js';",
+      "import type { B } from './b.js';",
+      "import { type C, type D } from './c.js';",
+      "export type { E } from './e.js';",
+      "export { f } from './f.js';",
+      "const g = () => import('./g.js');",
+      "type H = import('./h.js').H;",
+      "/* import { x } from './x.js'; */",
+      "const s = `import { y } from './y.js'`;",
+    ].join('\n');
+    const found = importsOf(join(SRC, 'core/sample.ts'), text);
+    expect(found.map((f) => `${f.kind} ${f.target}`)).toEqual([
+      'static core/a.ts',
+      'type core/b.ts',
+      'type core/c.ts',
+      'type core/e.ts',
+      'static core/f.ts',
+      'dynamic core/g.ts',
+      'type core/h.ts',
+    ]);
     expect(SOURCES.get('postgres/import-events.ts')).toContainEqual({
       from: 'pg-copy-streams',
       target: 'pg-copy-streams',
       kind: 'dynamic',
     });
-    expect(SOURCES.get('projections/reduce.ts')?.map((found) => found.target)).toContain('immer');
   });
 
   it('finds an import cycle, through type and dynamic imports too', () => {
@@ -179,12 +253,29 @@ describe('architecture', () => {
     expect(cyclesOf(SOURCES).map((cycle) => cycle.join(' → '))).toEqual([]);
   });
 
-  it('every source file of src/ and scripts/ stays under 300 lines (one concept per file)', () => {
-    const counts = lineCounts();
-    expect(counts.get('scripts/generate-example.js')).toBeGreaterThan(20);
-    expect(counts.size).toBeGreaterThan(100);
-    const long = [...counts].filter(([, lines]) => lines >= 300).map(([file]) => file);
-    expect(long).toEqual([]);
+  it('every file of src/ lives in a layer folder, but the main entry point', () => {
+    const layers = new Set([...SOURCES.keys()].map(layerOf));
+    expect([...layers].sort()).toEqual([
+      'cli',
+      'core',
+      'engine',
+      'postgres',
+      'report',
+      'root',
+      'store',
+      'testing',
+      'webhooks',
+    ]);
+    expect([...SOURCES.keys()].filter((path) => layerOf(path) === 'root')).toEqual(['index.ts']);
+  });
+
+  it('relative imports name files that exist', () => {
+    const missing = [...SOURCES].flatMap(([file, found]) =>
+      found
+        .filter((f) => f.from.startsWith('.') && !SOURCES.has(f.target))
+        .map((f) => `${file} → ${f.from}`),
+    );
+    expect(missing).toEqual([]);
   });
 
   it.each([...SOURCES.keys()].filter((path) => ALLOWED[layerOf(path)] !== undefined))(
@@ -195,6 +286,33 @@ describe('architecture', () => {
       expect(wrong, `${layer} must not import these`).toEqual([]);
     },
   );
+
+  it('folders inside a layer import only downwards', () => {
+    const wrong = [...SOURCES].flatMap(([file, found]) =>
+      INNER_ORDER.filter((rule) => file.startsWith(rule.folder)).flatMap((rule) =>
+        found
+          .filter((f) => rule.mustNotImport.some((folder) => f.target.startsWith(folder)))
+          .map((f) => `${file} → ${f.target}`),
+      ),
+    );
+    expect(wrong).toEqual([]);
+    for (const { folder } of INNER_ORDER) {
+      expect(
+        [...SOURCES.keys()].some((file) => file.startsWith(folder)),
+        folder,
+      ).toBe(true);
+    }
+  });
+
+  it('the engine knows no adapter: its ports name no file, lock or database', () => {
+    const engine = [...SOURCES.keys()].filter((file) => file.startsWith('engine/'));
+    expect(engine.length).toBeGreaterThan(5);
+    for (const file of engine) {
+      const text = readFileSync(join(SRC, file), 'utf8');
+      expect(text, file).not.toMatch(/'(locked|lock-lost|io|database)'/);
+      expect(text, file).not.toMatch(/\bLockHolder\b/);
+    }
+  });
 
   it('the main entry point and the CLI load neither pg nor the PostgreSQL adapter', () => {
     for (const entry of ['index.ts', 'testing/index.ts', 'cli/main.ts']) {
@@ -209,7 +327,7 @@ describe('architecture', () => {
 
   it('only the report loads d3: not the main entry point, signfold/core, the testing kit nor the CLI at start', () => {
     const d3 = (entry: string) => [...loadedBy(entry)].filter((target) => target.startsWith('d3-'));
-    for (const entry of ['index.ts', 'core.ts', 'testing/index.ts', 'cli/main.ts']) {
+    for (const entry of ['index.ts', 'core/index.ts', 'testing/index.ts', 'cli/main.ts']) {
       expect(d3(entry), entry).toEqual([]);
     }
     expect(d3('report/render-report.ts')).toEqual(['d3-scale', 'd3-time', 'd3-time-format']);
@@ -220,25 +338,45 @@ describe('architecture', () => {
     expect(importers.filter((file) => !file.startsWith('report/'))).toEqual([]);
   });
 
-  it('signfold/core loads only the pure core and its builders: no node: module, no I/O', () => {
-    const loaded = [...loadedBy('core.ts')];
-    const outside = loaded.filter(
-      (target) =>
-        target !== 'core.ts' &&
-        !['testing/event-builders.ts', 'testing/plain-builders.ts'].includes(target) &&
-        !allowed('core', target),
-    );
-    expect(outside).toEqual([]);
-    expect(loaded).toContain('projections/reduce.ts');
-    expect(loaded).toContain('testing/plain-builders.ts');
+  it('signfold/core loads only the pure core: no node: module, no I/O, nothing outside src/core/', () => {
+    const loaded = [...loadedBy('core/index.ts')];
+    expect(loaded.filter((target) => !allowed('core', target))).toEqual([]);
+    expect(loaded).toContain('core/projections/reduce.ts');
+    expect(loaded).toContain('core/builders/plain-builders.ts');
+  });
+
+  it('the main entry point re-exports signfold/core rather than listing it again', () => {
+    const main = SOURCES.get('index.ts') ?? [];
+    expect(main.filter((f) => f.target === 'core/domain.ts').map((f) => f.kind)).toEqual([
+      'static',
+    ]);
+    expect(
+      main.filter((f) => f.target.startsWith('core/') && f.target !== 'core/domain.ts'),
+    ).toEqual([]);
   });
 
   it('the CLI loads a command only when it runs, so a replay pays no start-up for the report', () => {
     const atStart = [...loadedBy('cli/main.ts')];
-    expect(atStart.filter((target) => target.endsWith('-command.ts'))).toEqual([]);
+    expect(atStart.filter((target) => target.startsWith('cli/commands/'))).toEqual([]);
+    expect(atStart.filter((target) => target.startsWith('cli/serve/'))).toEqual([]);
     expect(atStart.filter((target) => target.startsWith('report/'))).toEqual([]);
-    const replay = [...loadedBy('cli/replay-command.ts')];
+    const replay = [...loadedBy('cli/commands/replay-command.ts')];
     expect(replay.filter((target) => target.startsWith('report/'))).toEqual([]);
     expect(replay).toContain('engine/projector.ts');
+  });
+
+  it("the README's Layout section names every layer folder, in the order data flows", () => {
+    const folders = [...new Set([...SOURCES.keys()].map(layerOf))].filter((l) => l !== 'root');
+    expect(readmeLayout()).toEqual([
+      'core',
+      'engine',
+      'store',
+      'postgres',
+      'webhooks',
+      'report',
+      'cli',
+      'testing',
+    ]);
+    expect([...readmeLayout()].sort()).toEqual(folders.sort());
   });
 });

@@ -3,7 +3,7 @@
  * of reaching for `process`, so tests can run them on in-memory streams and a
  * fake clock, and `main.ts` stays a thin shell around them.
  */
-import { visibleText } from '../visible-text.js';
+import { visibleText } from '../core/visible-text.js';
 
 /** The part of a writable stream the CLI uses. */
 export interface TextOutput {

@@ -5,7 +5,7 @@
  * file, a pipe, CI logs), nor for replays shorter than one interval.
  */
 
-import { visibleText } from '../visible-text.js';
+import { visibleText } from '../core/visible-text.js';
 import type { TextOutput } from './cli-io.js';
 
 /** Minimum time between two redraws. */

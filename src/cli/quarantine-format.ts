@@ -2,8 +2,9 @@
  * One-line descriptions of quarantined records, shared by `replay` (summary)
  * and `check` (lint output).
  */
+
+import { counted } from '../core/plural.js';
 import type { QuarantineEntry } from '../engine/quarantine.js';
-import { counted } from '../plural.js';
 import { oneLine } from './cli-error.js';
 
 /** How many quarantined records the replay summary lists before just counting the rest. */

@@ -5,9 +5,9 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { defineReactor } from '../reactors/define-reactor.js';
-import type { Reactor } from '../reactors/reactor-types.js';
-import { visibleText } from '../visible-text.js';
+import { defineReactor } from '../core/reactors/define-reactor.js';
+import type { Reactor } from '../core/reactors/reactor-types.js';
+import { visibleText } from '../core/visible-text.js';
 import { CliError, describeThrown } from './cli-error.js';
 
 /** Whether SQL effects can run where the reactors are loaded (PostgreSQL only). */

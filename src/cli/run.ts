@@ -23,16 +23,22 @@ export type Command = (args: readonly string[], io: CliIO) => Promise<ExitCode>;
 // the report's (~75 ms of start-up for all of them), and only `pg` needs the
 // optional peer dependency `pg`.
 const COMMANDS: Readonly<Record<string, Command>> = {
-  replay: async (args, io) => (await import('./replay-command.js')).replayCommand(args, io),
-  check: async (args, io) => (await import('./check-command.js')).checkCommand(args, io),
-  inspect: async (args, io) => (await import('./inspect-command.js')).inspectCommand(args, io),
-  validate: async (args, io) => (await import('./validate-command.js')).validateCommand(args, io),
-  report: async (args, io) => (await import('./report-command.js')).reportCommand(args, io),
-  pg: async (args, io) => (await import('./pg-command.js')).pgCommand(args, io),
-  unlock: async (args, io) => (await import('./unlock-command.js')).unlockCommand(args, io),
-  serve: async (args, io) => (await import('./serve-command.js')).serveCommand(args, io),
-  react: async (args, io) => (await import('./react-command.js')).reactCommand(args, io),
-  effects: async (args, io) => (await import('./effects-command.js')).effectsCommand(args, io),
+  replay: async (args, io) =>
+    (await import('./commands/replay-command.js')).replayCommand(args, io),
+  check: async (args, io) => (await import('./commands/check-command.js')).checkCommand(args, io),
+  inspect: async (args, io) =>
+    (await import('./commands/inspect-command.js')).inspectCommand(args, io),
+  validate: async (args, io) =>
+    (await import('./commands/validate-command.js')).validateCommand(args, io),
+  report: async (args, io) =>
+    (await import('./commands/report-command.js')).reportCommand(args, io),
+  pg: async (args, io) => (await import('./pg/pg-command.js')).pgCommand(args, io),
+  unlock: async (args, io) =>
+    (await import('./commands/unlock-command.js')).unlockCommand(args, io),
+  serve: async (args, io) => (await import('./serve/serve-command.js')).serveCommand(args, io),
+  react: async (args, io) => (await import('./commands/react-command.js')).reactCommand(args, io),
+  effects: async (args, io) =>
+    (await import('./commands/effects-command.js')).effectsCommand(args, io),
 };
 
 const commandNamed = (name: string): Command | undefined =>

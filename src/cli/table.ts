@@ -1,5 +1,5 @@
 /** Plain-text tables for terminal output: left-aligned columns, two spaces apart. */
-import { visibleText } from '../visible-text.js';
+import { visibleText } from '../core/visible-text.js';
 
 /**
  * Formats `rows` under `headers`; every row must have as many cells as there

@@ -5,7 +5,7 @@
  * consumes a position.
  */
 import { err, ok, type Result } from 'neverthrow';
-import type { AppendItem, LogError } from './event-log.js';
+import type { AppendItem, AppendRefusal } from './event-log.js';
 import { JsonText } from './json-text.js';
 import type { WriteLimits } from './log-limits.js';
 
@@ -28,7 +28,7 @@ const ENVELOPE_OVERHEAD_BYTES = 100;
  * The stored text of an event: a {@link JsonText} as it is (validated when it
  * was made), anything else by `JSON.stringify`.
  */
-const serializeEvent = (event: unknown): Result<string, LogError> => {
+const serializeEvent = (event: unknown): Result<string, AppendRefusal> => {
   if (event instanceof JsonText) return ok(event.text);
   let eventJson: string | undefined;
   try {
@@ -49,7 +49,7 @@ export const encodeItem = (
   item: AppendItem,
   limits: WriteLimits,
   now: () => Date,
-): Result<EncodedItem, LogError> => {
+): Result<EncodedItem, AppendRefusal> => {
   const { deliveryId } = item;
   if (deliveryId !== undefined && typeof deliveryId !== 'string') {
     return err({ kind: 'not-serializable', message: 'deliveryId must be a string' });
@@ -81,7 +81,7 @@ export const encodeItems = (
   items: readonly AppendItem[],
   limits: WriteLimits,
   now: () => Date,
-): Result<readonly EncodedItem[], LogError> => {
+): Result<readonly EncodedItem[], AppendRefusal> => {
   const encoded: EncodedItem[] = [];
   for (const item of items) {
     const result = encodeItem(item, limits, now);

@@ -13,12 +13,16 @@
  * read later throws, as an immer draft does once its recipe has returned.
  * A view read in time stays readable.
  */
-import type { SignEvent } from '../events/sign-event.js';
-import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
-import { keepable, type PreImageKeeper } from '../projections/pre-images.js';
-import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
-import type { WorkingCopy } from '../projections/working-copy.js';
-import type { Change, TouchedViews } from '../reactors/reactor-types.js';
+import type { SignEvent } from '../core/events/sign-event.js';
+import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
+import { keepable, type PreImageKeeper } from '../core/projections/pre-images.js';
+import type {
+  ParticipantView,
+  SignRequestView,
+  TemplateView,
+} from '../core/projections/records.js';
+import type { WorkingCopy } from '../core/projections/working-copy.js';
+import type { Change, TouchedViews } from '../core/reactors/reactor-types.js';
 
 /** A touched record no write has reached yet during the event. */
 const UNWRITTEN: unique symbol = Symbol('unwritten');

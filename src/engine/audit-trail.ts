@@ -1,8 +1,8 @@
-import type { EventType } from '../events/event-members.js';
-import type { SignEvent } from '../events/sign-event.js';
-import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
-import type { ConflictKind } from '../projections/conflict.js';
-import type { Outcome } from '../projections/projection-draft.js';
+import type { EventType } from '../core/events/event-members.js';
+import type { SignEvent } from '../core/events/sign-event.js';
+import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
+import type { ConflictKind } from '../core/projections/conflict.js';
+import type { Outcome } from '../core/projections/projection-draft.js';
 
 /** One event in the history of a record: where it is in the log and what it did. */
 export interface AuditEntry {

@@ -4,8 +4,11 @@
  * raw JSON values and never decodes events: an invalid event is still stored,
  * so the projector can quarantine it later and nothing accepted is lost.
  *
- * This module holds types only (no I/O), so the engine can depend on it
- * without pulling in `node:fs`.
+ * The port knows no adapter: each log's own errors are declared where they
+ * are raised, and reach the engine as a {@link LogFailure}. This module does
+ * no I/O, so the engine can depend on it without pulling in `node:fs`. The
+ * few rules every log shares (positions, a single append as a batch of one)
+ * are here too.
  */
 import type { Result } from 'neverthrow';
 
@@ -36,15 +39,14 @@ export type AppendOutcome =
   /** The delivery id was seen before: the event is stored once, at `position`. */
   | { readonly kind: 'duplicate'; readonly position: number };
 
-/** Why an append (or opening a log) failed. Nothing was stored when one is returned. */
-export type LogError =
-  /** The file system refused, e.g. `ENOSPC`, `EACCES`, `EIO`; `code` is the errno code. */
-  | {
-      readonly kind: 'io';
-      readonly code: string | undefined;
-      readonly path: string;
-      readonly message: string;
-    }
+/**
+ * Why an append failed, whatever stores the log: the event cannot be stored
+ * (too large, not serializable) or the log is closed. An adapter's log adds
+ * its own kinds where they are raised (the file log's `io`, `locked` and
+ * `lock-lost`, PostgreSQL's `database`); the engine reads only `kind` and
+ * `message`. Nothing was stored when one is returned.
+ */
+export type AppendRefusal =
   /** The serialized event (or its line) exceeds a configured limit; sizes are in bytes. */
   | {
       readonly kind: 'too-large';
@@ -55,45 +57,12 @@ export type LogError =
   /** `JSON.stringify` rejected the value (cycle, BigInt, `undefined`...) or an option was invalid. */
   | { readonly kind: 'not-serializable'; readonly message: string }
   /** The log was closed before the operation started. */
-  | { readonly kind: 'closed'; readonly message: string }
-  /**
-   * The database refused or could not be reached (PostgreSQL log); `code` is
-   * the SQLSTATE when the server sent one. Nothing was stored.
-   */
-  | { readonly kind: 'database'; readonly code: string | undefined; readonly message: string }
-  /**
-   * Another writer holds the log's lock (`<log>.lock`), in this process or
-   * another; `holder` is who, when the lock file is readable. Nothing was written.
-   */
-  | {
-      readonly kind: 'locked';
-      readonly path: string;
-      readonly lockPath: string;
-      readonly holder: LockHolder | undefined;
-      /** Age of the holder's heartbeat (its lock file's modification time), when it could be read. */
-      readonly heartbeatAgeMs: number | undefined;
-      readonly message: string;
-    }
-  /**
-   * This writer's lock was removed while the log was open (by hand, or by
-   * `signfold unlock`). The append was not written, and no later one will be:
-   * reopen the log.
-   */
-  | {
-      readonly kind: 'lock-lost';
-      readonly path: string;
-      readonly lockPath: string;
-      readonly message: string;
-    };
+  | { readonly kind: 'closed'; readonly message: string };
 
-/** Who holds a file log's writer lock, as its lock file records. */
-export interface LockHolder {
-  /** Process id of the holder. */
-  readonly pid: number;
-  /** Host name of the holder's machine. */
-  readonly host: string;
-  /** When the holder took the lock (ISO 8601). */
-  readonly since: string;
+/** What any log's error carries: a kind to branch on and a message to show. */
+export interface LogFailure {
+  readonly kind: string;
+  readonly message: string;
 }
 
 /**
@@ -156,13 +125,13 @@ export interface ReadOptions {
 }
 
 /** An append-only log of raw events. */
-export interface EventLog {
+export interface EventLog<E extends LogFailure = LogFailure> {
   /**
    * Appends one event. Appends are serialized: concurrent calls get distinct,
    * increasing positions in call order. The returned promise resolves once
    * the event is as durable as the log is configured to make it.
    */
-  append(event: unknown, options?: AppendOptions): Promise<Result<AppendOutcome, LogError>>;
+  append(event: unknown, options?: AppendOptions): Promise<Result<AppendOutcome, E>>;
   /** Streams records in position order, in batches (one array per chunk read) so per-record overhead stays tiny. */
   read(options?: ReadOptions): AsyncIterable<readonly LogRecord[]>;
   /** Waits for queued appends, then releases resources. Idempotent. */
@@ -173,12 +142,38 @@ export interface EventLog {
  * A log that can also append several events with a single write (and, for
  * the file log, a single fsync), which is much faster than one append each.
  */
-export interface BatchEventLog extends EventLog {
+export interface BatchEventLog<E extends LogFailure = LogFailure> extends EventLog<E> {
   /**
    * Appends the items in order, all or nothing: if one item is invalid
    * (too large, not serializable) nothing is stored and its error is returned.
    * Outcomes are in item order; a delivery id repeated inside the batch is a
    * `duplicate` of its first occurrence.
    */
-  appendBatch(items: readonly AppendItem[]): Promise<Result<readonly AppendOutcome[], LogError>>;
+  appendBatch(items: readonly AppendItem[]): Promise<Result<readonly AppendOutcome[], E>>;
 }
+
+/** `append` as a batch of one: the single-event append of every log with `appendBatch`. */
+export const appendOne =
+  <E extends LogFailure>(appendBatch: BatchEventLog<E>['appendBatch']): EventLog<E>['append'] =>
+  async (event, options) => {
+    const result = await appendBatch([{ ...options, event }]);
+    return result.map((outcomes) => outcomes[0] as AppendOutcome);
+  };
+
+/** Positions are safe integers; NaN, fractions or Infinity would corrupt a checkpoint. */
+export const checkPosition = (value: number, name: string, least = 1): void => {
+  if (!Number.isSafeInteger(value) || value < least) {
+    throw new RangeError(`${name} must be an integer ≥ ${least} (got ${value})`);
+  }
+};
+
+/**
+ * Normalizes {@link ReadOptions.fromPosition}. Positions are integers, so a
+ * fractional start rounds up; a missing one means "from the beginning".
+ * NaN is rejected rather than silently returning nothing.
+ */
+export const firstPosition = (fromPosition: number | undefined): number => {
+  if (fromPosition === undefined) return 1;
+  if (Number.isNaN(fromPosition)) throw new RangeError('fromPosition must be a number (got NaN)');
+  return Math.max(1, Math.ceil(fromPosition));
+};

@@ -1,5 +1,5 @@
-import type { ProjectionState } from '../projections/projection-state.js';
-import type { Change } from '../reactors/reactor-types.js';
+import type { ProjectionState } from '../core/projections/projection-state.js';
+import type { Change } from '../core/reactors/reactor-types.js';
 import type { AuditTrail } from './audit-trail.js';
 import type { EventLog } from './event-log.js';
 import type { QuarantineEntry, QuarantineReason } from './quarantine.js';

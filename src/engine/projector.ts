@@ -1,19 +1,27 @@
 import { err, ok, type Result } from 'neverthrow';
-import { type DecodeEventOptions, decodeEvent } from '../events/decode-event.js';
-import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
-import type { Conflict } from '../projections/conflict.js';
-import { applyEvent } from '../projections/dispatch.js';
-import { applySignRequestSnapshot, type SnapshotOrigin } from '../projections/load-sign-request.js';
-import { initialState, type ProjectionState } from '../projections/projection-state.js';
-import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
-import { WorkingCopy } from '../projections/working-copy.js';
-import type { Change } from '../reactors/reactor-types.js';
-import type { SignRequest } from '../sign-request/sign-request.js';
+import { type DecodeEventOptions, decodeEvent } from '../core/events/decode-event.js';
+import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
+import type { Conflict } from '../core/projections/conflict.js';
+import { applyEvent } from '../core/projections/dispatch.js';
+import {
+  applySignRequestSnapshot,
+  type SnapshotOrigin,
+} from '../core/projections/load-sign-request.js';
+import { initialState, type ProjectionState } from '../core/projections/projection-state.js';
+import type {
+  ParticipantView,
+  SignRequestView,
+  TemplateView,
+} from '../core/projections/records.js';
+import { WorkingCopy } from '../core/projections/working-copy.js';
+import type { Change } from '../core/reactors/reactor-types.js';
+import type { SignRequest } from '../core/sign-request/sign-request.js';
 import { AppliedChange } from './applied-change.js';
 import * as results from './apply-results.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
 import { type BadLineAhead, badLineAheadOf, isAtOrBefore } from './bad-line-ahead.js';
 import type { LogRecord } from './event-log.js';
+import { checkPosition } from './event-log.js';
 import type {
   ApplyResult,
   BadInputPolicy,
@@ -34,7 +42,6 @@ import {
   type QuarantineReason,
   rawTextOf,
 } from './quarantine.js';
-import { checkPosition } from './read-position.js';
 import { replayRecords } from './replay-records.js';
 
 /**

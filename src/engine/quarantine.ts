@@ -1,5 +1,5 @@
-import { type DecodeError, formatDecodeError } from '../decode-error.js';
-import type { Conflict } from '../projections/conflict.js';
+import { type DecodeError, formatDecodeError } from '../core/decode-error.js';
+import type { Conflict } from '../core/projections/conflict.js';
 
 /** Why a log record was not applied. */
 export type QuarantineReason =

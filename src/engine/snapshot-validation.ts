@@ -1,4 +1,4 @@
-import { isEventType } from '../events/event-members.js';
+import { isEventType } from '../core/events/event-members.js';
 
 /**
  * Checks the contents of a snapshot's records before they are trusted: a

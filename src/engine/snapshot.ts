@@ -1,9 +1,13 @@
 import { freeze } from 'immer';
 import { err, ok, type Result } from 'neverthrow';
-import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
-import type { ProjectionState } from '../projections/projection-state.js';
-import { markPublished } from '../projections/published-states.js';
-import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
+import type { ProjectionState } from '../core/projections/projection-state.js';
+import { markPublished } from '../core/projections/published-states.js';
+import type {
+  ParticipantView,
+  SignRequestView,
+  TemplateView,
+} from '../core/projections/records.js';
 import { AuditTrail, type AuditTrailData } from './audit-trail.js';
 import { createProjector, type Projector } from './projector.js';
 import type { ProjectorOptions, ProjectorStats } from './projector-types.js';

@@ -1,5 +1,5 @@
 import type { Result } from 'neverthrow';
-import type { ProjectionState } from '../projections/projection-state.js';
+import type { ProjectionState } from '../core/projections/projection-state.js';
 import { createProjector } from './projector.js';
 import type { Halted, ProjectorOptions, ReadableLog } from './projector-types.js';
 

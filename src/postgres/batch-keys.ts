@@ -1,7 +1,8 @@
 /** What a partition batch reads and counts, apart from the batch itself. */
+
+import { wireId } from '../core/events/wire-id.js';
 import type { LogRecord } from '../engine/event-log.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
-import { wireId } from '../events/wire-id.js';
 import type { RecordKeys } from './projection-tables.js';
 
 /**

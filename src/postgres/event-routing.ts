@@ -5,7 +5,7 @@
  * (`wireId`): a member that is absent, or not an id the core would accept,
  * is stored as NULL. The body itself is always stored whole.
  */
-import { wireId } from '../events/wire-id.js';
+import { wireId } from '../core/events/wire-id.js';
 
 /** The routing columns of one event. */
 export interface EventRouting {

@@ -10,9 +10,10 @@
  * again. A failure after the events were read is a `BatchWriteError` naming
  * their positions, which the worker narrows down to one event.
  */
+
+import type { Reactor } from '../core/reactors/reactor-types.js';
 import { createProjector } from '../engine/projector.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
-import type { Reactor } from '../reactors/reactor-types.js';
 import { keysOf, minus } from './batch-keys.js';
 import { BatchWriteError } from './event-failure.js';
 import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-rows.js';

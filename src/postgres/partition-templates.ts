@@ -4,7 +4,7 @@
  * partition 0 keeps them in the `templates` table applications read (it is
  * their only writer), the others in private rows of `partition_templates`.
  */
-import type { TemplateView } from '../projections/records.js';
+import type { TemplateView } from '../core/projections/records.js';
 import { type TableSpec, TEMPLATES } from './projection-columns.js';
 import { select, type TemplateRows, write } from './projection-tables.js';
 

@@ -6,20 +6,19 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import { encodeItems } from '../engine/append-encoding.js';
-import { appendOne } from '../engine/append-one.js';
 import type {
   AppendItem,
   AppendOutcome,
+  AppendRefusal,
   BatchEventLog,
-  LogError,
   LogRecord,
   ReadOptions,
 } from '../engine/event-log.js';
+import { appendOne, firstPosition } from '../engine/event-log.js';
 import { GroupCommitQueue } from '../engine/group-commit.js';
 import { eventValueOf } from '../engine/json-text.js';
 import { closedError, EventLogReadError } from '../engine/log-errors.js';
 import { byteLimit, writeLimits } from '../engine/log-limits.js';
-import { firstPosition } from '../engine/read-position.js';
 import { unstorableText } from '../engine/storable-text.js';
 import {
   type EventRow,
@@ -44,8 +43,13 @@ export interface PostgresEventLogOptions extends SchemaOptions {
   readonly now?: () => Date;
 }
 
-/** The PostgreSQL log: an event log with batch appends, shared by any number of writers. */
-export interface PostgresEventLog extends BatchEventLog {
+/**
+ * The PostgreSQL log: an event log with batch appends, shared by any number of
+ * writers. Besides the refusals of every log, an append fails with `database`
+ * when the server refused or could not be reached.
+ */
+export interface PostgresEventLog
+  extends BatchEventLog<AppendRefusal | Extract<PostgresError, { kind: 'database' }>> {
   /** The schema it reads and writes. */
   readonly schema: string;
 }
@@ -57,6 +61,8 @@ interface Job {
 
 // Delivery ids are compared by the database; one it cannot store would fail the whole group.
 const storable = (id: string): boolean => unstorableText(id) === undefined;
+
+type LogError = AppendRefusal | Extract<PostgresError, { kind: 'database' }>;
 
 const toLogError = (error: PostgresError): LogError =>
   error.kind === 'database' ? error : { kind: 'database', code: undefined, message: error.message };

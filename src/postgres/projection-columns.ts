@@ -3,7 +3,11 @@
  * table drives the SELECT, the upsert and both conversions, so a view and
  * its row cannot drift apart. Optional view members are NULL when absent.
  */
-import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+import type {
+  ParticipantView,
+  SignRequestView,
+  TemplateView,
+} from '../core/projections/records.js';
 import { sqlText } from './event-routing.js';
 
 type SqlType = 'bigint' | 'integer' | 'text' | 'boolean' | 'json' | 'timestamptz';

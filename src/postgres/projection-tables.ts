@@ -3,10 +3,14 @@
  * and writing back the records a batch changed.
  */
 import { freeze } from 'immer';
-import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
-import type { ProjectionState } from '../projections/projection-state.js';
-import { markPublished } from '../projections/published-states.js';
-import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
+import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
+import type { ProjectionState } from '../core/projections/projection-state.js';
+import { markPublished } from '../core/projections/published-states.js';
+import type {
+  ParticipantView,
+  SignRequestView,
+  TemplateView,
+} from '../core/projections/records.js';
 import {
   columnArrays,
   insertSql,

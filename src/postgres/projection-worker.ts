@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { err, ok, type Result } from 'neverthrow';
-import type { Reactor } from '../reactors/reactor-types.js';
+import type { Reactor } from '../core/reactors/reactor-types.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
 import { retryOneAtATime } from './one-at-a-time.js';

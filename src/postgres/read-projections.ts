@@ -1,6 +1,6 @@
 import type { Result } from 'neverthrow';
+import type { ProjectionState } from '../core/projections/projection-state.js';
 import type { QuarantineReason } from '../engine/quarantine.js';
-import type { ProjectionState } from '../projections/projection-state.js';
 import type { SchemaOptions } from './migrate.js';
 import type { PostgresError } from './postgres-error.js';
 import { readAllRecords } from './projection-tables.js';

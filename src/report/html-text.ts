@@ -3,7 +3,7 @@
  * the formatting of counts, rates and durations, fixed so the bytes never
  * depend on the machine's locale.
  */
-import { visibleText } from '../visible-text.js';
+import { visibleText } from '../core/visible-text.js';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',

@@ -5,18 +5,18 @@
  * any script but the page's own), every string from the log escaped.
  */
 import { escapeHtml, formatCount } from './html-text.js';
-import { renderActivity } from './render-activity.js';
-import { renderCompanies, renderCompanyFilter } from './render-companies.js';
-import { renderStuck } from './render-lists.js';
-import { renderOverview } from './render-overview.js';
-import { renderPeople } from './render-people.js';
-import { renderQuarantine } from './render-quarantine.js';
-import { renderSummary } from './render-summary.js';
-import { renderTemplates } from './render-templates.js';
-import { renderTimings } from './render-timings.js';
-import type { ReportModel } from './report-model.js';
-import { REPORT_SCRIPT, REPORT_SCRIPT_HASH } from './report-script.js';
-import { REPORT_CSS, REPORT_STYLE_HASH } from './report-style.js';
+import type { ReportModel } from './model/report-model.js';
+import { renderActivity } from './render/render-activity.js';
+import { renderCompanies, renderCompanyFilter } from './render/render-companies.js';
+import { renderStuck } from './render/render-lists.js';
+import { renderOverview } from './render/render-overview.js';
+import { renderPeople } from './render/render-people.js';
+import { renderQuarantine } from './render/render-quarantine.js';
+import { renderSummary } from './render/render-summary.js';
+import { renderTemplates } from './render/render-templates.js';
+import { renderTimings } from './render/render-timings.js';
+import { REPORT_SCRIPT, REPORT_SCRIPT_HASH } from './render/report-script.js';
+import { REPORT_CSS, REPORT_STYLE_HASH } from './render/report-style.js';
 
 const NAV: readonly (readonly [string, string])[] = [
   ['overview', 'Overview'],

@@ -6,15 +6,14 @@
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
 import { encodeItems } from '../engine/append-encoding.js';
-import { appendOne } from '../engine/append-one.js';
 import type {
   AppendItem,
   AppendOutcome,
   BatchEventLog,
-  LogError,
   LogRecord,
   ReadOptions,
 } from '../engine/event-log.js';
+import { appendOne } from '../engine/event-log.js';
 import { GroupCommitQueue } from '../engine/group-commit.js';
 import { closedError, EventLogReadError } from '../engine/log-errors.js';
 import { writeLimits } from '../engine/log-limits.js';
@@ -22,7 +21,7 @@ import { AppendPlanner } from './append-planner.js';
 import { type FileHandleIO, type FileIO, nodeFileIO, writeFully } from './file-io.js';
 import { guardReads, streamRecords, streamSettings } from './file-record-stream.js';
 import { lockedError } from './locked-error.js';
-import { ioError, lockLostError } from './log-error.js';
+import { ioError, type LogError, lockLostError } from './log-error.js';
 import { endsWithoutNewline, type Scan, scan } from './log-scan.js';
 import { setAsideTornTail, type TornTail } from './torn-tail.js';
 import {
@@ -64,7 +63,7 @@ export interface FileEventLogOptions {
 }
 
 /** An open file log. */
-export interface FileEventLog extends BatchEventLog {
+export interface FileEventLog extends BatchEventLog<LogError> {
   /** The log file. */
   readonly path: string;
   /** The torn last line open found and set aside, if any. */

@@ -5,9 +5,9 @@
  * the file size. Used by the read-only reader and by the file log itself.
  */
 import type { LogRecord, ReadOptions } from '../engine/event-log.js';
+import { firstPosition } from '../engine/event-log.js';
 import { EventLogReadError } from '../engine/log-errors.js';
 import { byteLimit, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES } from '../engine/log-limits.js';
-import { firstPosition } from '../engine/read-position.js';
 import type { FileHandleIO, FileIO } from './file-io.js';
 import { nodeFileIO } from './file-io.js';
 import { LineClassifier, TORN_TAIL_REASON } from './line-classifier.js';

@@ -14,7 +14,7 @@
  * returns for the line: same members, same order, same values (a property
  * test checks this against `JSON.parse` on generated and hostile lines).
  */
-import { MEMBER_KINDS, WIRE_PARTICIPANT_NAME } from '../events/event-members.js';
+import { MEMBER_KINDS, WIRE_PARTICIPANT_NAME } from '../core/events/event-members.js';
 import { compileBuilder, type Shape, shape } from './object-shapes.js';
 
 const QUOTE = 0x22;

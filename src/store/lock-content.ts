@@ -1,7 +1,7 @@
 /**
  * The lock file's content types, Node-free: the writer lock's public options reach them.
  */
-import type { LockHolder } from '../engine/event-log.js';
+import type { LockHolder } from './log-error.js';
 import type { ProcessIdentity } from './process-liveness.js';
 
 /** What a lock file records: who holds it and, where `/proc` exists, which process exactly. */

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { type FileHandle, link, open, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import type { LockHolder } from '../engine/event-log.js';
 import type { LockContent, Observed } from './lock-content.js';
+import type { LockHolder } from './log-error.js';
 import { errnoCode } from './log-error.js';
 import { ownIdentity, processExists } from './process-liveness.js';
 

@@ -3,8 +3,9 @@
  * log's lock. Lock files are data anyone can write: their text (host, since)
  * goes through {@link visibleText}.
  */
-import type { LogError } from '../engine/event-log.js';
-import { visibleText } from '../visible-text.js';
+
+import { visibleText } from '../core/visible-text.js';
+import type { LogError } from './log-error.js';
 import type { LockRefusal } from './writer-lock.js';
 
 /** A duration for messages: `1.2 s` (never negative, whatever the clocks say). */

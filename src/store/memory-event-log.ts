@@ -7,18 +7,17 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import { encodeItems } from '../engine/append-encoding.js';
-import { appendOne } from '../engine/append-one.js';
 import type {
   AppendItem,
   AppendOutcome,
+  AppendRefusal,
   BatchEventLog,
-  LogError,
   LogRecord,
   ReadOptions,
 } from '../engine/event-log.js';
+import { appendOne, firstPosition } from '../engine/event-log.js';
 import { closedError, EventLogReadError } from '../engine/log-errors.js';
 import { MEMORY_BATCH_SIZE, writeLimits } from '../engine/log-limits.js';
-import { firstPosition } from '../engine/read-position.js';
 import { AppendPlanner, type AppendState, type PlannedEntry } from './append-planner.js';
 
 /** Options for {@link createMemoryEventLog}. */
@@ -32,7 +31,7 @@ export interface MemoryEventLogOptions {
 }
 
 /** The memory log: an {@link EventLog} with batch appends and its current last position. */
-export interface MemoryEventLog extends BatchEventLog {
+export interface MemoryEventLog extends BatchEventLog<AppendRefusal> {
   /** Highest position stored so far (0 when empty). */
   readonly lastPosition: number;
 }
@@ -62,7 +61,7 @@ export const createMemoryEventLog = (options?: MemoryEventLogOptions): MemoryEve
   // Synchronous from validation to storage, so concurrent calls cannot interleave.
   const appendBatch = async (
     items: readonly AppendItem[],
-  ): Promise<Result<readonly AppendOutcome[], LogError>> => {
+  ): Promise<Result<readonly AppendOutcome[], AppendRefusal>> => {
     if (closed) return err(closedError('append'));
     const encoded = encodeItems(items, limits, now);
     if (encoded.isErr()) return err(encoded.error);

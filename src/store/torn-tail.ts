@@ -10,9 +10,9 @@
 import { unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
-import type { LogError } from '../engine/event-log.js';
 import { type FileHandleIO, type FileIO, writeFully } from './file-io.js';
 import type { TornFragment } from './file-record-stream.js';
+import type { LogError } from './log-error.js';
 import { ioError } from './log-error.js';
 
 /** What opening a log found and set aside at its end. */

@@ -11,7 +11,6 @@
  */
 import { readFileSync, statSync, unlinkSync } from 'node:fs';
 import { type FileHandle, unlink } from 'node:fs/promises';
-import type { LockHolder } from '../engine/event-log.js';
 import { byteLimit } from '../engine/log-limits.js';
 import type { LockContent, Observed } from './lock-content.js';
 import {
@@ -24,6 +23,7 @@ import {
   removeLeftoverScratch,
 } from './lock-file.js';
 import { heldTokens, judgeLock, type LockVerdict } from './lock-verdict.js';
+import type { LockHolder } from './log-error.js';
 
 /** Timing of the writer lock's heartbeat (the `lock` option of `openFileEventLog`). */
 export interface WriterLockOptions {

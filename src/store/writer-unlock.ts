@@ -5,9 +5,9 @@
  * `docs/log-format.md#one-writer-the-writer-lock` for the risk.
  */
 import { err, ok, type Result } from 'neverthrow';
-import type { LockHolder, LogError } from '../engine/event-log.js';
 import { holderOf, observe, removeIfUnchanged, removeLeftoverScratch } from './lock-file.js';
 import { judgeLock, type LockVerdict } from './lock-verdict.js';
+import type { LockHolder, LogError } from './log-error.js';
 import { ioError } from './log-error.js';
 import { breakLock } from './writer-lock.js';
 

@@ -9,7 +9,7 @@ import {
   type EventBuilders,
   eventBuilder,
   eventBuildersOf,
-} from './event-builders.js';
+} from '../core/builders/event-builders.js';
 
 /**
  * Builds a valid event of `type`: the members its type carries, from

@@ -6,11 +6,11 @@
  * their rules included.
  */
 import { AssertionError, deepStrictEqual } from 'node:assert';
+import type { SignEvent } from '../core/events/sign-event.js';
+import type { ProjectionState } from '../core/projections/projection-state.js';
+import { defineReactor } from '../core/reactors/define-reactor.js';
+import type { Change, Reactor, ReactorDefinition } from '../core/reactors/reactor-types.js';
 import { createProjector } from '../engine/projector.js';
-import type { SignEvent } from '../events/sign-event.js';
-import type { ProjectionState } from '../projections/projection-state.js';
-import { defineReactor } from '../reactors/define-reactor.js';
-import type { Change, Reactor, ReactorDefinition } from '../reactors/reactor-types.js';
 import { show } from './describe-events.js';
 
 /** What `when` may say about the event under test, besides the event. */

@@ -7,16 +7,16 @@
  * @packageDocumentation
  */
 
-export { buildEvent, events } from './assert-builders.js';
-export type { WhenOptions } from './effects-check.js';
 export type {
   BuildEvent,
   Builder,
   EventBuilders,
   EventOverrides,
   PlainValue,
-} from './event-builders.js';
-export { EVENT_DEFAULTS } from './event-builders.js';
+} from '../core/builders/event-builders.js';
+export { EVENT_DEFAULTS } from '../core/builders/event-builders.js';
+export { buildEvent, events } from './assert-builders.js';
+export type { WhenOptions } from './effects-check.js';
 export type {
   EventInput,
   ExpectedConflict,

@@ -6,6 +6,8 @@
  */
 import { AssertionError } from 'node:assert';
 import type { Result } from 'neverthrow';
+import { plural } from '../core/plural.js';
+import type { Reactor, ReactorDefinition } from '../core/reactors/reactor-types.js';
 import {
   type Conflict,
   decodeEvent,
@@ -26,8 +28,6 @@ import {
   type TemplateView,
   templateId,
 } from '../index.js';
-import { plural } from '../plural.js';
-import type { Reactor, ReactorDefinition } from '../reactors/reactor-types.js';
 import { describeEvents, show } from './describe-events.js';
 import { checkEffects, reactionTo, type WhenOptions } from './effects-check.js';
 import { mismatchedMembers, pickNamed } from './partial-match.js';

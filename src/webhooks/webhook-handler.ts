@@ -5,10 +5,11 @@
  * (401), delivery id (400), JSON (400), then the durable append (2xx only
  * once it resolved; 503 when storage failed).
  */
-import type { AppendOutcome, LogError } from '../engine/event-log.js';
+
+import { visibleText } from '../core/visible-text.js';
+import type { AppendOutcome, LogFailure } from '../engine/event-log.js';
 import type { JsonText } from '../engine/json-text.js';
 import { byteLimit, DEFAULT_MAX_EVENT_BYTES } from '../engine/log-limits.js';
-import { visibleText } from '../visible-text.js';
 import { DEFAULT_DELIVERY_HEADER, deliveryIdOf } from './delivery-id.js';
 import { LiveApplier } from './live-apply.js';
 import { headerName, signatureScheme } from './signature-options.js';
@@ -28,7 +29,7 @@ import type {
 } from './webhook-types.js';
 
 /** Log errors that say the event itself cannot be stored: retrying would not help. */
-const refusal = (error: LogError): 400 | 413 | undefined =>
+const refusal = (error: LogFailure): 400 | 413 | undefined =>
   error.kind === 'too-large' ? 413 : error.kind === 'not-serializable' ? 400 : undefined;
 
 const checkSecrets = (options: WebhookHandlerOptions): readonly string[] => {

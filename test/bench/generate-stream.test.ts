@@ -16,7 +16,7 @@ import {
   MEMBER_KINDS,
   type MemberName,
   WIRE_PARTICIPANT_NAME,
-} from '../../src/events/event-members.js';
+} from '../../src/core/events/event-members.js';
 
 const wireName = (member: MemberName): string =>
   member === 'participantName' ? WIRE_PARTICIPANT_NAME : member;

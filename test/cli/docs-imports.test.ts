@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import * as core from '../../src/core.js';
+import * as core from '../../src/core/index.js';
 import * as api from '../../src/index.js';
 import * as postgresAdapter from '../../src/postgres/index.js';
 import * as testingKit from '../../src/testing/index.js';
@@ -15,7 +15,7 @@ import { ROOT } from './cli-helpers.js';
 const ENTRY_POINTS = new Map<string, { module: object; source: string }>([
   ['signfold', { module: api, source: 'src/index.ts' }],
   ['../dist/index.js', { module: api, source: 'src/index.ts' }],
-  ['signfold/core', { module: core, source: 'src/core.ts' }],
+  ['signfold/core', { module: core, source: 'src/core/index.ts' }],
   ['signfold/testing', { module: testingKit, source: 'src/testing/index.ts' }],
   ['signfold/postgres', { module: postgresAdapter, source: 'src/postgres/index.ts' }],
   ['signfold/webhooks', { module: webhooks, source: 'src/webhooks/index.ts' }],

@@ -96,7 +96,10 @@ const runnable = (code: string): string =>
       "from 'signfold/webhooks'",
       `from '${pathToFileURL(join(ROOT, 'dist/webhooks/index.js')).href}'`,
     )
-    .replaceAll("from 'signfold/core'", `from '${pathToFileURL(join(ROOT, 'dist/core.js')).href}'`)
+    .replaceAll(
+      "from 'signfold/core'",
+      `from '${pathToFileURL(join(ROOT, 'dist/core/index.js')).href}'`,
+    )
     .replaceAll(
       "from 'signfold/postgres'",
       `from '${pathToFileURL(join(ROOT, 'dist/postgres/index.js')).href}'`,

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import * as core from '../../src/core.js';
+import * as core from '../../src/core/index.js';
 import * as source from '../../src/index.js';
 import * as webhooks from '../../src/webhooks/index.js';
 
@@ -60,14 +60,14 @@ describe('signfold/core', () => {
   const entry = manifest.exports['./core'];
 
   it('resolves by name to the built core, with its declarations next to it', () => {
-    expect(entry).toEqual({ types: './dist/core.d.ts', import: './dist/core.js' });
+    expect(entry).toEqual({ types: './dist/core/index.d.ts', import: './dist/core/index.js' });
     expect(import.meta.resolve(`${manifest.name}/core`)).toBe(
-      pathToFileURL(join(ROOT, 'dist/core.js')).href,
+      pathToFileURL(join(ROOT, 'dist/core/index.js')).href,
     );
-    expect(existsSync(join(ROOT, 'dist/core.d.ts'))).toBe(true);
+    expect(existsSync(join(ROOT, 'dist/core/index.d.ts'))).toBe(true);
   });
 
-  it('exports exactly the runtime names of src/core.ts', async () => {
+  it('exports exactly the runtime names of src/core/index.ts', async () => {
     const name = `${manifest.name}/core`;
     const published = (await import(name)) as Record<string, unknown>;
     expect(Object.keys(published).sort()).toEqual(Object.keys(core).sort());

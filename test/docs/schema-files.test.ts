@@ -1,14 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { decodeEvent } from '../../src/events/decode-event.js';
-import { encodeEvent } from '../../src/events/encode-event.js';
+import { decodeEvent } from '../../src/core/events/decode-event.js';
+import { encodeEvent } from '../../src/core/events/encode-event.js';
 import {
   EVENT_MEMBERS,
   EVENT_TYPES,
   WIRE_PARTICIPANT_NAME,
-} from '../../src/events/event-members.js';
-import { schemaFiles } from '../../src/schema-files.js';
+} from '../../src/core/events/event-members.js';
+import { schemaFiles } from '../../src/core/schema-files.js';
 import { ev } from '../support/events.js';
 
 const folder = join(import.meta.dirname, '..', '..', 'docs', 'schema');

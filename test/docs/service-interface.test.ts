@@ -7,8 +7,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EVENT_MEMBERS, EVENT_TYPES } from '../../src/events/event-members.js';
-import { FORM_TYPES, SIGN_REQUEST_STATUSES } from '../../src/sign-request/sign-request.js';
+import { EVENT_MEMBERS, EVENT_TYPES } from '../../src/core/events/event-members.js';
+import { FORM_TYPES, SIGN_REQUEST_STATUSES } from '../../src/core/sign-request/sign-request.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DOCS = join(ROOT, 'docs');

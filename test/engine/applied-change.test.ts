@@ -1,11 +1,11 @@
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { events } from '../../src/core/builders/plain-builders.js';
+import { WorkingCopy } from '../../src/core/projections/working-copy.js';
+import type { Change, TouchedViews } from '../../src/core/reactors/reactor-types.js';
 import { touchedViewsOf } from '../../src/engine/applied-change.js';
 import { createProjector } from '../../src/engine/projector.js';
-import { WorkingCopy } from '../../src/projections/working-copy.js';
-import type { Change, TouchedViews } from '../../src/reactors/reactor-types.js';
-import { events } from '../../src/testing/plain-builders.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { memoryLogOf, rawStreamArb, readAll } from '../support/engine-arbitraries.js';
 

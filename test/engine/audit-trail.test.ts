@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { encodeEvent } from '../../src/core/events/encode-event.js';
+import { participantId, signRequestId, templateId } from '../../src/core/ids.js';
 import { createProjector } from '../../src/engine/projector.js';
-import { encodeEvent } from '../../src/events/encode-event.js';
-import { participantId, signRequestId, templateId } from '../../src/ids.js';
 import { memoryLogOf, receivedAtOf, type StreamItem } from '../support/engine-arbitraries.js';
 import { ev } from '../support/events.js';
 

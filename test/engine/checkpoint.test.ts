@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { participantId, signRequestId } from '../../src/core/ids.js';
 import { createProjector } from '../../src/engine/projector.js';
-import { participantId, signRequestId } from '../../src/ids.js';
 import {
   checkpointUntil,
   memoryLogOf,

@@ -3,11 +3,11 @@ import { appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { encodeEvent } from '../../src/core/events/encode-event.js';
+import { participantId, signRequestId } from '../../src/core/ids.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
-import { encodeEvent } from '../../src/events/encode-event.js';
-import { participantId, signRequestId } from '../../src/ids.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { ev } from '../support/events.js';
 

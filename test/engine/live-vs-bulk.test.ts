@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { signRequestId } from '../../src/core/ids.js';
+import { initialState } from '../../src/core/projections/projection-state.js';
+import { fold } from '../../src/core/projections/reduce.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { stateAsOf } from '../../src/engine/time-travel.js';
-import { signRequestId } from '../../src/ids.js';
-import { initialState } from '../../src/projections/projection-state.js';
-import { fold } from '../../src/projections/reduce.js';
 import {
   decodableEvents,
   decodableTimes,

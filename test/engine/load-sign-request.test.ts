@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { encodeEvent } from '../../src/core/events/encode-event.js';
+import { companyId, participantId, signRequestId } from '../../src/core/ids.js';
+import { decodeSignRequest } from '../../src/core/sign-request/decode-sign-request.js';
+import type { SignRequest } from '../../src/core/sign-request/sign-request.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
-import { encodeEvent } from '../../src/events/encode-event.js';
-import { companyId, participantId, signRequestId } from '../../src/ids.js';
-import { decodeSignRequest } from '../../src/sign-request/decode-sign-request.js';
-import type { SignRequest } from '../../src/sign-request/sign-request.js';
 import { memoryLogOf, type StreamItem } from '../support/engine-arbitraries.js';
 import { ev } from '../support/events.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { events } from '../../src/core/builders/plain-builders.js';
+import type { Change } from '../../src/core/reactors/reactor-types.js';
 import { createProjector } from '../../src/engine/projector.js';
-import type { Change } from '../../src/reactors/reactor-types.js';
 import { createMemoryEventLog } from '../../src/store/memory-event-log.js';
-import { events } from '../../src/testing/plain-builders.js';
 
 /** The change with its views read while `onApplied` runs (they cannot be made later). */
 const keep = (change: Change): Change => ({

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { encodeEvent } from '../../src/core/events/encode-event.js';
+import { signRequestId } from '../../src/core/ids.js';
+import { initialState } from '../../src/core/projections/projection-state.js';
+import { fold } from '../../src/core/projections/reduce.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
 import type { Halted, ReplayError } from '../../src/engine/projector-types.js';
 import { previewRaw, RAW_PREVIEW_LENGTH } from '../../src/engine/quarantine.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
-import { encodeEvent } from '../../src/events/encode-event.js';
-import { signRequestId } from '../../src/ids.js';
-import { initialState } from '../../src/projections/projection-state.js';
-import { fold } from '../../src/projections/reduce.js';
 import { wireMutationArb } from '../support/arbitraries.js';
 import {
   decodableEvents,

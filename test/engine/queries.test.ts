@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { companyId, participantId, signRequestId, templateId, userId } from '../../src/ids.js';
-import { initialState } from '../../src/projections/projection-state.js';
+import { companyId, participantId, signRequestId, templateId, userId } from '../../src/core/ids.js';
+import { initialState } from '../../src/core/projections/projection-state.js';
 import {
   countSignRequestsByStatus,
   findSignRequests,
   participantsAwaitingAction,
   templateStats,
-} from '../../src/projections/queries.js';
-import { fold } from '../../src/projections/reduce.js';
+} from '../../src/core/projections/queries.js';
+import { fold } from '../../src/core/projections/reduce.js';
 import { ev } from '../support/events.js';
 
 /**

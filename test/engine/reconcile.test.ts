@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { initialState } from '../../src/projections/projection-state.js';
-import { reconcileSignRequest } from '../../src/projections/reconcile.js';
-import { fold } from '../../src/projections/reduce.js';
-import { decodeSignRequest } from '../../src/sign-request/decode-sign-request.js';
-import type { SignRequest } from '../../src/sign-request/sign-request.js';
+import { initialState } from '../../src/core/projections/projection-state.js';
+import { reconcileSignRequest } from '../../src/core/projections/reconcile.js';
+import { fold } from '../../src/core/projections/reduce.js';
+import { decodeSignRequest } from '../../src/core/sign-request/decode-sign-request.js';
+import type { SignRequest } from '../../src/core/sign-request/sign-request.js';
 import { ev } from '../support/events.js';
 
 /** Request 1000, sent, with Ada (#5) sent, #6 viewed, #7 signed; request 1003 deleted. */

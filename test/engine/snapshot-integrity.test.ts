@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { signRequestId } from '../../src/core/ids.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
-import { signRequestId } from '../../src/ids.js';
 import { ev } from '../support/events.js';
 
 const projectorWith = (count: number) => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { signRequestId } from '../../src/core/ids.js';
 import { createProjector } from '../../src/engine/projector.js';
 import {
   restoreProjector,
@@ -11,7 +12,6 @@ import {
   type Snapshot,
   takeSnapshot,
 } from '../../src/engine/snapshot.js';
-import { signRequestId } from '../../src/ids.js';
 import { readSnapshotFile, writeSnapshotFile } from '../../src/store/snapshot-file.js';
 import {
   checkpointUntil,

@@ -1,7 +1,7 @@
 /** The routing columns read ids by the decoder's own rule: a value it rejects is never a key. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeEvent } from '../../src/events/decode-event.js';
+import { decodeEvent } from '../../src/core/events/decode-event.js';
 import { routingOf } from '../../src/postgres/event-routing.js';
 
 const base = {

@@ -11,7 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_IN_FLIGHT } from '../../src/reactors/in-flight.js';
+import { MAX_IN_FLIGHT } from '../../src/core/reactors/in-flight.js';
 import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { callsByKey, startHttpSink } from '../support/http-sink.js';

@@ -11,15 +11,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProjector } from '../../src/engine/projector.js';
-import type { QuarantineEntry } from '../../src/engine/quarantine.js';
-import { decodeEventJson } from '../../src/events/decode-event.js';
+import { decodeEventJson } from '../../src/core/events/decode-event.js';
 import {
   EVENT_MEMBERS,
   MEMBER_KINDS,
   WIRE_PARTICIPANT_NAME,
-} from '../../src/events/event-members.js';
-import { decodeSignRequest } from '../../src/sign-request/decode-sign-request.js';
+} from '../../src/core/events/event-members.js';
+import { decodeSignRequest } from '../../src/core/sign-request/decode-sign-request.js';
+import { createProjector } from '../../src/engine/projector.js';
+import type { QuarantineEntry } from '../../src/engine/quarantine.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { assertNotPolluted, Figures } from './fixtures/reliability-helpers.js';
 

@@ -9,26 +9,26 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { DecodeError, DecodeErrorKind } from '../../src/decode-error.js';
-import { createProjector } from '../../src/engine/projector.js';
-import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
+import type { DecodeError, DecodeErrorKind } from '../../src/core/decode-error.js';
 import {
   DEFAULT_MAX_EVENT_LENGTH,
   decodeEvent,
   decodeEventJson,
-} from '../../src/events/decode-event.js';
+} from '../../src/core/events/decode-event.js';
 import {
   EVENT_MEMBERS,
   isEventType,
   MEMBER_KINDS,
   type MemberName,
   WIRE_PARTICIPANT_NAME,
-} from '../../src/events/event-members.js';
-import type { SignEvent } from '../../src/events/sign-event.js';
-import { MAX_DECODE_ERRORS } from '../../src/sign-request/decode-shape.js';
-import { decodeSignRequest } from '../../src/sign-request/decode-sign-request.js';
-import { encodeSignRequest } from '../../src/sign-request/encode-sign-request.js';
-import { signRequestArb } from '../sign-request/sign-request-arbitraries.js';
+} from '../../src/core/events/event-members.js';
+import type { SignEvent } from '../../src/core/events/sign-event.js';
+import { MAX_DECODE_ERRORS } from '../../src/core/sign-request/decode-shape.js';
+import { decodeSignRequest } from '../../src/core/sign-request/decode-sign-request.js';
+import { encodeSignRequest } from '../../src/core/sign-request/encode-sign-request.js';
+import { createProjector } from '../../src/engine/projector.js';
+import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
+import { signRequestArb } from '../core/sign-request/sign-request-arbitraries.js';
 import { wireCaseArb, wireEventArb, wireMutationArb } from '../support/arbitraries.js';
 import { ev } from '../support/events.js';
 import {

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateEvents } from '../../bench/generate-stream.js';
-import { decodeEvent } from '../../src/events/decode-event.js';
-import type { SignEvent } from '../../src/events/sign-event.js';
-import type { ProjectionState } from '../../src/projections/projection-state.js';
-import { initialState } from '../../src/projections/projection-state.js';
-import { fold } from '../../src/projections/reduce.js';
+import { decodeEvent } from '../../src/core/events/decode-event.js';
+import type { SignEvent } from '../../src/core/events/sign-event.js';
+import type { ProjectionState } from '../../src/core/projections/projection-state.js';
+import { initialState } from '../../src/core/projections/projection-state.js';
+import { fold } from '../../src/core/projections/reduce.js';
 import { count } from './fixtures/reliability-helpers.js';
 
 /** The statuses a delivery order must not change. */

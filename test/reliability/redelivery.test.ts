@@ -20,11 +20,11 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateEvents, mulberry32 } from '../../bench/generate-stream.js';
+import { decodeEvent } from '../../src/core/events/decode-event.js';
+import type { SignEvent } from '../../src/core/events/sign-event.js';
+import { initialState, type ProjectionState } from '../../src/core/projections/projection-state.js';
+import { fold } from '../../src/core/projections/reduce.js';
 import { createProjector } from '../../src/engine/projector.js';
-import { decodeEvent } from '../../src/events/decode-event.js';
-import type { SignEvent } from '../../src/events/sign-event.js';
-import { initialState, type ProjectionState } from '../../src/projections/projection-state.js';
-import { fold } from '../../src/projections/reduce.js';
 import { createMemoryEventLog } from '../../src/store/memory-event-log.js';
 import { ev } from '../support/events.js';
 import { untimedRecords } from '../support/projection-records.js';

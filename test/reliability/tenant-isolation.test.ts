@@ -8,13 +8,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { EventType } from '../../src/core/events/event-members.js';
+import { EVENT_TYPES } from '../../src/core/events/event-members.js';
+import type { SignEvent } from '../../src/core/events/sign-event.js';
+import type { ParticipantId, SignRequestId, TemplateId } from '../../src/core/ids.js';
+import { initialState, type ProjectionState } from '../../src/core/projections/projection-state.js';
+import { fold, reduce } from '../../src/core/projections/reduce.js';
 import { createProjector } from '../../src/engine/projector.js';
-import type { EventType } from '../../src/events/event-members.js';
-import { EVENT_TYPES } from '../../src/events/event-members.js';
-import type { SignEvent } from '../../src/events/sign-event.js';
-import type { ParticipantId, SignRequestId, TemplateId } from '../../src/ids.js';
-import { initialState, type ProjectionState } from '../../src/projections/projection-state.js';
-import { fold, reduce } from '../../src/projections/reduce.js';
 import { ev } from '../support/events.js';
 import { count, Figures } from './fixtures/reliability-helpers.js';
 

@@ -1,9 +1,10 @@
 /** Builds report models from events given with their `receivedAt`, through the real projector. */
+
+import { initialState } from '../../src/core/projections/projection-state.js';
 import { createProjector } from '../../src/engine/projector.js';
-import { initialState } from '../../src/projections/projection-state.js';
-import { buildReportModel } from '../../src/report/build-report-model.js';
-import type { ReportModel } from '../../src/report/report-model.js';
-import { ReportRecorder } from '../../src/report/report-recorder.js';
+import { buildReportModel } from '../../src/report/model/build-report-model.js';
+import type { ReportModel } from '../../src/report/model/report-model.js';
+import { ReportRecorder } from '../../src/report/model/report-recorder.js';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;

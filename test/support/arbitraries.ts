@@ -7,8 +7,8 @@
  * property tests that use them check the decoder rather than echo it.
  */
 import fc from 'fast-check';
-import type { DecodeErrorKind } from '../../src/decode-error.js';
-import { decodeEvent } from '../../src/events/decode-event.js';
+import type { DecodeErrorKind } from '../../src/core/decode-error.js';
+import { decodeEvent } from '../../src/core/events/decode-event.js';
 import {
   EVENT_MEMBERS,
   EVENT_TYPES,
@@ -16,8 +16,8 @@ import {
   MEMBER_KINDS,
   type MemberName,
   WIRE_PARTICIPANT_NAME,
-} from '../../src/events/event-members.js';
-import type { SignEvent } from '../../src/events/sign-event.js';
+} from '../../src/core/events/event-members.js';
+import type { SignEvent } from '../../src/core/events/sign-event.js';
 
 /** Any safe integer, the value space of every id member. */
 export const safeIdArb: fc.Arbitrary<number> = fc.integer({

@@ -5,12 +5,12 @@
  * and a comparable summary of a projector.
  */
 import fc from 'fast-check';
+import { decodeEvent } from '../../src/core/events/decode-event.js';
+import { encodeEvent } from '../../src/core/events/encode-event.js';
+import type { SignEvent } from '../../src/core/events/sign-event.js';
+import type { ProjectionState } from '../../src/core/projections/projection-state.js';
 import type { EventLog, LogRecord, ReadOptions } from '../../src/engine/event-log.js';
 import type { Projector } from '../../src/engine/projector.js';
-import { decodeEvent } from '../../src/events/decode-event.js';
-import { encodeEvent } from '../../src/events/encode-event.js';
-import type { SignEvent } from '../../src/events/sign-event.js';
-import type { ProjectionState } from '../../src/projections/projection-state.js';
 import { createMemoryEventLog, type MemoryEventLog } from '../../src/store/memory-event-log.js';
 import { smallWorldArb, streamEventArb, wireMutationArb } from './arbitraries.js';
 

@@ -1,6 +1,6 @@
-import { decodeEvent } from '../../src/events/decode-event.js';
-import { EVENT_MEMBERS, type EventType } from '../../src/events/event-members.js';
-import type { EventOf } from '../../src/events/sign-event.js';
+import { decodeEvent } from '../../src/core/events/decode-event.js';
+import { EVENT_MEMBERS, type EventType } from '../../src/core/events/event-members.js';
+import type { EventOf } from '../../src/core/events/sign-event.js';
 
 /** Overrides for a test event, with plain numbers for ids. */
 export type EventInput = Readonly<Record<string, string | number>>;

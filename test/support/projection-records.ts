@@ -1,4 +1,4 @@
-import type { ProjectionState } from '../../src/projections/projection-state.js';
+import type { ProjectionState } from '../../src/core/projections/projection-state.js';
 
 /** A state's records as id-sorted arrays: comparable whatever order the collections were built in. */
 export const sortedRecords = (state: ProjectionState) => ({

@@ -5,13 +5,13 @@
  * also checks the two drivers against each other.
  */
 import { expect } from 'vitest';
-import type { SignEvent } from '../../src/events/sign-event.js';
-import { companyId } from '../../src/ids.js';
-import type { Conflict } from '../../src/projections/conflict.js';
-import { loadSignRequest } from '../../src/projections/load-sign-request.js';
-import { initialState, type ProjectionState } from '../../src/projections/projection-state.js';
-import { fold, reduce } from '../../src/projections/reduce.js';
-import { decodeSignRequest } from '../../src/sign-request/decode-sign-request.js';
+import type { SignEvent } from '../../src/core/events/sign-event.js';
+import { companyId } from '../../src/core/ids.js';
+import type { Conflict } from '../../src/core/projections/conflict.js';
+import { loadSignRequest } from '../../src/core/projections/load-sign-request.js';
+import { initialState, type ProjectionState } from '../../src/core/projections/projection-state.js';
+import { fold, reduce } from '../../src/core/projections/reduce.js';
+import { decodeSignRequest } from '../../src/core/sign-request/decode-sign-request.js';
 
 /** The state after events that must all apply. */
 export const given = (...events: SignEvent[]): ProjectionState => {

@@ -1,6 +1,6 @@
 /**
  * What the CLI must never print from data (issue 21 #6), written out here
- * independently of src/visible-text.ts so the tests check the rule, not
+ * independently of src/core/visible-text.ts so the tests check the rule, not
  * the implementation's copy of it; and strings made of exactly those.
  */
 import fc from 'fast-check';

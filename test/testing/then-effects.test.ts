@@ -1,7 +1,7 @@
 import { AssertionError } from 'node:assert';
 import { describe, expect, it } from 'vitest';
-import { defineReactor } from '../../src/reactors/define-reactor.js';
-import type { Change } from '../../src/reactors/reactor-types.js';
+import { defineReactor } from '../../src/core/reactors/define-reactor.js';
+import type { Change } from '../../src/core/reactors/reactor-types.js';
 import { events, given } from '../../src/testing/index.js';
 
 const reminders = defineReactor({

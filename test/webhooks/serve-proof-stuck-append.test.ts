@@ -3,7 +3,7 @@
  * PostgreSQL backends serving it are frozen (SIGSTOP, as a hung database host would be) while a
  * complete delivery waits for its insert, and serve gets SIGTERM. It gives up at the bound with one
  * line and exit 1, and the sender got no 2xx: nothing acknowledged is at stake. (A body that
- * stops arriving is cut after a grace instead: test/cli/serve-shutdown.test.ts.)
+ * stops arriving is cut after a grace instead: test/cli/serve/shutdown.test.ts.)
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';

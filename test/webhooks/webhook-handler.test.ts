@@ -7,8 +7,10 @@
 import fc from 'fast-check';
 import { err } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
-import type { EventLog, LogError, LogRecord } from '../../src/engine/event-log.js';
+import type { EventLog, LogRecord } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
+import type { PostgresError } from '../../src/postgres/postgres-error.js';
+import type { LogError } from '../../src/store/log-error.js';
 import { createMemoryEventLog } from '../../src/store/memory-event-log.js';
 import { signWebhookBody } from '../../src/webhooks/sign-payload.js';
 import { createWebhookHandler } from '../../src/webhooks/webhook-handler.js';
@@ -255,7 +257,9 @@ describe('the delivery id', () => {
 });
 
 /** A log whose append fails the way `error` says (or throws). */
-const failingLog = (error: LogError | Error): Pick<EventLog, 'append'> => ({
+type AnyLogError = LogError | Extract<PostgresError, { kind: 'database' }>;
+
+const failingLog = (error: AnyLogError | Error): Pick<EventLog, 'append'> => ({
   append: async () => {
     if (error instanceof Error) throw error;
     return err(error);
@@ -263,7 +267,7 @@ const failingLog = (error: LogError | Error): Pick<EventLog, 'append'> => ({
 });
 
 describe('storage failures', () => {
-  it.each<LogError>([
+  it.each<AnyLogError>([
     {
       kind: 'io',
       code: 'ENOSPC',

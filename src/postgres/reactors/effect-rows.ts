@@ -3,8 +3,8 @@
  * restores a partition's scheduled timers into a `TimerBook`, applies the
  * plans, and writes what changed, so the rules of timers live in one place.
  */
-import type { JsonValue } from '../../reactors/reactor-types.js';
-import type { BookEntry, EffectState } from '../../reactors/timer-book.js';
+import type { JsonValue } from '../../core/reactors/reactor-types.js';
+import type { BookEntry, EffectState } from '../../core/reactors/timer-book.js';
 
 /** An `effects` row as `pg` returns it (bigints as strings). */
 export interface EffectRow {

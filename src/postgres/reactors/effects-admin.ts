@@ -5,8 +5,8 @@
  * invalid); an effect a worker is running is not parked, so no lock is held
  * against it for long.
  */
-import type { EffectsChange, EffectsReport } from '../../reactors/effects-report.js';
-import { TimerBook } from '../../reactors/timer-book.js';
+import type { EffectsChange, EffectsReport } from '../../core/reactors/effects-report.js';
+import { TimerBook } from '../../core/reactors/timer-book.js';
 import type { SchemaName } from '../schema-name.js';
 import { checkOut, type SqlPool, type SqlQueryable } from '../sql-client.js';
 import { EFFECT_COLUMNS, type EffectRow, entryOfRow } from './effect-rows.js';

@@ -6,10 +6,10 @@
  * outcomes in batches, each fenced by the lease owner. LISTEN/NOTIFY wakes
  * it when a batch makes effects ready.
  */
-import { attemptEffect } from '../../reactors/attempt-effect.js';
-import { InFlightLimit } from '../../reactors/in-flight.js';
-import type { Effect, Reactor } from '../../reactors/reactor-types.js';
-import { afterFailure } from '../../reactors/retry-policy.js';
+import { attemptEffect } from '../../core/reactors/attempt-effect.js';
+import { InFlightLimit } from '../../core/reactors/in-flight.js';
+import type { Effect, Reactor } from '../../core/reactors/reactor-types.js';
+import { afterFailure } from '../../core/reactors/retry-policy.js';
 import type { SchemaName } from '../schema-name.js';
 import type { SqlPool } from '../sql-client.js';
 

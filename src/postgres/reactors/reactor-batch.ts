@@ -7,9 +7,13 @@
  * written, all in the batch's transaction: enqueueing is exactly once and
  * the partition's lease fences it.
  */
-import { type PlanTarget, type ReactionPlan, reactInto } from '../../reactors/plan-reaction.js';
-import type { Change, Reactor } from '../../reactors/reactor-types.js';
-import { TimerBook } from '../../reactors/timer-book.js';
+import {
+  type PlanTarget,
+  type ReactionPlan,
+  reactInto,
+} from '../../core/reactors/plan-reaction.js';
+import type { Change, Reactor } from '../../core/reactors/reactor-types.js';
+import { TimerBook } from '../../core/reactors/timer-book.js';
 import type { SchemaName } from '../schema-name.js';
 import type { SqlQueryable } from '../sql-client.js';
 import { EFFECT_COLUMNS, type EffectRow, entryOfRow } from './effect-rows.js';

@@ -7,8 +7,9 @@
  * like a batch's, in one transaction under the partition's lock, and the
  * watermark keeps history from firing stale timers. Once per claim.
  */
+
+import type { Reactor } from '../../core/reactors/reactor-types.js';
 import { createProjector } from '../../engine/projector.js';
-import type { Reactor } from '../../reactors/reactor-types.js';
 import { type EventRow, recordOfRow, selectPartitionEventsSql } from '../event-rows.js';
 import type { SchemaName } from '../schema-name.js';
 import { checkOut, type SqlPool } from '../sql-client.js';

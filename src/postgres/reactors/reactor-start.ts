@@ -1,5 +1,5 @@
 /** Where a reactor without a checkpoint starts on PostgreSQL. */
-import type { Reactor } from '../../reactors/reactor-types.js';
+import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { SchemaName } from '../schema-name.js';
 import type { SqlQueryable } from '../sql-client.js';
 

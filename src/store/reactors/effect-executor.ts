@@ -4,10 +4,10 @@
  * the outcome is journaled (`journaled(n)`), not when `execute` returns, so
  * a crash repeats at most the effects that hold a slot.
  */
-import { attemptEffect } from '../../reactors/attempt-effect.js';
-import { InFlightLimit } from '../../reactors/in-flight.js';
-import type { Effect, Reactor } from '../../reactors/reactor-types.js';
-import type { BookEntry, TimerBook } from '../../reactors/timer-book.js';
+import { attemptEffect } from '../../core/reactors/attempt-effect.js';
+import { InFlightLimit } from '../../core/reactors/in-flight.js';
+import type { Effect, Reactor } from '../../core/reactors/reactor-types.js';
+import type { BookEntry, TimerBook } from '../../core/reactors/timer-book.js';
 
 /** Counters of one runner's attempts. */
 export interface ExecutionCounts {

@@ -9,12 +9,12 @@
  */
 import { stat } from 'node:fs/promises';
 import { err, ok, type Result } from 'neverthrow';
+import { withPrunedDone } from '../../core/reactors/book-report.js';
+import type { EffectsReport } from '../../core/reactors/effects-report.js';
+import { reactInto } from '../../core/reactors/plan-reaction.js';
+import type { Change, Reactor } from '../../core/reactors/reactor-types.js';
+import { TimerBook } from '../../core/reactors/timer-book.js';
 import { createProjector } from '../../engine/projector.js';
-import { withPrunedDone } from '../../reactors/book-report.js';
-import type { EffectsReport } from '../../reactors/effects-report.js';
-import { reactInto } from '../../reactors/plan-reaction.js';
-import type { Change, Reactor } from '../../reactors/reactor-types.js';
-import { TimerBook } from '../../reactors/timer-book.js';
 import { readFileEventLog } from '../file-record-stream.js';
 import { EffectExecutor, type ExecutionCounts } from './effect-executor.js';
 import { type JournalState, openJournalWriter, readJournal } from './reactor-journal.js';

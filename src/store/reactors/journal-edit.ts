@@ -4,8 +4,8 @@
  * runs (the runner would write its own state over it).
  */
 import { err, ok, type Result } from 'neverthrow';
-import type { EffectsChange } from '../../reactors/effects-report.js';
-import { TimerBook } from '../../reactors/timer-book.js';
+import type { EffectsChange } from '../../core/reactors/effects-report.js';
+import { TimerBook } from '../../core/reactors/timer-book.js';
 import { openJournalWriter, readJournal } from './reactor-journal.js';
 import { acquireReactorLock } from './reactor-lock.js';
 

@@ -5,7 +5,7 @@
  * runner with the line it tripped on rather than run effects from garbage.
  */
 import { err, ok, type Result } from 'neverthrow';
-import type { BookEntry, EffectState } from '../../reactors/timer-book.js';
+import type { BookEntry, EffectState } from '../../core/reactors/timer-book.js';
 
 /** The first line of every journal. */
 export const JOURNAL_HEADER = { signfold: 'reactor-journal', version: 1 } as const;

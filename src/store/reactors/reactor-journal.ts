@@ -11,7 +11,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
-import type { BookEntry, SavedBook } from '../../reactors/timer-book.js';
+import type { BookEntry, SavedBook } from '../../core/reactors/timer-book.js';
 import { nodeFileIO } from '../file-io.js';
 import {
   JOURNAL_HEADER,

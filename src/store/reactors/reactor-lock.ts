@@ -6,7 +6,7 @@
  * journal over each other.
  */
 import { err, ok, type Result } from 'neverthrow';
-import { visibleText } from '../../visible-text.js';
+import { visibleText } from '../../core/visible-text.js';
 import { seconds } from '../locked-error.js';
 import { acquireWriterLock, type HeldLock, lockTiming } from '../writer-lock.js';
 

@@ -1,9 +1,9 @@
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defineReactor } from '../../../src/reactors/define-reactor.js';
-import type { Effect, EffectContext } from '../../../src/reactors/reactor-types.js';
-import { retryDelayBounds } from '../../../src/reactors/retry-policy.js';
+import { defineReactor } from '../../../src/core/reactors/define-reactor.js';
+import type { Effect, EffectContext } from '../../../src/core/reactors/reactor-types.js';
+import { retryDelayBounds } from '../../../src/core/reactors/retry-policy.js';
 import { createFileReactorRunner } from '../../../src/store/reactors/file-reactor-runner.js';
 import { editJournal } from '../../../src/store/reactors/journal-edit.js';
 import { removeTempDirs, tempDir } from '../../reliability/fixtures/reliability-helpers.js';

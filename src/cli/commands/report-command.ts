@@ -1,0 +1,161 @@
+/**
+ * `signfold report LOG --out FILE` (or `--database URL` in place of `LOG`):
+ * replays the log (with a `ReportRecorder` gathering `receivedAt`, types and
+ * outcomes) and writes the HTML page that `src/report/` builds and renders. This command only reads the log and
+ * writes the file; everything on the page comes from the pure model and
+ * renderer.
+ */
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { counted } from '../../core/plural.js';
+import { initialState } from '../../core/projections/projection-state.js';
+import { visibleText } from '../../core/visible-text.js';
+import { createProjector } from '../../engine/projector.js';
+import { buildReportModel } from '../../report/model/build-report-model.js';
+import { PeriodReader } from '../../report/model/period-reader.js';
+import type { ReportPeriod } from '../../report/model/report-period.js';
+import { ReportRecorder } from '../../report/model/report-recorder.js';
+import { renderReport } from '../../report/render-report.js';
+import { type OptionTable, parseCommandArgs, stringFlag } from '../args.js';
+import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
+import { type CliIO, writeLines } from '../cli-io.js';
+import { durationFlag } from '../duration-flag.js';
+import { DATABASE_OPTIONS } from '../pg/pool.js';
+import {
+  type EventSource,
+  eventSourceOf,
+  sourceArgs,
+  sourceLabel,
+} from '../sources/event-source.js';
+import { ensureReadableFile, isSameFile } from '../sources/read-only-log.js';
+import { replaySource } from '../sources/replay-source.js';
+
+/** The flags of `report`. */
+export const REPORT_OPTIONS: OptionTable = {
+  out: { type: 'string', short: 'o' },
+  'stuck-after': { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  ...DATABASE_OPTIONS,
+};
+
+/** The default `--stuck-after`: a week. */
+export const DEFAULT_STUCK_AFTER = '7d';
+
+/** The parsed command line of `report`. */
+export interface ReportArgs {
+  readonly source: EventSource;
+  readonly out: string;
+  readonly stuckAfterMs: number;
+  readonly period: ReportPeriod;
+}
+
+/** An ISO 8601 time with a date, a time and a zone (`Z` or `±HH:MM`); a date alone is midnight UTC. */
+const ISO_TIME =
+  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/** Whether the `YYYY-MM-DD` at the start of `value` is a day of the calendar (not 2025-02-30). */
+const realDate = (value: string): boolean => {
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(y ?? 0, (m ?? 0) - 1, d ?? 0));
+  return date.getUTCFullYear() === y && date.getUTCMonth() + 1 === m && date.getUTCDate() === d;
+};
+
+/** Parses `--from` / `--to` into epoch ms, or throws a one-line usage error. */
+export const timeFlag = (flag: string, value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined;
+  // Date.parse alone would roll 2025-02-30 over to March 2.
+  const ms = ISO_TIME.test(value) && realDate(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw usageError(
+      `${flag} must be an ISO 8601 time such as 2025-10-01 or 2025-10-01T08:00:00Z (got '${visibleText(value)}')`,
+    );
+  }
+  return ms;
+};
+
+/** Parses the arguments after `report`; throws a usage error (exit 2) if wrong. */
+export const parseReportArgs = (args: readonly string[]): ReportArgs => {
+  const parsed = parseCommandArgs(args, REPORT_OPTIONS);
+  const source = eventSourceOf(parsed);
+  const out = stringFlag(parsed, 'out');
+  if (out === undefined || out === '')
+    throw usageError('missing --out FILE (where to write the report)');
+  const fromMs = timeFlag('--from', stringFlag(parsed, 'from'));
+  const toMs = timeFlag('--to', stringFlag(parsed, 'to'));
+  if (fromMs !== undefined && toMs !== undefined && fromMs >= toMs) {
+    throw usageError(
+      '--from must be before --to (the period is receivedAt from --from up to, not including, --to)',
+    );
+  }
+  return {
+    source,
+    out,
+    period: { fromMs, toMs },
+    stuckAfterMs: durationFlag(
+      '--stuck-after',
+      stringFlag(parsed, 'stuck-after') ?? DEFAULT_STUCK_AFTER,
+    ),
+  };
+};
+
+/** Writes `text` to `path` through a temporary file, so a reader never sees half a page. */
+const writeAtomically = async (path: string, text: string): Promise<void> => {
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, text);
+    await rename(temporary, path);
+  } catch (cause) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    const reason = (cause as NodeJS.ErrnoException | undefined)?.code ?? String(cause);
+    throw new CliError(`cannot write report ${path}: ${reason}`);
+  }
+};
+
+/**
+ * Runs `report` with `args` (the words after `report`): exit 0 once the page
+ * is written (quarantined records are shown on it, not failures), 2 on usage
+ * or I/O errors (thrown as CliError).
+ */
+export const reportCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
+  const options = parseReportArgs(args);
+  const { source } = options;
+  if (source.kind === 'file') {
+    await ensureReadableFile(source.path);
+    if (await isSameFile(options.out, source.path)) {
+      throw usageError(
+        `--out ${options.out} is the same file as the log ${source.path}; refusing to overwrite the log`,
+      );
+    }
+  }
+  const label = sourceLabel(source);
+  // The recorder stands in for the audit trail: it aggregates instead of keeping every event.
+  const recorder = new ReportRecorder(options.period);
+  const projector = createProjector(
+    { audit: true, policy: 'skip' },
+    { state: initialState(), checkpoint: 0, audit: recorder },
+  );
+  const reader = new PeriodReader(options.period, () => projector.quarantine());
+  const run = await replaySource(projector, source, io, 'report', undefined, (log) =>
+    reader.view(log),
+  );
+  const model = buildReportModel({
+    log: label,
+    inspectSource: sourceArgs(source),
+    state: projector.state(),
+    stats: projector.stats(),
+    processed: run.processed,
+    quarantine: projector.quarantine(),
+    quarantineOrigins: reader.origins(),
+    period: options.period,
+    observations: recorder.observations(),
+    incompleteTail: projector.incompleteTail(),
+    stuckAfterMs: options.stuckAfterMs,
+  });
+  const html = renderReport(model);
+  await writeAtomically(options.out, html);
+  const kib = Math.round(Buffer.byteLength(html) / 1024);
+  writeLines(io.stdout, [
+    `${label}: report written to ${options.out} (${counted(run.processed, 'record')}, ${kib} KiB)`,
+  ]);
+  return EXIT.ok;
+};

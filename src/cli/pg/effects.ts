@@ -1,0 +1,43 @@
+/**
+ * `signfold effects --database URL [--json]` and `effects retry|skip
+ * --database URL ID…`: the effects of a PostgreSQL schema. Loaded only with
+ * `--database`, so `effects LOG` never loads `pg`. Works while workers run.
+ */
+
+import type { EffectsChange, EffectsReport } from '../../core/reactors/effects-report.js';
+import { checkSchema } from '../../postgres/migrate.js';
+import { editEffects, readEffectsReport } from '../../postgres/reactors/effects-admin.js';
+import { schemaName } from '../../postgres/schema-name.js';
+import { type ParsedArgs, stringFlag } from '../args.js';
+import type { ExitCode } from '../cli-error.js';
+import type { CliIO } from '../cli-io.js';
+import { postgresFailure } from './failure.js';
+import { connectTimeoutOf, withPool } from './pool.js';
+
+/** What to do, as `effects-command.ts` parsed it. */
+export type EffectsRequest =
+  | { readonly kind: 'list'; readonly print: (report: EffectsReport) => ExitCode }
+  | {
+      readonly kind: 'retry' | 'skip';
+      readonly ids: readonly number[];
+      readonly print: (change: EffectsChange) => ExitCode;
+    };
+
+/** Runs `request` on the schema that `parsed`'s `--database` and `--schema` name. */
+export const effectsOnDatabase = async (
+  parsed: ParsedArgs,
+  database: string,
+  request: EffectsRequest,
+  _io: CliIO,
+): Promise<ExitCode> => {
+  const named = schemaName(stringFlag(parsed, 'schema'));
+  if (named.isErr()) throw postgresFailure(named.error);
+  const schema = named.value;
+  const options = { connectTimeoutMs: connectTimeoutOf(parsed), origin: '--database' as const };
+  return withPool(database, options, async (pool) => {
+    const checked = await checkSchema(pool, schema);
+    if (checked.isErr()) throw postgresFailure(checked.error);
+    if (request.kind === 'list') return request.print(await readEffectsReport(pool, schema));
+    return request.print(await editEffects(pool, schema, request.kind, request.ids));
+  });
+};

@@ -1,0 +1,135 @@
+/**
+ * `signfold pg migrate|import|work|status|export|skip`: the PostgreSQL adapter from the command
+ * line. Loaded only when a `pg` command runs, so the other commands never
+ * load `pg` (an optional peer dependency).
+ */
+import { migrate } from '../../postgres/index.js';
+import {
+  booleanFlag,
+  choiceFlag,
+  expectPositionals,
+  integerFlag,
+  type OptionTable,
+  parseCommandArgs,
+  stringFlag,
+} from '../args.js';
+import { EXIT, type ExitCode, usageError } from '../cli-error.js';
+import { type CliIO, writeLines } from '../cli-io.js';
+import { loadReactorModule } from '../reactor-module.js';
+import { pgExport } from './export.js';
+import { postgresFailure } from './failure.js';
+import { pgImport } from './import.js';
+import { connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pool.js';
+import { pgSkip } from './skip.js';
+import { pgStatus } from './status.js';
+import type { PgTarget } from './target.js';
+import { pgWork } from './work.js';
+
+const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
+  migrate: { ...DATABASE_OPTIONS, partitions: { type: 'string' } },
+  import: DATABASE_OPTIONS,
+  work: {
+    ...DATABASE_OPTIONS,
+    drain: { type: 'boolean' },
+    'batch-size': { type: 'string' },
+    'poll-interval': { type: 'string' },
+    lease: { type: 'string' },
+    'worker-id': { type: 'string' },
+    reactors: { type: 'string' },
+    from: { type: 'string' },
+  },
+  status: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
+  export: DATABASE_OPTIONS,
+  skip: { ...DATABASE_OPTIONS, position: { type: 'string' }, reason: { type: 'string' } },
+};
+
+/** An optional integer flag of at least `least`. */
+const integerAtLeast = (
+  parsed: ReturnType<typeof parseCommandArgs>,
+  name: string,
+  least: number,
+  unit = '',
+): number | undefined => {
+  const raw = stringFlag(parsed, name);
+  if (raw === undefined) return undefined;
+  const value = integerFlag(`--${name}`, raw);
+  if (value < least) throw usageError(`--${name} must be at least ${least}${unit}`);
+  return value;
+};
+
+/** `signfold pg SUBCOMMAND …`. */
+export const pgCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
+  const [sub, ...rest] = args;
+  if (sub === undefined)
+    throw usageError('missing subcommand: migrate, import, work, status, export or skip');
+  const options = Object.hasOwn(SUBCOMMAND_OPTIONS, sub) ? SUBCOMMAND_OPTIONS[sub] : undefined;
+  if (options === undefined) throw usageError(`unknown subcommand 'pg ${sub}'`);
+  const parsed = parseCommandArgs(rest, options);
+  // DATABASE_URL, the usual variable, stands in for a missing --database.
+  const fromEnv = process.env.DATABASE_URL;
+  const fromFlag = stringFlag(parsed, 'database');
+  const database = fromFlag ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
+  if (database === undefined) {
+    throw usageError(`pg ${sub}: --database URL (or DATABASE_URL) is required`);
+  }
+  const schema = stringFlag(parsed, 'schema');
+  const target: PgTarget = { database, schemaOptions: schema === undefined ? {} : { schema } };
+  const positionals = expectPositionals(parsed.positionals, sub === 'import' ? ['LOG'] : []);
+  const batchSize = integerAtLeast(parsed, 'batch-size', 1);
+  const pollMs = integerAtLeast(parsed, 'poll-interval', 10, ' (ms)');
+  const partitions = integerAtLeast(parsed, 'partitions', 1);
+  if (partitions !== undefined && partitions > 1024)
+    throw usageError('--partitions must be at most 1024');
+  const leaseMs = integerAtLeast(parsed, 'lease', 100, ' (ms)');
+  const workerId = stringFlag(parsed, 'worker-id');
+  const skipAt = integerAtLeast(parsed, 'position', 1);
+  if (sub === 'skip' && skipAt === undefined) throw usageError('pg skip: --position N is required');
+  const fromFlag2 = stringFlag(parsed, 'from');
+  const fromEnd =
+    fromFlag2 !== undefined && choiceFlag('--from', fromFlag2, ['start', 'end']) === 'end';
+  const modulePath = stringFlag(parsed, 'reactors');
+  if (fromFlag2 !== undefined && modulePath === undefined)
+    throw usageError('--from needs --reactors MODULE');
+  const reactors =
+    modulePath === undefined ? [] : await loadReactorModule(modulePath, 'pg work', 'allow-sql');
+  const poolOptions = {
+    connectTimeoutMs: connectTimeoutOf(parsed),
+    origin: fromFlag === undefined ? ('DATABASE_URL' as const) : ('--database' as const),
+  };
+  return withPool(database, poolOptions, async (pool) => {
+    if (sub === 'migrate') {
+      const migrated = await migrate(pool, {
+        ...target.schemaOptions,
+        ...(partitions === undefined ? {} : { partitions }),
+      });
+      if (migrated.isErr()) throw postgresFailure(migrated.error);
+      const { schema, from, to } = migrated.value;
+      writeLines(io.stdout, [
+        from === to
+          ? `schema ${schema} is at version ${to}: nothing to do`
+          : `schema ${schema} migrated from version ${from} to ${to} (${migrated.value.partitions} partitions)`,
+      ]);
+      return EXIT.ok;
+    }
+    if (sub === 'import') return await pgImport(pool, target, positionals[0] ?? '', io);
+    if (sub === 'status') return await pgStatus(pool, target, booleanFlag(parsed, 'json'), io);
+    if (sub === 'export') return await pgExport(pool, target, io);
+    if (sub === 'skip') {
+      return await pgSkip(pool, target, skipAt ?? 0, stringFlag(parsed, 'reason'), io);
+    }
+    return await pgWork(
+      pool,
+      target,
+      {
+        drain: booleanFlag(parsed, 'drain'),
+        batchSize,
+        pollMs,
+        leaseMs,
+        workerId,
+        reactors,
+        fromEnd,
+      },
+      io,
+    );
+  });
+};

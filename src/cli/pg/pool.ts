@@ -1,0 +1,116 @@
+/**
+ * The `pg` pool of the commands that use PostgreSQL (`pg …`, and `report` /
+ * `inspect` with `--database`). Loads `pg` on use: it is an optional peer
+ * dependency that the other commands never load.
+ */
+import type { SqlPool } from '../../postgres/index.js';
+import { integerFlag, type OptionTable, type ParsedArgs, stringFlag } from '../args.js';
+import { CliError, usageError } from '../cli-error.js';
+import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from '../database-url.js';
+
+/** The flags that name a database: `--database URL [--schema NAME] [--connect-timeout SECONDS]`. */
+export const DATABASE_OPTIONS: OptionTable = {
+  database: { type: 'string' },
+  schema: { type: 'string' },
+  'connect-timeout': { type: 'string' },
+};
+
+/**
+ * How long opening a connection may take, in seconds, unless
+ * `--connect-timeout` says otherwise: a server (or anything else) that
+ * accepts the connection and never answers must not hang a command.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 10;
+
+/** A day: longer than any sensible wait, and well inside what a Node timer can hold. */
+const MAX_CONNECT_TIMEOUT_SECONDS = 86_400;
+
+/** `--connect-timeout SECONDS` (1 to 86400, default 10), in milliseconds; a usage error otherwise. */
+export const connectTimeoutOf = (parsed: ParsedArgs): number => {
+  const raw = stringFlag(parsed, 'connect-timeout');
+  if (raw === undefined) return DEFAULT_CONNECT_TIMEOUT_SECONDS * 1000;
+  const seconds = integerFlag('--connect-timeout', raw);
+  if (seconds < 1 || seconds > MAX_CONNECT_TIMEOUT_SECONDS) {
+    throw usageError(
+      `--connect-timeout must be 1 to ${MAX_CONNECT_TIMEOUT_SECONDS} (seconds; got '${raw}')`,
+    );
+  }
+  return seconds * 1000;
+};
+
+/** A pool the command ends when done. */
+export type CliPool = SqlPool & { end(): Promise<void> };
+
+/** How {@link openPool} opens a pool. */
+export interface PoolOptions {
+  /** How long opening one connection may take, in ms. */
+  readonly connectTimeoutMs: number;
+  /** Names the command in the message shown when `pg` is not installed. */
+  readonly who?: string;
+  /** Where the URL came from, as a usage error names it. */
+  readonly origin?: UrlOrigin;
+}
+
+/** Opens a pool on `database` (a `postgres://` URL; usage error otherwise). */
+export const openPool = async (database: string, options: PoolOptions): Promise<CliPool> => {
+  let pg: typeof import('pg');
+  try {
+    pg = (await import('pg')).default as unknown as typeof import('pg');
+  } catch {
+    throw new CliError(`${options.who ?? 'signfold pg'} needs the package 'pg': npm install pg`);
+  }
+  checkDatabaseUrl(database, options.origin);
+  const pool = new pg.Pool({
+    connectionString: database,
+    max: 4,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+  });
+  // An idle client that loses its server must not crash the process: the next query reports it.
+  pool.on('error', () => undefined);
+  return pool as unknown as CliPool;
+};
+
+/** What `pg` says when a connection was not open in time (its pool, its client). */
+const CONNECT_TIMEOUT =
+  /connection timeout|timeout exceeded when trying to connect|timeout expired/i;
+
+/**
+ * `cause` as it may be shown: the password left out of its message, and a
+ * connection that was not open in time said in plain words.
+ */
+const shownFailure = (cause: unknown, database: string, connectTimeoutMs: number): unknown => {
+  if (!(cause instanceof Error)) return cause;
+  let message = withoutPassword(cause.message, database);
+  if (CONNECT_TIMEOUT.test(message)) {
+    message += ` (no answer within ${connectTimeoutMs / 1000} s: see --connect-timeout)`;
+  }
+  if (cause instanceof CliError) {
+    return new CliError(message, { exitCode: cause.exitCode, usage: cause.usage });
+  }
+  cause.message = message;
+  // SIGNFOLD_DEBUG=1 prints the stack, which starts with the message as it was.
+  if (cause.stack !== undefined) cause.stack = withoutPassword(cause.stack, database);
+  return cause;
+};
+
+/**
+ * Runs `use` on a pool opened on `database` and ends the pool. Whatever it
+ * throws leaves without the URL's password (`pg` and the server may quote a
+ * part of the URL in their messages).
+ */
+export const withPool = async <T>(
+  database: string,
+  options: PoolOptions,
+  use: (pool: CliPool) => Promise<T>,
+): Promise<T> => {
+  try {
+    const pool = await openPool(database, options);
+    try {
+      return await use(pool);
+    } finally {
+      await pool.end().catch(() => undefined);
+    }
+  } catch (cause) {
+    throw shownFailure(cause, database, options.connectTimeoutMs);
+  }
+};

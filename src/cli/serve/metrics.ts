@@ -1,0 +1,101 @@
+/**
+ * `/metrics` of `signfold serve`, in the Prometheus text format, by
+ * prom-client. prom-client is loaded here, on use, and only `serve` loads
+ * this file: `import 'signfold'` and the other commands never pay for it.
+ * A registry of its own (not prom-client's global one), so an application
+ * that embeds signfold keeps its metrics apart.
+ */
+import type { EffectsReport } from '../../core/reactors/effects-report.js';
+import type { WebhookOutcome } from '../../webhooks/webhook-types.js';
+
+/** The metrics a running server updates and serves. */
+export interface ServeMetrics {
+  /** Counts a decided delivery (called by the handler before it answers). */
+  count(outcome: WebhookOutcome): void;
+  /** A request entered (+1) or left (-1) the webhook endpoint. */
+  inFlight(delta: 1 | -1): void;
+  /** The exposition text. */
+  render(): Promise<string>;
+  /** Its `Content-Type`. */
+  readonly contentType: string;
+}
+
+/** Every `outcome`/`status` pair the handler can decide, reported from 0 on. */
+const KNOWN = [
+  ['stored', '200'],
+  ['duplicate', '200'],
+  ['rejected', '400'],
+  ['rejected', '401'],
+  ['rejected', '405'],
+  ['rejected', '413'],
+  ['unavailable', '503'],
+] as const;
+
+/** Append latencies from 0.5 ms (no fsync) to 5 s (a struggling disk or database). */
+const APPEND_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** The status a delivery's outcome was answered with. */
+export const statusOf = (outcome: WebhookOutcome): number =>
+  outcome.kind === 'stored' || outcome.kind === 'duplicate' ? 200 : outcome.status;
+
+/**
+ * Loads prom-client and creates the registry, the delivery counter and the
+ * append histogram; with `effects` (reactors run in the server), the gauges
+ * of pending and parked effects per reactor, read at each scrape.
+ */
+export const createServeMetrics = async (effects?: () => EffectsReport): Promise<ServeMetrics> => {
+  const prom = await import('prom-client');
+  const registry = new prom.Registry();
+  prom.collectDefaultMetrics({ register: registry });
+  const deliveries = new prom.Counter({
+    name: 'signfold_webhook_deliveries_total',
+    help: 'Webhook deliveries by what was decided: stored, duplicate (stored before), rejected (400/401/405/413), unavailable (503: storage down)',
+    labelNames: ['outcome', 'status'],
+    registers: [registry],
+  });
+  for (const [outcome, status] of KNOWN) deliveries.inc({ outcome, status }, 0);
+  const appendSeconds = new prom.Histogram({
+    name: 'signfold_webhook_append_seconds',
+    help: 'Time the durable append of a delivery took (stored and duplicate), in seconds',
+    buckets: APPEND_BUCKETS,
+    registers: [registry],
+  });
+  const inFlight = new prom.Gauge({
+    name: 'signfold_webhook_requests_in_flight',
+    help: 'Requests to /webhooks being read, verified or appended right now',
+    registers: [registry],
+  });
+  if (effects !== undefined) {
+    const gauge = (name: string, help: string, member: 'pending' | 'parked') =>
+      new prom.Gauge({
+        name,
+        help,
+        labelNames: ['reactor'],
+        registers: [registry],
+        collect() {
+          for (const row of effects().reactors) this.set({ reactor: row.name }, row[member]);
+        },
+      });
+    gauge(
+      'signfold_effects_pending',
+      'Effects scheduled, ready or retrying, per reactor',
+      'pending',
+    );
+    gauge(
+      'signfold_effects_parked',
+      'Effects parked after their last attempt failed, per reactor',
+      'parked',
+    );
+  }
+  return {
+    count: (outcome) => {
+      deliveries.inc({ outcome: outcome.kind, status: String(statusOf(outcome)) });
+      if (outcome.kind === 'stored' || outcome.kind === 'duplicate') {
+        appendSeconds.observe(outcome.appendMs / 1000);
+      }
+    },
+    inFlight: (delta) => inFlight.inc(delta),
+    render: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+};

@@ -1,0 +1,158 @@
+/**
+ * The command line of `signfold serve`, checked in full before anything is
+ * opened or bound: a wrong flag is exit 2 with one line, never a server that
+ * starts half-configured.
+ */
+import { DEFAULT_MAX_EVENT_BYTES } from '../../engine/log-limits.js';
+import { headerName } from '../../webhooks/signature-options.js';
+import {
+  booleanFlag,
+  expectPositionals,
+  integerFlag,
+  type OptionTable,
+  type ParsedArgs,
+  parseCommandArgs,
+  stringFlag,
+} from '../args.js';
+import { CliError, usageError } from '../cli-error.js';
+import { checkDatabaseUrl } from '../database-url.js';
+import { connectTimeoutOf, DATABASE_OPTIONS } from '../pg/pool.js';
+import type { EventSource } from '../sources/event-source.js';
+
+/** The flags of `serve`. */
+const SERVE_OPTIONS: OptionTable = {
+  log: { type: 'string' },
+  ...DATABASE_OPTIONS,
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'secret-env': { type: 'string', multiple: true },
+  'signature-header': { type: 'string' },
+  'delivery-header': { type: 'string' },
+  'max-body': { type: 'string' },
+  'insecure-no-signature': { type: 'boolean' },
+  reactors: { type: 'string' },
+};
+
+/** The port `serve` listens on unless `--port` says otherwise. */
+export const DEFAULT_PORT = 8080;
+/** Loopback only by default: the server is meant to sit behind a proxy that terminates TLS. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** The variable a secret is read from when no `--secret-env` is given. */
+export const DEFAULT_SECRET_ENV = 'SIGNFOLD_WEBHOOK_SECRET';
+
+/** Where deliveries are appended: a log file or a PostgreSQL schema, named as the other commands name them. */
+export type ServeStorageTarget = EventSource;
+
+/** Everything `serve` was asked to do. */
+export interface ServeOptions {
+  readonly storage: ServeStorageTarget;
+  readonly port: number;
+  readonly host: string;
+  /** Names of the environment variables holding the secrets, in the order given. */
+  readonly secretEnv: readonly string[];
+  readonly signatureHeader: string | undefined;
+  readonly deliveryHeader: string | undefined;
+  readonly maxBodyBytes: number;
+  readonly insecureNoSignature: boolean;
+  /** `--reactors MODULE` (file log only), run in the server process. */
+  readonly reactors: string | undefined;
+}
+
+/** `--log FILE` or `--database URL [--schema NAME] [--connect-timeout SECONDS]`, exactly one. */
+const storageOf = (parsed: ParsedArgs): ServeStorageTarget => {
+  const path = stringFlag(parsed, 'log');
+  const url = stringFlag(parsed, 'database');
+  const schema = stringFlag(parsed, 'schema');
+  if (path !== undefined && url !== undefined) {
+    throw usageError('give --log FILE or --database URL, not both');
+  }
+  if (url === undefined) {
+    if (schema !== undefined) throw usageError('--schema needs --database URL');
+    if (stringFlag(parsed, 'connect-timeout') !== undefined) {
+      throw usageError('--connect-timeout needs --database URL');
+    }
+    if (path === undefined) throw usageError('missing --log FILE or --database URL');
+    if (path === '') throw usageError('--log needs a file name');
+    return { kind: 'file', path };
+  }
+  checkDatabaseUrl(url);
+  return { kind: 'database', url, schema, connectTimeoutMs: connectTimeoutOf(parsed) };
+};
+
+/** `--port N`: 0 (any free port, printed once bound) to 65535. */
+const portOf = (parsed: ParsedArgs): number => {
+  const raw = stringFlag(parsed, 'port');
+  if (raw === undefined) return DEFAULT_PORT;
+  const port = integerFlag('--port', raw);
+  if (port > 65_535) throw usageError(`--port must be 0 to 65535 (got '${raw}')`);
+  return port;
+};
+
+/**
+ * `--max-body BYTES`: 1 up to the event log's limit of one event (256 KiB). A
+ * larger body could not be stored anyway (the log answers too-large), and
+ * raising the log's limit would write lines other readers refuse.
+ */
+const maxBodyOf = (parsed: ParsedArgs): number => {
+  const raw = stringFlag(parsed, 'max-body');
+  if (raw === undefined) return DEFAULT_MAX_EVENT_BYTES;
+  const bytes = integerFlag('--max-body', raw);
+  if (bytes < 1 || bytes > DEFAULT_MAX_EVENT_BYTES) {
+    throw usageError(
+      `--max-body must be 1 to ${DEFAULT_MAX_EVENT_BYTES} bytes (the event log's limit of one event; got '${raw}')`,
+    );
+  }
+  return bytes;
+};
+
+/** A header-name flag, as the handler will accept it; a usage error naming the flag otherwise. */
+const headerFlag = (parsed: ParsedArgs, name: string): string | undefined => {
+  const raw = stringFlag(parsed, name);
+  if (raw === undefined) return undefined;
+  try {
+    return headerName(raw, `--${name}`);
+  } catch {
+    throw usageError(`--${name} must be an HTTP header name (got '${raw}')`);
+  }
+};
+
+/** The `--secret-env` names (repeatable), or the default one. */
+const secretEnvOf = (parsed: ParsedArgs): readonly string[] => {
+  // `multiple: true` makes the value an array, which ParsedArgs' type does not say.
+  const raw: unknown = parsed.values['secret-env'];
+  const names = Array.isArray(raw) ? raw.filter((name) => typeof name === 'string') : [];
+  const empty = names.find((name) => name === '' || name.includes('='));
+  if (empty !== undefined) {
+    throw usageError(`--secret-env must name an environment variable (got '${empty}')`);
+  }
+  return names.length === 0 ? [DEFAULT_SECRET_ENV] : names;
+};
+
+/**
+ * Parses and checks the arguments of `serve`. Throws a usage error (exit 2)
+ * for anything wrong, and a plain one for `--reactors` with `--database`:
+ * there the workers run the reactors (`pg work --reactors`).
+ */
+export const parseServeOptions = (args: readonly string[]): ServeOptions => {
+  const parsed = parseCommandArgs(args, SERVE_OPTIONS);
+  const reactors = stringFlag(parsed, 'reactors');
+  if (reactors !== undefined && stringFlag(parsed, 'database') !== undefined) {
+    throw new CliError(
+      '--reactors: with --database, reactors run in the workers (signfold pg work --reactors MODULE), where effects are enqueued in the projection transaction',
+    );
+  }
+  expectPositionals(parsed.positionals, []);
+  const host = stringFlag(parsed, 'host') ?? DEFAULT_HOST;
+  if (host === '') throw usageError('--host needs a host name or address');
+  return {
+    storage: storageOf(parsed),
+    port: portOf(parsed),
+    host,
+    secretEnv: secretEnvOf(parsed),
+    signatureHeader: headerFlag(parsed, 'signature-header'),
+    deliveryHeader: headerFlag(parsed, 'delivery-header'),
+    maxBodyBytes: maxBodyOf(parsed),
+    insecureNoSignature: booleanFlag(parsed, 'insecure-no-signature'),
+    reactors,
+  };
+};

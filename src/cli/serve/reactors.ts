@@ -1,0 +1,54 @@
+/**
+ * `serve --log FILE --reactors MODULE`: the file reactor runner in the
+ * server process, woken after each stored delivery, its counts exposed as
+ * gauges. It holds `FILE.reactors.lock` like `signfold react`, so a `react`
+ * already running on the log makes `serve` refuse to start.
+ */
+import type { EffectsReport } from '../../core/reactors/effects-report.js';
+import type { Reactor } from '../../core/reactors/reactor-types.js';
+import { createFileReactorRunner } from '../../store/reactors/file-reactor-runner.js';
+import { CliError } from '../cli-error.js';
+import { loadReactorModule } from '../reactor-module.js';
+import type { ServeLog } from './request-log.js';
+
+/** The reactors a server runs. */
+export interface ServeReactors {
+  /** The effects report of the runner's state (for the gauges). */
+  report(): EffectsReport;
+  /** A delivery was stored: react now rather than at the next poll. */
+  notify(): void;
+  /** Stops the runner (running effects get its shutdown grace) and waits for it. */
+  stop(): Promise<void>;
+}
+
+/** Loads the reactors of `--reactors MODULE`, before anything is opened (a bad module changes nothing). */
+export const loadServeReactors = (modulePath: string): Promise<Reactor[]> =>
+  loadReactorModule(modulePath, 'serve', 'refuse-sql');
+
+/** Starts `reactors` on `logPath`; throws a CliError if they cannot start (the lock is held). */
+export const startServeReactors = async (
+  logPath: string,
+  reactors: readonly Reactor[],
+  log: ServeLog,
+): Promise<ServeReactors> => {
+  const controller = new AbortController();
+  let started: () => void = () => undefined;
+  const ready = new Promise<undefined>((resolve) => {
+    started = () => resolve(undefined);
+  });
+  const runner = createFileReactorRunner({ logPath, reactors, onStarted: () => started() });
+  const running = runner.run(controller.signal);
+  const first = await Promise.race([ready, running]);
+  if (first?.isErr()) throw new CliError(`--reactors: ${first.error.message}`);
+  void running.then((ended) => {
+    if (ended.isErr()) log.event('error', { message: `reactors stopped: ${ended.error.message}` });
+  });
+  return {
+    report: () => runner.report(),
+    notify: () => runner.notify(),
+    stop: async () => {
+      controller.abort();
+      await running;
+    },
+  };
+};

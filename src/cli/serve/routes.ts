@@ -1,0 +1,219 @@
+/**
+ * The endpoints of `signfold serve`: `POST /webhooks` (the webhook handler),
+ * `GET /healthz`, `GET /readyz`, `GET /metrics`; 404 for any other path. The
+ * query string is ignored when matching. Every request is answered (never a
+ * 500 for bad input) and logged as one line.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { deliveryIdOf } from '../../webhooks/delivery-id.js';
+import { handleNodeRequest } from '../../webhooks/node-request.js';
+import { unavailableAnswer } from '../../webhooks/webhook-answers.js';
+import type { WebhookHandler, WebhookOutcome } from '../../webhooks/webhook-types.js';
+import type { InFlightRequests } from './in-flight.js';
+import type { ServeMetrics } from './metrics.js';
+import type { RequestEntry, ServeLog } from './request-log.js';
+import type { ServeStorage } from './storage.js';
+
+/** What the routes answer with. */
+export interface ServeRoutesOptions {
+  readonly handler: WebhookHandler;
+  readonly maxBodyBytes: number;
+  /** Lower-cased, as the handler reads it. */
+  readonly deliveryHeader: string;
+  readonly metrics: ServeMetrics;
+  readonly storage: ServeStorage;
+  readonly log: ServeLog;
+  readonly inFlight: InFlightRequests;
+  /** `true` once a shutdown began: new deliveries get 503 and connections are not kept. */
+  readonly stopping: () => boolean;
+}
+
+/** Seconds a sender should wait before delivering again to a server that is stopping. */
+const RETRY_AFTER_STOPPING = 5;
+
+/** An absolute-form request target (`http://host/path`), as a proxy may send one. */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * The path of a request target, without its query string. Only an
+ * absolute-form target is parsed as a URL: `//x/webhooks` is an origin-form
+ * path with an empty first segment (a 404), not a host `x`.
+ */
+export const pathOf = (target: string | undefined): string => {
+  const raw = target ?? '/';
+  if (ABSOLUTE_FORM.test(raw)) {
+    try {
+      return new URL(raw).pathname;
+    } catch {
+      // Not a URL after all: matched as written below, which finds no endpoint.
+    }
+  }
+  return raw.split(/[?#]/, 1)[0] ?? raw;
+};
+
+type Answer = { readonly status: number; readonly reason?: string };
+
+const write = (
+  response: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void => {
+  if (response.headersSent) return;
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(body);
+};
+
+const json = (value: unknown): string => `${JSON.stringify(value)}\n`;
+
+/** The endpoints other than /webhooks, which are read-only and answer GET (and HEAD). */
+const answerProbe = async (
+  path: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: ServeRoutesOptions,
+): Promise<Answer> => {
+  const known = path === '/healthz' || path === '/readyz' || path === '/metrics';
+  if (!known) {
+    write(response, 404, json({ error: 'not found' }));
+    return { status: 404 };
+  }
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    write(response, 405, json({ error: 'use GET' }), { allow: 'GET, HEAD' });
+    return { status: 405 };
+  }
+  if (path === '/healthz') {
+    write(response, 200, json({ status: 'ok' }));
+    return { status: 200 };
+  }
+  if (path === '/readyz') {
+    const reason = options.stopping() ? 'stopping' : await options.storage.probe();
+    if (reason === undefined) {
+      write(response, 200, json({ status: 'ready' }));
+      return { status: 200 };
+    }
+    write(response, 503, json({ status: 'unavailable', reason }));
+    return { status: 503, reason };
+  }
+  const text = await options.metrics.render();
+  if (!response.headersSent) {
+    response.writeHead(200, { 'content-type': options.metrics.contentType });
+    response.end(text);
+  }
+  return { status: 200 };
+};
+
+/** A delivery that arrived on a kept-alive connection after the shutdown began. */
+const refuseWhileStopping = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: ServeRoutesOptions,
+): WebhookOutcome => {
+  const id = deliveryIdOf(request.headers, options.deliveryHeader, false);
+  const reason = 'shutting down: deliver again later';
+  const outcome = {
+    kind: 'unavailable',
+    status: 503,
+    reason,
+    deliveryId: id.isOk() ? id.value : undefined,
+  } as const;
+  options.metrics.count(outcome);
+  const answer = unavailableAnswer(reason, RETRY_AFTER_STOPPING);
+  write(response, answer.status, answer.body, { ...answer.headers });
+  request.resume();
+  return outcome;
+};
+
+const entryOf = (outcome: WebhookOutcome | undefined): Partial<RequestEntry> => {
+  if (outcome === undefined) return { outcome: 'client-gone' };
+  const deliveryId = outcome.deliveryId ?? null;
+  if (outcome.kind === 'stored' || outcome.kind === 'duplicate') {
+    return { outcome: outcome.kind, deliveryId, position: outcome.position };
+  }
+  return { outcome: outcome.kind, deliveryId, reason: outcome.reason };
+};
+
+/** POST /webhooks: the handler, counted in flight so a shutdown waits for it. */
+const answerWebhook = async (
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: ServeRoutesOptions,
+): Promise<Partial<RequestEntry>> => {
+  if (options.stopping()) return entryOf(refuseWhileStopping(request, response, options));
+  options.metrics.inFlight(1);
+  try {
+    const { handler, maxBodyBytes } = options;
+    return entryOf(await handleNodeRequest(handler, request, response, { maxBodyBytes }));
+  } finally {
+    options.metrics.inFlight(-1);
+  }
+};
+
+/** The request listener of a server, and the switch that ends keep-alive when it stops. */
+export interface ServeRoutes {
+  readonly listener: (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+  /**
+   * Makes every answer not yet written (and, through `stopping`, every later
+   * one) close its connection: a kept-alive connection would hold the exit up.
+   */
+  stopKeepingAlive(): void;
+  /**
+   * Cuts the connections of the requests whose body has not fully arrived:
+   * no append can have started for them (the handler appends a whole body
+   * only), and their senders, who got no answer, deliver them again.
+   */
+  cutIncompleteBodies(): void;
+}
+
+/**
+ * The routes of a server. The listener never rejects: whatever goes wrong
+ * inside is answered 500 (our fault, never the client's input) and logged.
+ */
+export const serveRoutes = (options: ServeRoutesOptions): ServeRoutes => {
+  const unanswered = new Set<ServerResponse>();
+  const closeAfterAnswer = (response: ServerResponse): void => {
+    if (!response.headersSent) response.setHeader('connection', 'close');
+  };
+  const answer = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const started = performance.now();
+    const path = pathOf(request.url);
+    if (options.stopping()) closeAfterAnswer(response);
+    let entry: Partial<RequestEntry>;
+    try {
+      entry =
+        path === '/webhooks'
+          ? await answerWebhook(request, response, options)
+          : { outcome: null, ...(await answerProbe(path, request, response, options)) };
+    } catch (cause) {
+      write(response, 500, json({ error: 'internal error' }));
+      entry = { outcome: null, reason: cause instanceof Error ? cause.message : String(cause) };
+    }
+    options.log.request({
+      method: request.method ?? '',
+      path,
+      status: response.headersSent ? response.statusCode : null,
+      deliveryId: null,
+      durationMs: performance.now() - started,
+      outcome: null,
+      ...entry,
+    });
+  };
+  return {
+    listener: (request, response) =>
+      options.inFlight.track(async () => {
+        unanswered.add(response);
+        try {
+          await answer(request, response);
+        } finally {
+          unanswered.delete(response);
+        }
+      }),
+    stopKeepingAlive: () => {
+      for (const response of unanswered) closeAfterAnswer(response);
+    },
+    cutIncompleteBodies: () => {
+      for (const { req } of unanswered) if (!req.complete) req.socket.destroy();
+    },
+  };
+};

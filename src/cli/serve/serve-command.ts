@@ -1,0 +1,147 @@
+/**
+ * `signfold serve`: receives webhook deliveries over HTTP, verifies them,
+ * appends them durably (file log or PostgreSQL) before answering, and
+ * serves `/healthz`, `/readyz` and `/metrics`. Runs until SIGTERM or SIGINT.
+ * Loaded only when `serve` runs (it alone loads node:http's server and
+ * prom-client); `--database` alone loads `pg`.
+ */
+import { createServer } from 'node:http';
+import { DEFAULT_DELIVERY_HEADER } from '../../webhooks/delivery-id.js';
+import { createWebhookHandler } from '../../webhooks/webhook-handler.js';
+import { type CliError, EXIT, type ExitCode } from '../cli-error.js';
+import { type CliIO, writeLines } from '../cli-io.js';
+import { withoutPassword } from '../database-url.js';
+import { withPool } from '../pg/pool.js';
+import { awaitStopSignal, type StopRequest } from '../stop-signals.js';
+import { openFileStorage } from './file-storage.js';
+import { InFlightRequests } from './in-flight.js';
+import { listen } from './listen.js';
+import { createServeMetrics } from './metrics.js';
+import { parseServeOptions, type ServeOptions } from './options.js';
+import { loadServeReactors, type ServeReactors, startServeReactors } from './reactors.js';
+import { type ServeLog, serveLog } from './request-log.js';
+import { serveRoutes } from './routes.js';
+import { type SecretSetting, webhookSecrets } from './secrets.js';
+import { shutDown } from './shutdown.js';
+import type { ServeStorage } from './storage.js';
+
+/** What one run of the server needs besides its storage. */
+interface ServeContext {
+  readonly options: ServeOptions;
+  readonly secrets: SecretSetting;
+  readonly io: CliIO;
+  readonly log: ServeLog;
+  readonly stop: StopRequest;
+  /** `--reactors` on a file log: started before listening. */
+  readonly reactors?: ServeReactors | undefined;
+}
+
+/** Serves on open `storage` until stopped, then closes it (also on failure). */
+const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<ExitCode> => {
+  const { options, secrets, io, log, stop, reactors } = context;
+  let stopping = false;
+  try {
+    const metrics = await createServeMetrics(reactors?.report);
+    const handler = createWebhookHandler({
+      log: storage.log,
+      secrets: secrets.verify ? secrets.secrets : [],
+      insecureNoSignature: !secrets.verify,
+      ...(options.signatureHeader === undefined
+        ? {}
+        : { signature: { header: options.signatureHeader } }),
+      deliveryHeader: options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER,
+      maxBodyBytes: options.maxBodyBytes,
+      onOutcome: (outcome) => {
+        metrics.count(outcome);
+        if (outcome.kind === 'stored') reactors?.notify();
+      },
+    });
+    if (!secrets.verify) {
+      log.event('warning', {
+        message:
+          '--insecure-no-signature: deliveries are not verified; whoever reaches this port can store events',
+      });
+    }
+    // A signal while the log was being opened: stop before listening.
+    if (stop.signal() !== undefined) return EXIT.ok;
+    const inFlight = new InFlightRequests();
+    const routes = serveRoutes({
+      handler,
+      maxBodyBytes: options.maxBodyBytes,
+      deliveryHeader: options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER,
+      metrics,
+      storage,
+      log,
+      inFlight,
+      stopping: () => stopping,
+    });
+    // The listener answers every failure itself; only writing its log line could still throw
+    // (a stderr that is gone), and that must not take the server down with it.
+    const server = createServer((request, response) => {
+      routes.listener(request, response).catch(() => undefined);
+    });
+    const url = await listen(server, options.port, options.host);
+    // Once listening, an error of the listening socket (too many open files on accept) is
+    // logged, not fatal: the connections in progress still get their answers.
+    server.on('error', (cause) => log.event('error', { message: String(cause) }));
+    writeLines(io.stdout, [`listening on ${url} (${storage.description})`]);
+    const signal = await stop.requested;
+    stopping = true;
+    const { stopKeepingAlive, cutIncompleteBodies } = routes;
+    const giveUp = (error: CliError): void => {
+      // Past the bound the storage may never settle (its close waits for a hung append, the
+      // pool for its client): the one line `run` would print, and the exit, happen here.
+      writeLines(io.stderr, [`signfold: ${error.message}`]);
+      process.exit(error.exitCode);
+    };
+    const running = {
+      server,
+      inFlight,
+      storage,
+      log,
+      stopKeepingAlive,
+      cutIncompleteBodies,
+      giveUp,
+    };
+    return await shutDown(running, signal);
+  } finally {
+    stopping = true;
+    await reactors?.stop();
+    await storage.close();
+  }
+};
+
+/** `signfold serve (--log FILE | --database URL) [options]`. */
+export const serveCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
+  const options = parseServeOptions(args);
+  const secrets = webhookSecrets(options.secretEnv, process.env, options.insecureNoSignature);
+  const log = serveLog(io.stderr);
+  const stop = awaitStopSignal();
+  const context: ServeContext = { options, secrets, io, log, stop };
+  try {
+    const { storage } = options;
+    if (storage.kind === 'file') {
+      const warn = (message: string): void => log.event('warning', { message });
+      const loaded =
+        options.reactors === undefined ? undefined : await loadServeReactors(options.reactors);
+      const opened = await openFileStorage(storage.path, warn);
+      let reactors: ServeReactors | undefined;
+      try {
+        reactors =
+          loaded === undefined ? undefined : await startServeReactors(storage.path, loaded, log);
+      } catch (cause) {
+        await opened.close();
+        throw cause;
+      }
+      return await serveOn(opened, { ...context, reactors });
+    }
+    const { openPostgresStorage } = await import('./postgres-storage.js');
+    const poolOptions = { connectTimeoutMs: storage.connectTimeoutMs, who: 'signfold serve' };
+    const hide = (text: string): string => withoutPassword(text, storage.url);
+    return await withPool(storage.url, poolOptions, async (pool) =>
+      serveOn(await openPostgresStorage(pool, storage.schema, hide), context),
+    );
+  } finally {
+    stop.release();
+  }
+};

@@ -1,0 +1,160 @@
+/**
+ * Builds the {@link ReportModel} of a replayed log: pure, from the projector's
+ * final state, counters and quarantine, and what a `ReportRecorder`
+ * gathered. Every status and outcome comes from the core (projections,
+ * queries, the outcomes the engine recorded).
+ */
+
+import type { SignRequestId } from '../../core/ids.js';
+import {
+  countProjections,
+  countProjectionsByCompany,
+} from '../../core/projections/projection-counts.js';
+import type { ProjectionState } from '../../core/projections/projection-state.js';
+import type { ProjectorStats } from '../../engine/projector-types.js';
+import type { QuarantineEntry } from '../../engine/quarantine.js';
+import { buildActivity } from './activity.js';
+import { buildPeople, buildSummary } from './build-summary.js';
+import type { QuarantineOrigin } from './period-reader.js';
+import { problemsByKind, quarantineModel } from './quarantine-rows.js';
+import type { CompanyRow, ReportModel } from './report-model.js';
+import { hasPeriod, inPeriod, type ReportPeriod } from './report-period.js';
+import type { LogObservations } from './report-recorder.js';
+import { classifyRequests } from './request-figures.js';
+import type { RequestTimes } from './request-times.js';
+import { buildStuck } from './stuck-requests.js';
+import { MAX_CHARTED_COMPANIES } from './summary-model.js';
+import { templateRows } from './template-rows.js';
+import { buildTimings } from './timings.js';
+import { buildTrend } from './trend.js';
+
+/** What a report is built from: the result of replaying a log with audit trails on. */
+export interface ReportInput {
+  /** The log as the user named it (shown on the page). */
+  readonly log: string;
+  /**
+   * The words that name the log to `signfold inspect` in the stuck requests'
+   * command lines (`--database URL` for a database); default: `[log]`.
+   */
+  readonly inspectSource?: readonly string[];
+  readonly state: ProjectionState;
+  readonly stats: ProjectorStats;
+  /** Records processed, whatever became of them. */
+  readonly processed: number;
+  readonly quarantine: readonly QuarantineEntry[];
+  /** When and as what each quarantined record arrived (same order; a `PeriodReader`'s). */
+  readonly quarantineOrigins?: readonly QuarantineOrigin[];
+  /** What a `ReportRecorder` gathered during the replay. */
+  readonly observations: LogObservations;
+  readonly incompleteTail?: { readonly position: number; readonly line: number } | undefined;
+  /** A request `sent` longer than this (ms) before the latest `receivedAt` is stuck. */
+  readonly stuckAfterMs: number;
+  /** `--from` / `--to` (the recorder and the reader must have been given the same). */
+  readonly period?: ReportPeriod;
+}
+
+/**
+ * The quarantined records of the period: those received in it, and those
+ * that carry no time (bad lines, bare lines), which no period can leave out
+ * without hiding a problem.
+ */
+export const quarantineOfPeriod = (
+  entries: readonly QuarantineEntry[],
+  origins: readonly QuarantineOrigin[],
+  period: ReportPeriod,
+): { entries: QuarantineEntry[]; origins: (QuarantineOrigin | undefined)[] } => {
+  const kept: QuarantineEntry[] = [];
+  const keptOrigins: (QuarantineOrigin | undefined)[] = [];
+  entries.forEach((entry, index) => {
+    const at = origins[index]?.receivedAt;
+    if (at !== undefined && !inPeriod(period, at)) return;
+    kept.push(entry);
+    keptOrigins.push(origins[index]);
+  });
+  return { entries: kept, origins: keptOrigins };
+};
+
+/**
+ * The trend of each company, from the same request times as the whole log's
+ * trend (so the companies' add up to it), when there are several companies.
+ */
+const trendByCompany = (state: ProjectionState, times: ReadonlyMap<number, RequestTimes>) => {
+  const groups = new Map<number, RequestTimes[]>();
+  for (const [id, t] of times) {
+    const companyId = state.signRequests.get(id as SignRequestId)?.companyId;
+    if (companyId === undefined || companyId === null) continue;
+    const list = groups.get(companyId);
+    if (list === undefined) groups.set(companyId, [t]);
+    else list.push(t);
+  }
+  if (groups.size < 2 || groups.size > MAX_CHARTED_COMPANIES) return [];
+  return [...groups]
+    .sort(([a], [b]) => a - b)
+    .flatMap(([companyId, list]) => {
+      const trend = buildTrend(list);
+      return trend === undefined ? [] : [{ companyId, trend }];
+    });
+};
+
+/** Builds the report model of one log. Same input, same model. */
+export const buildReportModel = (input: ReportInput): ReportModel => {
+  const { state, stats } = input;
+  const period = input.period ?? {};
+  const { requests: times, latest, perHour } = input.observations;
+  const requests = classifyRequests(state, times, latest, input.stuckAfterMs, period);
+  const templates = templateRows(state, requests);
+  const stuck = buildStuck(
+    state,
+    requests,
+    latest,
+    input.stuckAfterMs,
+    input.inspectSource ?? [input.log],
+  );
+  const quarantine = quarantineOfPeriod(input.quarantine, input.quarantineOrigins ?? [], period);
+  const companies: CompanyRow[] = [...countProjectionsByCompany(state)]
+    .sort(([a], [b]) => a - b)
+    .map(([companyId, counts]) => {
+      const { completed, declined } = counts.signRequests;
+      return {
+        companyId,
+        counts,
+        completionRate: completed + declined === 0 ? undefined : completed / (completed + declined),
+        stuck: stuck.byCompany.get(companyId) ?? 0,
+      };
+    });
+  // The trend and the timings cover the requests of the period only.
+  const periodTimes = new Map<number, RequestTimes>();
+  for (const r of requests) if (r.times !== undefined) periodTimes.set(r.request.id, r.times);
+  return {
+    log: input.log,
+    summary: buildSummary({
+      state,
+      requests,
+      period,
+      latest,
+      firstInPeriod: input.observations.firstInPeriod,
+      lastInPeriod: input.observations.lastInPeriod,
+      stuckAfterMs: input.stuckAfterMs,
+      quarantine: quarantine.entries,
+    }),
+    people: buildPeople(requests),
+    overview: {
+      processed: input.processed,
+      applied: stats.applied,
+      noOps: stats.noOps,
+      conflicts: stats.conflicts,
+      invalid: stats.invalid,
+      problemsByKind: problemsByKind(quarantine.entries),
+      counts: countProjections(state),
+      incompleteTail: input.incompleteTail ?? undefined,
+    },
+    templates,
+    timings: buildTimings(state, hasPeriod(period) ? periodTimes : times, templates),
+    activity: buildActivity(perHour),
+    trend: buildTrend((hasPeriod(period) ? periodTimes : times).values()),
+    trendByCompany: trendByCompany(state, hasPeriod(period) ? periodTimes : times),
+    stuck,
+    quarantine: quarantineModel(quarantine.entries, quarantine.origins),
+    companies,
+  };
+};

@@ -1,0 +1,139 @@
+/**
+ * The stuck section: open requests by age (all of them, not only the stuck),
+ * and the stuck ones, oldest first, with what to do about each: who sent
+ * it, when anything last happened, who is awaited since when, and a flag
+ * where every participant signed but no completion arrived (a lost webhook
+ * to reconcile). Sentences and ages exist once per company (`data-scope`).
+ */
+
+import { escapeHtml, formatCount, formatDuration } from '../html-text.js';
+import type { StuckModel, StuckRequest } from '../model/report-model.js';
+import { AGE_BUCKETS, type ScopedFigures, type SummaryModel } from '../model/summary-model.js';
+import { type Cell, isolated, nameCell, num, type Row, renderTable } from './html-table.js';
+
+/** Where the page points for a missed completion: the library's reconciliation. */
+export const RECONCILE_HINT =
+  'fetch the request from the service and compare with reconcileSignRequest (docs/engine.md, Reconciliation)';
+
+const scopeName = (s: ScopedFigures): string =>
+  s.companyId === null ? 'all' : String(s.companyId);
+
+const sentence = (stuck: StuckModel, s: ScopedFigures): string => {
+  const f = s.figures;
+  const metric = s.companyId === null ? 'stuck.total' : `company.${s.companyId}.stuck.total`;
+  const whose = s.companyId === null ? '' : ` of company ${s.companyId}`;
+  const signed =
+    s.allSigned === 0
+      ? ''
+      : ` <strong class="flag">${formatCount(s.allSigned)} open requests${whose} have every participant signed but no <code>sign-request-completed</code></strong>: a missed webhook? ${escapeHtml(RECONCILE_HINT)}.`;
+  return `<p class="note" data-scope="${scopeName(s)}"${s.companyId === null ? '' : ' hidden'}><span data-metric="${metric}" data-value="${f.stuck}">${formatCount(f.stuck)}</span> of ${formatCount(f.open)} open requests${whose} were <code>sent</code> more than ${escapeHtml(formatDuration(stuck.thresholdMs))} ago without a final event, as of the latest <code>receivedAt</code> read, ${escapeHtml(stuck.asOf ?? '–')}.${signed}</p>`;
+};
+
+const ageTable = (summary: SummaryModel): string =>
+  renderTable({
+    id: 'open-ages-table',
+    caption:
+      'Open requests by time since sent (all open requests of the period, stuck or not), as of the latest receivedAt read',
+    columns: ['', ...AGE_BUCKETS.map((b) => b.label), 'open'],
+    compact: true,
+    rows: summary.scopes.map(
+      (s): Row => ({
+        scope: scopeName(s),
+        cells: [
+          { text: s.companyId === null ? 'all' : `company ${s.companyId}` },
+          ...s.openByAge.map((n, i) =>
+            num(
+              n,
+              formatCount(n),
+              `${s.companyId === null ? '' : `company.${s.companyId}.`}openByAge.${i}`,
+            ),
+          ),
+          num(s.figures.open, formatCount(s.figures.open)),
+        ],
+      }),
+    ),
+  });
+
+/** A time to the minute, UTC (the whole of it sorts the column: `data-value`). */
+const minute = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
+
+/** `(5, viewed since 2025-03-03 09:02)`: the CSV says what the cell shows. */
+const awaitedSince = (p: StuckRequest['awaiting'][number]): string =>
+  `(${p.id}, ${p.status} since ${p.since?.slice(0, 16).replace('T', ' ') ?? 'unknown'})`;
+
+const awaitingCell = (r: StuckRequest): Cell => {
+  if (r.awaiting.length === 0) return { text: '–' };
+  return {
+    html: true,
+    text: r.awaiting.map((p) => `${isolated(p.name)} ${escapeHtml(awaitedSince(p))}`).join(', '),
+    csv: r.awaiting.map((p) => `${p.name} ${awaitedSince(p)}`).join(', '),
+  };
+};
+
+const flagCell = (r: StuckRequest): Cell =>
+  r.allSigned
+    ? {
+        html: true,
+        value: 1,
+        // Short, so the row stays low: the section's sentence says what to do.
+        text: '<strong class="flag">all signed, not completed</strong>',
+      }
+    : { text: '–', value: 0 };
+
+/** The stuck-requests section. */
+export const renderStuck = (stuck: StuckModel, summary: SummaryModel): string => {
+  if (stuck.asOf === undefined) {
+    return `<section id="stuck"><h2>Open and stuck requests</h2><p class="muted">No event has a <code>receivedAt</code>: ages and stuck requests cannot be told.</p></section>`;
+  }
+  const intro = summary.scopes.map((s) => sentence(stuck, s)).join('');
+  const ages = ageTable(summary);
+  if (stuck.total === 0)
+    return `<section id="stuck"><h2>Open and stuck requests</h2>${intro}\n${ages}</section>`;
+  const table = renderTable({
+    id: 'stuck-table',
+    caption:
+      'Stuck requests, oldest first: who sent them, when anything last happened, who is awaited since when',
+    total: stuck.total,
+    groups: [
+      { label: 'request', span: 4 },
+      { label: 'sent', span: 3 },
+      { label: '', span: 4 },
+    ],
+    columns: [
+      'id',
+      'name',
+      'company',
+      'template',
+      'by',
+      'at',
+      'age',
+      'last activity',
+      'awaiting (since)',
+      'flag',
+      'inspect',
+    ],
+    rows: stuck.listed.map((r) => ({
+      company: r.companyId,
+      cells: [
+        num(r.id, String(r.id)),
+        nameCell(r.name),
+        r.companyId === null ? { text: '–' } : num(r.companyId, String(r.companyId)),
+        r.templateName === undefined ? { text: '–' } : nameCell(r.templateName),
+        r.senderName === undefined
+          ? { text: '–' }
+          : nameCell(`${r.senderName} (${r.senderId ?? '–'})`),
+        { text: minute(r.sentAt), value: r.sentAt },
+        num(r.ageMs, formatDuration(r.ageMs)),
+        r.lastActivity === undefined
+          ? { text: '–', value: '' }
+          : { text: minute(r.lastActivity), value: r.lastActivity },
+        awaitingCell(r),
+        flagCell(r),
+        // In a <bdi>, so the page clamps a long command to a few lines like any text.
+        { text: `<bdi><code>${escapeHtml(r.inspectCommand)}</code></bdi>`, html: true },
+      ],
+    })),
+    sortable: true,
+  });
+  return `<section id="stuck"><h2>Open and stuck requests</h2>${intro}\n${ages}\n${table}\n</section>`;
+};

@@ -1,0 +1,100 @@
+/**
+ * The summary strip at the top of the page: the period, what was sent and
+ * became of it, what is open and stuck now, how long completing takes, and
+ * what broke in ingestion. One block for all companies and one per company;
+ * the company filter shows the block of the company chosen (`data-scope`).
+ */
+import { escapeHtml, formatCount, formatDuration, formatRate } from '../html-text.js';
+import type { ScopedFigures, SummaryModel } from '../model/summary-model.js';
+
+/**
+ * A card. Counts are `data-metric` (their text is the number); rates and
+ * durations are `data-figure`, their raw value in `data-value`.
+ */
+const card = (
+  label: string,
+  value: string,
+  metric: string,
+  raw: number,
+  note = '',
+  kind: 'metric' | 'figure' = 'metric',
+): string =>
+  `<div class="card"><span class="muted">${escapeHtml(label)}</span><b data-${kind}="${metric}" data-value="${raw}">${escapeHtml(value)}</b>${note === '' ? '' : `<small class="muted">${note}</small>`}</div>`;
+
+const day = (iso: string | undefined): string =>
+  iso === undefined ? '–' : iso.slice(0, 16).replace('T', ' ');
+
+/** The period line: what was asked for and what the events in it span (UTC). */
+const periodLine = (summary: SummaryModel): string => {
+  const asked =
+    summary.from === undefined && summary.to === undefined
+      ? 'the whole log'
+      : `${summary.from === undefined ? 'the start' : `<time>${day(summary.from)}</time>`} up to ${summary.to === undefined ? 'the end of the log' : `<time>${day(summary.to)}</time> (excluded)`}`;
+  const span =
+    summary.first === undefined
+      ? 'no event in it has a <code>receivedAt</code>'
+      : `events received <time data-figure="summary.first">${day(summary.first)}</time> – <time data-figure="summary.last">${day(summary.last)}</time> UTC`;
+  const now =
+    summary.asOf === undefined
+      ? ''
+      : `; “now” is the latest <code>receivedAt</code> read, <time data-figure="summary.asOf">${day(summary.asOf)}</time>`;
+  return `<p class="note">Period: ${asked}; ${span}${now}. Requests count when <em>sent</em> in the period; statuses are those at its end.</p>`;
+};
+
+const block = (summary: SummaryModel, scope: ScopedFigures, index: number): string => {
+  const f = scope.figures;
+  const name = scope.companyId === null ? 'all' : String(scope.companyId);
+  // One name per figure in the page: a company's are prefixed with it.
+  const m = (metric: string): string =>
+    scope.companyId === null ? metric : `company.${scope.companyId}.${metric}`;
+  const stuckNote =
+    f.stuck === 0
+      ? `none open longer than ${escapeHtml(formatDuration(summary.stuckAfterMs))}`
+      : `oldest open <span data-figure="${m('summary.oldestOpenMs')}" data-value="${f.oldestOpenMs ?? 0}">${escapeHtml(formatDuration(f.oldestOpenMs))}</span>; open longer than ${escapeHtml(formatDuration(summary.stuckAfterMs))}`;
+  const signedNote =
+    scope.allSigned === 0
+      ? ''
+      : `; <a href="#stuck">${formatCount(scope.allSigned)} fully signed without a completion</a>`;
+  const cards = [
+    card('sent', formatCount(f.sent), m('summary.sent'), f.sent),
+    card(
+      'completed of sent',
+      formatRate(f.completedOfSent),
+      m('summary.completedOfSent'),
+      f.completedOfSent ?? -1,
+      `${formatCount(f.completed)} completed, ${formatCount(f.declined)} declined`,
+      'figure',
+    ),
+    card(
+      'open now',
+      formatCount(f.open),
+      m('summary.open'),
+      f.open,
+      `not completed nor declined${signedNote}`,
+    ),
+    card('stuck now', formatCount(f.stuck), m('summary.stuck'), f.stuck, stuckNote),
+    card(
+      'median time to complete',
+      formatDuration(f.medianCompleteMs),
+      m('summary.medianCompleteMs'),
+      f.medianCompleteMs ?? -1,
+      `of ${formatCount(f.timed)} completed; open requests not included`,
+      'figure',
+    ),
+    card(
+      'ingestion problems',
+      formatCount(summary.badLines + summary.invalidEvents),
+      m('summary.ingestion'),
+      summary.badLines + summary.invalidEvents,
+      `${formatCount(summary.badLines)} bad lines, ${formatCount(summary.invalidEvents)} invalid events; <a href="#quarantine"><span data-metric="${m('summary.conflicts')}" data-value="${summary.conflicts}">${formatCount(summary.conflicts)}</span> conflicts</a> apart (all companies)`,
+    ),
+  ];
+  const hidden = index === 0 ? '' : ' hidden';
+  return `<div class="cards summary" data-scope="${name}"${hidden}>${cards.join('')}</div>`;
+};
+
+/** The strip; the first block (all companies) is the one shown without the filter. */
+export const renderSummary = (summary: SummaryModel): string =>
+  `<section id="summary" aria-label="Summary">${periodLine(summary)}${summary.scopes
+    .map((scope, index) => block(summary, scope, index))
+    .join('\n')}</section>`;

@@ -1,0 +1,136 @@
+/**
+ * `signfold serve --database` on a real PostgreSQL server: a schema that is
+ * not migrated is refused with one line, and a restart of the server while
+ * serve runs does not kill it: deliveries get 503 with Retry-After and
+ * /readyz 503 while the server is down, then both recover.
+ */
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { throwawayPostgres } from '../../support/postgres-server.js';
+import { removeTempDirs, runCli } from '../cli-helpers.js';
+import {
+  deliver,
+  eventBody,
+  eventually,
+  metricValue,
+  secretEnv,
+  startServe,
+} from './serve-process.js';
+
+afterAll(removeTempDirs);
+
+const database = throwawayPostgres(2);
+
+const readyStatus = async (url: string): Promise<number> => (await fetch(`${url}/readyz`)).status;
+
+describe('serve on PostgreSQL', () => {
+  it('refuses a schema that is not migrated with one line (exit 2), naming pg migrate', async () => {
+    const url = await database.server.createDatabase('unmigrated');
+    const run = await runCli(['serve', '--database', url, '--port', '0'], undefined, secretEnv());
+    expect(run.code).toBe(2);
+    const lines = run.stderr.split('\n').filter((line) => line !== '');
+    expect(lines, run.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^signfold: cannot serve: .*\(run signfold pg migrate first\)$/);
+  });
+
+  it('survives a restart of the database: 503 and /readyz 503 while it is down, then 200 again', async () => {
+    // The server trusts every client: the password is there to be kept out of every output.
+    const url = (await database.server.createDatabase('restarts')).replace(
+      'signfold@',
+      'signfold:pw-never-shown@',
+    );
+    expect((await runCli(['pg', 'migrate', '--database', url])).code).toBe(0);
+    const serve = await startServe(['--database', url, '--connect-timeout', '2']);
+    const answers: string[] = [];
+    try {
+      expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(await readyStatus(serve.url)).toBe(200);
+      const first = await deliver(serve.url, eventBody(1), { 'x-delivery-id': 'pg-1' });
+      expect(await first.json()).toEqual({ position: 1, duplicate: false });
+
+      database.server.pause();
+      try {
+        await eventually(async () => (await readyStatus(serve.url)) === 503, 10_000, '503');
+        const text = await (await fetch(`${serve.url}/readyz`)).text();
+        answers.push(text);
+        const readyz = JSON.parse(text) as { reason: string };
+        expect(readyz).toMatchObject({ status: 'unavailable' });
+        expect(readyz.reason).toMatch(/^database unreachable: /);
+        const down = await deliver(serve.url, eventBody(2), { 'x-delivery-id': 'pg-2' });
+        expect(down.status).toBe(503);
+        answers.push(await down.clone().text());
+        expect(down.headers.get('retry-after')).toBe('5');
+        expect(
+          await metricValue(
+            serve.url,
+            'signfold_webhook_deliveries_total{outcome="unavailable",status="503"}',
+          ),
+        ).toBe(1);
+        expect(serve.child.exitCode).toBeNull();
+      } finally {
+        database.server.resume();
+      }
+
+      await eventually(async () => (await readyStatus(serve.url)) === 200, 15_000, '200');
+      // The sender delivers the refused one again, and it is stored once, after the first.
+      const again = await deliver(serve.url, eventBody(2), { 'x-delivery-id': 'pg-2' });
+      expect(await again.json()).toEqual({ position: 2, duplicate: false });
+      const repeated = await deliver(serve.url, eventBody(1), { 'x-delivery-id': 'pg-1' });
+      expect(await repeated.json()).toEqual({ position: 1, duplicate: true });
+    } finally {
+      const exit = await serve.stop('SIGINT');
+      expect(exit.code, exit.stderr).toBe(0);
+      expect(exit.stdout).toMatch(/^listening on http:\S+ \(PostgreSQL schema signfold\)\n$/);
+      expect([exit.stdout, exit.stderr, ...answers].join('\n')).not.toContain('pw-never-shown');
+    }
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        'SELECT position, delivery_id FROM signfold.events ORDER BY position',
+      );
+      expect(rows.map((row) => [Number(row.position), row.delivery_id])).toEqual([
+        [1, 'pg-1'],
+        [2, 'pg-2'],
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('SIGTERM while an append is held up in the database: one line and exit 1 at the 10 s bound', async () => {
+    const url = await database.server.createDatabase('stalls');
+    expect((await runCli(['pg', 'migrate', '--database', url])).code).toBe(0);
+    const serve = await startServe(['--database', url]);
+    const blocker = new pg.Client(url);
+    await blocker.connect();
+    try {
+      // A transaction that holds the events table: the delivery's insert waits for it.
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE signfold.events IN ACCESS EXCLUSIVE MODE');
+      const held = deliver(serve.url, eventBody(1), { 'x-delivery-id': 'held' });
+      held.catch(() => undefined);
+      await eventually(
+        async () =>
+          (await blocker.query('SELECT 1 FROM pg_locks WHERE NOT granted')).rows.length > 0,
+        10_000,
+        'the insert waiting for the lock',
+      );
+      const signalled = Date.now();
+      const exit = await serve.stop('SIGTERM');
+      const took = Date.now() - signalled;
+      expect(exit.code).toBe(1);
+      expect(took).toBeGreaterThanOrEqual(9_500);
+      expect(took).toBeLessThan(13_000);
+      const plain = exit.stderr.split('\n').filter((line) => line.startsWith('signfold: '));
+      expect(plain).toEqual([
+        'signfold: serve: shutdown did not finish within 10 s (1 request still in progress): exiting without waiting for them',
+      ]);
+      // It was never acknowledged: the sender saw its connection end without an answer.
+      await expect(held).rejects.toThrow();
+    } finally {
+      await blocker.query('ROLLBACK').catch(() => undefined);
+      await blocker.end();
+    }
+  }, 30_000);
+});
