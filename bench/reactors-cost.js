@@ -1,6 +1,6 @@
 // The cost of reactors in the pure core (npm run bench): a plain replay of a generated log against
 // the same replay with what the file runner does per applied event for 2 reactors whose react
-// returns [] (the change, planReaction, reactInto a TimerBook), in one process, from one in-memory
+// returns [] (the change, planReaction, reactInto a ReactorEffects), in one process, from one in-memory
 // log: the core's share of bench/reactors.js's catch-up cost (no file reading, no journal). A
 // diagnostic: the target (within 10 %) is on the file and PostgreSQL figures, where reading and
 // decoding the log are part of the plain work. Rounds alternate; medians. Writes its section of
@@ -30,7 +30,7 @@ const { values: opts } = parseArgs({
 const ROOT = join(import.meta.dirname, '..');
 const { createProjector, defineReactor } = await import(join(ROOT, 'dist/index.js'));
 const { planReaction, reactInto } = await import(join(ROOT, 'dist/core/reactors/plan-reaction.js'));
-const { TimerBook } = await import(join(ROOT, 'dist/core/reactors/timer-book.js'));
+const { ReactorEffects } = await import(join(ROOT, 'dist/core/reactors/reactor-effects.js'));
 const ROUNDS = Number(opts.rounds);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
@@ -63,7 +63,7 @@ const silent = [1, 2].map((i) =>
 );
 
 // What a store does per applied event, in steps, so the figure says where the cost goes: the
-// views and the change alone (a no-op onApplied), then planReaction, then TimerBook.applyPlan.
+// views and the change alone (a no-op onApplied), then planReaction, then ReactorEffects.applyPlan.
 const modes = {
   plain: () => undefined,
   hook: () => () => {},
@@ -71,7 +71,7 @@ const modes = {
     for (const reactor of silent) planReaction(reactor, change);
   },
   full: () => {
-    const book = new TimerBook();
+    const book = new ReactorEffects();
     return (change) => {
       for (const reactor of silent) reactInto(book, reactor, change);
     };
@@ -110,7 +110,7 @@ ${fmt(records.length)} generated events in memory (seed 11, ${fmt(Number(opts.re
 | plain replay (createProjector().replay) | ${fmt(plainRate)} events/s |  |  |
 | a no-op onApplied (the change, and pre-images of what each event writes) | ${fmt(rateOf('hook'))} events/s | | (${(rateOf('hook') / plainRate).toFixed(2)}) |
 | + planReaction for 2 reactors whose react returns [] | ${fmt(rateOf('plan'))} events/s | | (${(rateOf('plan') / plainRate).toFixed(2)}) |
-| reactInto a TimerBook instead (what the file runner does per applied event) | ${fmt(reactingRate)} events/s | (diagnostic) | (${ratio.toFixed(2)}) |
+| reactInto a ReactorEffects instead (what the file runner does per applied event) | ${fmt(reactingRate)} events/s | (diagnostic) | (${ratio.toFixed(2)}) |
 
 Per applied event: the change and the pre-images ${nsPerEvent('hook', 'plain')} ns, planReaction × 2 ${nsPerEvent('plan', 'hook')} ns, reactInto × 2 ${nsPerEvent('full', 'hook')} ns, against ${((median(runs.plain.map((r) => r.ms)) * 1e6) / applied).toFixed(0)} ns for the plain replay's whole work on an in-memory log.
 `;

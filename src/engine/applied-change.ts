@@ -3,7 +3,7 @@
  * builds none: a plain replay pays one test). Its views are made when first
  * read: `after` from the working copy, `before` from the pre-images kept as
  * the working copy wrote the records the event touches (see
- * `PreImageKeeper`), or from the working copy for a record it did not write. A reactor that reads
+ * `WriteWatcher`), or from the working copy for a record it did not write. A reactor that reads
  * no view costs those pre-images only (one shallow copy per record written,
  * young garbage), where copying every view up front cost about twice that.
  * Each view made is a record safe to keep.
@@ -15,13 +15,13 @@
  */
 import type { SignEvent } from '../core/events/sign-event.js';
 import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
-import { keepable, type PreImageKeeper } from '../core/projections/pre-images.js';
 import type {
   ParticipantView,
   SignRequestView,
   TemplateView,
 } from '../core/projections/records.js';
 import type { WorkingCopy } from '../core/projections/working-copy.js';
+import { keepable, type WriteWatcher } from '../core/projections/write-watcher.js';
 import type { Change, TouchedViews } from '../core/reactors/reactor-types.js';
 
 /** A touched record no write has reached yet during the event. */
@@ -75,7 +75,7 @@ export const touchedViewsOf = (copy: WorkingCopy, event: SignEvent): TouchedView
 };
 
 /** A change whose views are made on first read, until it is revoked (see the module comment). */
-export class AppliedChange implements Change, PreImageKeeper {
+export class AppliedChange implements Change, WriteWatcher {
   readonly event: SignEvent;
   readonly position: number;
   readonly receivedAt: string | undefined;
@@ -115,7 +115,7 @@ export class AppliedChange implements Change, PreImageKeeper {
     return this.#after;
   }
 
-  /** For the working copy (see `PreImageKeeper`): keeps the first pre-image of a touched record. */
+  /** For the working copy (see `WriteWatcher`): keeps the first pre-image of a touched record. */
   keepTemplate(id: TemplateId, record: TemplateView | undefined, inPlace: boolean): void {
     // A sign-request event names its template too, but touches only the sign request's views.
     const ids = this.event as TouchedIds;

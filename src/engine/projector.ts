@@ -17,9 +17,7 @@ import { WorkingCopy } from '../core/projections/working-copy.js';
 import type { Change } from '../core/reactors/reactor-types.js';
 import type { SignRequest } from '../core/sign-request/sign-request.js';
 import { AppliedChange } from './applied-change.js';
-import * as results from './apply-results.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
-import { type BadLineAhead, badLineAheadOf, isAtOrBefore } from './bad-line-ahead.js';
 import type { LogRecord } from './event-log.js';
 import { checkPosition } from './event-log.js';
 import type {
@@ -44,6 +42,64 @@ import {
 } from './quarantine.js';
 import { replayRecords } from './replay-records.js';
 
+// Results are immutable: share one per outcome instead of allocating per event.
+const APPLIED: Result<ApplyResult, Halted> = ok('applied');
+const NO_OP: Result<ApplyResult, Halted> = ok('no-op');
+const ALREADY_APPLIED: Result<ApplyResult, Halted> = ok('already-applied');
+const QUARANTINED: Result<ApplyResult, Halted> = ok('quarantined');
+const INCOMPLETE: Result<ApplyResult, Halted> = ok('incomplete');
+
+/** Why a `halt` projector stopped before the record at `position` (line `line` of a file). */
+const haltedAt = (
+  position: number,
+  line: number | undefined,
+  reason: QuarantineReason,
+): Halted => ({
+  kind: 'halted',
+  position,
+  line,
+  reason,
+  message: `halted at position ${position}${line === undefined ? '' : ` (line ${line})`}: ${reason.message}`,
+});
+
+/**
+ * The last bad line quarantined above the checkpoint. A file's bad line holds no position of its own (it shares the position of
+ * the entry after it), so the projector quarantines it without moving its
+ * checkpoint, and a replay resumed from the checkpoint reads it again. What
+ * tells the projector it already has: the last such line it quarantined, by
+ * position and line, which the end of its quarantine also gives.
+ */
+interface BadLineAboveCheckpoint {
+  readonly position: number;
+  readonly line: number;
+}
+
+/**
+ * The last bad line quarantined above `checkpoint`, found at the end of the
+ * quarantine: only a bad line sharing its position stays above the
+ * checkpoint, and anything processed after it would have moved the checkpoint
+ * past it.
+ */
+const badLineAboveCheckpoint = (
+  quarantine: readonly QuarantineEntry[],
+  checkpoint: number,
+): BadLineAboveCheckpoint | undefined => {
+  const last = quarantine.at(-1);
+  if (last === undefined || last.reason.kind !== 'bad-line' || last.line === undefined) {
+    return undefined;
+  }
+  return last.position > checkpoint ? { position: last.position, line: last.line } : undefined;
+};
+
+/** Whether the bad line at `position` and `line` comes no later than `ahead` (read in file order). */
+const isAtOrBefore = (
+  ahead: BadLineAboveCheckpoint | undefined,
+  position: number,
+  line: number,
+): boolean =>
+  ahead !== undefined &&
+  (position < ahead.position || (position === ahead.position && line <= ahead.line));
+
 /**
  * The embedded projection engine: applies log records one at a time (live) or replays a log
  * (bulk) through the core reducers, at O(1) per event either way. Keeps a checkpoint (last
@@ -62,7 +118,7 @@ export class Projector {
    * entry (a file's) does not move the checkpoint, so a resumed replay meets it again and passes
    * it and the bad lines before it over. Rebuilt from the quarantine on restore.
    */
-  #badLineAhead: BadLineAhead | undefined;
+  #badLineAhead: BadLineAboveCheckpoint | undefined;
   #incompleteTail: { readonly position: number; readonly line: number } | undefined;
   #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
   readonly #onApplied: ((change: Change) => void) | undefined;
@@ -75,7 +131,7 @@ export class Projector {
     this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
     this.#quarantine = [...(start?.quarantine ?? [])];
     this.#checkpoint = start?.checkpoint ?? 0;
-    this.#badLineAhead = badLineAheadOf(this.#quarantine, this.#checkpoint);
+    this.#badLineAhead = badLineAboveCheckpoint(this.#quarantine, this.#checkpoint);
     if (start?.stats !== undefined) this.#stats = { ...start.stats };
   }
 
@@ -132,10 +188,10 @@ export class Projector {
       const { position, line } = record;
       if (position <= this.#checkpoint) return this.#alreadyApplied();
       // Quarantined before an interruption and read again: counted then, not again.
-      if (isAtOrBefore(this.#badLineAhead, position, line)) return results.ALREADY_APPLIED;
+      if (isAtOrBefore(this.#badLineAhead, position, line)) return ALREADY_APPLIED;
       if (record.tornTail === true) {
         this.#incompleteTail = { position, line };
-        return results.INCOMPLETE;
+        return INCOMPLETE;
       }
       this.#incompleteTail = undefined;
       // A line that shares its position with the entry after it must not move the checkpoint.
@@ -150,12 +206,12 @@ export class Projector {
 
   #noOp(): Result<ApplyResult, Halted> {
     this.#stats.noOps += 1;
-    return results.NO_OP;
+    return NO_OP;
   }
 
   #alreadyApplied(): Result<ApplyResult, Halted> {
     this.#stats.alreadyApplied += 1;
-    return results.ALREADY_APPLIED;
+    return ALREADY_APPLIED;
   }
 
   #process(
@@ -190,7 +246,7 @@ export class Projector {
     if (outcome !== 'applied') return this.#noOp();
     this.#stats.applied += 1;
     if (change) change.handTo(this.#onApplied);
-    return results.APPLIED;
+    return APPLIED;
   }
 
   #reject(
@@ -200,12 +256,12 @@ export class Projector {
     reason: QuarantineReason,
     advance = true,
   ): Result<ApplyResult, Halted> {
-    if (this.#policy === 'halt') return err(results.haltedAt(position, line, reason));
+    if (this.#policy === 'halt') return err(haltedAt(position, line, reason));
     this.#quarantine.push(Object.freeze({ position, line, raw: previewRaw(raw), reason }));
     if (reason.kind === 'conflict') this.#stats.conflicts += 1;
     else this.#stats.invalid += 1;
     if (advance) this.#advance(position);
-    return results.QUARANTINED;
+    return QUARANTINED;
   }
 
   #advance(position: number): void {

@@ -15,7 +15,7 @@ import type { Reactor } from '../core/reactors/reactor-types.js';
 import { createProjector } from '../engine/projector.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
 import { keysOf, minus } from './batch-keys.js';
-import { BatchWriteError } from './event-failure.js';
+import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
 import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-rows.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { leaseEnd } from './partition-leases.js';
@@ -270,5 +270,46 @@ const stillHeld = async (
     return rows[0]?.owner === workerId && Number(rows[0].epoch) === epoch;
   } catch {
     return true;
+  }
+};
+
+const checkpointOf = async (
+  pool: SqlPool,
+  context: BatchContext,
+  partition: number,
+): Promise<number> => {
+  const { rows } = await pool.query<{ position: string }>(
+    `SELECT position FROM ${context.schema}.partitions WHERE partition = $1`,
+    [partition],
+  );
+  return Number(rows[0]?.position ?? 0);
+};
+
+/**
+ * After a batch the database refused, projects its events (`cause`) one at
+ * a time: those that can be written are, and the first that cannot is the
+ * one to name (its failure covers that single position). A refusal that
+ * cannot be about the events (a lost connection) is not retried here. Resolves
+ * when all of them went in (the refusal was not about them) or the claim was
+ * lost; throws the failure of the first event that is refused again (a
+ * {@link BatchWriteError} of one position), or `cause` when retrying cannot help.
+ */
+export const retryOneAtATime = async (
+  pool: SqlPool,
+  context: BatchContext,
+  partition: number,
+  epoch: number,
+  cause: unknown,
+): Promise<BatchOutcome> => {
+  if (!mayBeAboutAnEvent(cause) || context.batchSize === 1) throw cause;
+  const single: BatchContext = { ...context, batchSize: 1 };
+  let processed = 0;
+  for (;;) {
+    const outcome = await projectPartitionBatch(pool, single, partition, epoch);
+    if (outcome.kind === 'lost') return outcome;
+    processed += outcome.processed;
+    if (outcome.caughtUp || (await checkpointOf(pool, context, partition)) >= cause.last) {
+      return { kind: 'projected', processed, caughtUp: false };
+    }
   }
 };

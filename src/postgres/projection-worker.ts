@@ -13,8 +13,12 @@ import { err, ok, type Result } from 'neverthrow';
 import type { Reactor } from '../core/reactors/reactor-types.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
-import { retryOneAtATime } from './one-at-a-time.js';
-import { type BatchContext, type BatchOutcome, projectPartitionBatch } from './partition-batch.js';
+import {
+  type BatchContext,
+  type BatchOutcome,
+  projectPartitionBatch,
+  retryOneAtATime,
+} from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { schemaName } from './schema-name.js';

@@ -3,9 +3,10 @@
  * `signfold effects skip LOG ID…`: the reactor effects of a file log, and
  * what to do with parked ones (see docs/reactors.md, "Operations").
  */
-import { withPrunedDone } from '../../core/reactors/book-report.js';
+
 import type { EffectsChange, EffectsReport } from '../../core/reactors/effects-report.js';
-import { TimerBook } from '../../core/reactors/timer-book.js';
+import { withPrunedDone } from '../../core/reactors/effects-report.js';
+import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import { editJournal, type JournalEdit } from '../../store/reactors/journal-edit.js';
 import { readJournal } from '../../store/reactors/reactor-journal.js';
 import {
@@ -151,7 +152,7 @@ export const effectsCommand = async (args: readonly string[], io: CliIO): Promis
   const journal = await readJournal(first);
   if (journal.isErr()) throw new CliError(`effects: ${journal.error.message}`);
   const report = withPrunedDone(
-    TimerBook.restore(journal.value.book).report(),
+    ReactorEffects.restore(journal.value.book).report(),
     journal.value.pruned,
   );
   if (json) writeJson(io.stdout, report);

@@ -6,13 +6,16 @@
 
 import { counted } from '../../core/plural.js';
 import {
+  countProjections,
+  type ProjectionCounts,
+} from '../../core/projections/projection-counts.js';
+import {
   listParticipants,
   listSignRequests,
   listTemplates,
 } from '../../core/projections/projection-state.js';
 import type { Projector } from '../../engine/projector.js';
 import type { Halted } from '../../engine/projector-types.js';
-import { countProjections, type ProjectionCounts } from '../projection-counts.js';
 import {
   describeEntry,
   describeSplit,

@@ -13,7 +13,7 @@ import { DEFAULT_SCHEMA, readProjections, type SqlPool } from '../../postgres/in
 import { EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeJson } from '../cli-io.js';
 import { postgresFailure } from './failure.js';
-import type { PgTarget } from './target.js';
+import type { PgTarget } from './pool.js';
 
 /** Prints the tables as one JSON document, read in one snapshot. */
 export const pgExport = async (pool: SqlPool, target: PgTarget, io: CliIO): Promise<ExitCode> => {

@@ -4,7 +4,7 @@ import { CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { ReplayProgress } from '../progress.js';
 import { openReadOnlyLog } from '../sources/read-only-log.js';
-import type { PgTarget } from './target.js';
+import type { PgTarget } from './pool.js';
 
 /** Imports `logPath`; prints what was stored. */
 export const pgImport = async (

@@ -19,10 +19,10 @@ import { loadReactorModule } from '../reactor-module.js';
 import { pgExport } from './export.js';
 import { postgresFailure } from './failure.js';
 import { pgImport } from './import.js';
+import type { PgTarget } from './pool.js';
 import { connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pool.js';
 import { pgSkip } from './skip.js';
 import { pgStatus } from './status.js';
-import type { PgTarget } from './target.js';
 import { pgWork } from './work.js';
 
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {

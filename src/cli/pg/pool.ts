@@ -3,7 +3,7 @@
  * `inspect` with `--database`). Loads `pg` on use: it is an optional peer
  * dependency that the other commands never load.
  */
-import type { SqlPool } from '../../postgres/index.js';
+import type { SchemaOptions, SqlPool } from '../../postgres/index.js';
 import { integerFlag, type OptionTable, type ParsedArgs, stringFlag } from '../args.js';
 import { CliError, usageError } from '../cli-error.js';
 import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from '../database-url.js';
@@ -114,3 +114,10 @@ export const withPool = async <T>(
     throw shownFailure(cause, database, options.connectTimeoutMs);
   }
 };
+
+/** What every `pg` subcommand acts on, as `pg-command.ts` parses it once. */
+export interface PgTarget {
+  readonly database: string;
+  /** `--schema`, as the adapter's functions take it (empty: the default schema). */
+  readonly schemaOptions: SchemaOptions;
+}

@@ -6,8 +6,8 @@ import { EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeJson, writeLines } from '../cli-io.js';
 import { formatTable } from '../table.js';
 import { postgresFailure } from './failure.js';
+import type { PgTarget } from './pool.js';
 import { projectionSummary } from './projection-summary.js';
-import type { PgTarget } from './target.js';
 
 const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 

@@ -15,8 +15,8 @@ import { type CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { ReplayProgress } from '../progress.js';
 import { postgresFailure } from './failure.js';
+import type { PgTarget } from './pool.js';
 import { projectionSummary } from './projection-summary.js';
-import type { PgTarget } from './target.js';
 import { runWorkerEffects } from './work-reactors.js';
 
 /** The options of `pg work`. */

@@ -1,10 +1,10 @@
 import { type Draft, freeze } from 'immer';
 import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
-import type { PreImageKeeper } from './pre-images.js';
 import type { ProjectionDraft, Recipe } from './projection-draft.js';
 import type { ProjectionState } from './projection-state.js';
 import { isPublished, markPublished } from './published-states.js';
 import type { ParticipantView, SignRequestView, TemplateView } from './records.js';
+import type { WriteWatcher } from './write-watcher.js';
 
 type Participants = Map<ParticipantId, ParticipantView>;
 
@@ -30,7 +30,7 @@ export class WorkingCopy implements ProjectionDraft {
   /** Records frozen by `reveal` since the list was last compacted. */
   #revealed = 0;
   /** Set by `watch` while one event is applied for a reactor. */
-  #watched: PreImageKeeper | undefined;
+  #watched: WriteWatcher | undefined;
 
   constructor(base: ProjectionState) {
     if (isPublished(base)) {
@@ -169,9 +169,9 @@ export class WorkingCopy implements ProjectionDraft {
 
   /**
    * Until called again, tells `keeper` about each record just before it is
-   * written (see `PreImageKeeper`); `undefined` stops watching.
+   * written (see `WriteWatcher`); `undefined` stops watching.
    */
-  watch(keeper: PreImageKeeper | undefined): void {
+  watch(keeper: WriteWatcher | undefined): void {
     this.#watched = keeper;
   }
 

@@ -4,14 +4,14 @@
  * cancelled or replaced meanwhile are left in place and dropped when they
  * reach the top (`isLive` says which still count).
  */
-import type { BookEntry } from './book-entry.js';
+import type { EffectEntry } from './effect-entry.js';
 
-const before = (a: BookEntry, b: BookEntry): boolean =>
+const before = (a: EffectEntry, b: EffectEntry): boolean =>
   (a.dueAt as number) < (b.dueAt as number) ||
   ((a.dueAt as number) === (b.dueAt as number) && a.id < b.id);
 
 /** See the module comment. */
-export class DueHeap<E extends BookEntry> {
+export class DueHeap<E extends EffectEntry> {
   readonly #items: E[] = [];
 
   constructor(private readonly isLive: (entry: E) => boolean) {}

@@ -59,3 +59,22 @@ export class InFlightLimit {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 }
+
+/**
+ * Waits until every effect in `running` settled or `graceMs` passed, and
+ * resolves to how many still run: the end of a runner's `stop`, once it fired
+ * `ctx.signal`. An effect that ignores the signal cannot hold a shutdown past
+ * its bound.
+ */
+export const settleWithin = async (
+  running: ReadonlyMap<unknown, Promise<void>>,
+  graceMs: number,
+): Promise<number> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, graceMs);
+  });
+  await Promise.race([Promise.allSettled([...running.values()]), timeout]);
+  clearTimeout(timer);
+  return running.size;
+};

@@ -10,7 +10,7 @@ import { isPlainJson } from './plain-json.js';
 import type { Change, Effect, JsonValue, Reactor, SqlStatement } from './reactor-types.js';
 import { receivedTimeOf } from './received-time.js';
 
-/** One step of a plan; a store applies them in order (see `TimerBook`). */
+/** One step of a plan; a store applies them in order (see `ReactorEffects`). */
 export type PlanStep =
   | { readonly kind: 'cancel'; readonly key: string }
   | {
@@ -182,7 +182,7 @@ export const planReaction = (reactor: Reactor, change: Change): ReactionPlan => 
   return { reactor: reactor.name, position: change.position, releaseUpTo, steps };
 };
 
-/** What {@link reactInto} needs of a book (a `TimerBook` has it). */
+/** What {@link reactInto} needs of a book (a `ReactorEffects` has it). */
 export interface PlanTarget {
   release(reactor: string, upTo: number): void;
   applyPlan(plan: ReactionPlan): void;

@@ -1,10 +1,11 @@
 /**
  * Rows of the `effects` table as the book's entries, and back: the batch
- * restores a partition's scheduled timers into a `TimerBook`, applies the
+ * restores a partition's scheduled timers into a `ReactorEffects`, applies the
  * plans, and writes what changed, so the rules of timers live in one place.
  */
+
+import type { EffectEntry, EffectState } from '../../core/reactors/reactor-effects.js';
 import type { JsonValue } from '../../core/reactors/reactor-types.js';
-import type { BookEntry, EffectState } from '../../core/reactors/timer-book.js';
 
 /** An `effects` row as `pg` returns it (bigints as strings). */
 export interface EffectRow {
@@ -28,7 +29,7 @@ export const EFFECT_COLUMNS =
   'id, reactor, partition, position, index, idempotency_key, key, effect, state, due_ms, attempts, last_error, invalid';
 
 /** The book entry of a row. */
-export const entryOfRow = (row: EffectRow): BookEntry => ({
+export const entryOfRow = (row: EffectRow): EffectEntry => ({
   id: Number(row.id),
   reactor: row.reactor,
   position: Number(row.position),

@@ -1,12 +1,12 @@
 /**
  * `signfold effects --database URL`: the report, `retry` and `skip`, while
  * workers run. `retry` and `skip` lock the rows they change and decide with
- * the same `TimerBook` rules as the file engine (what is parked, what is
+ * the same `ReactorEffects` rules as the file engine (what is parked, what is
  * invalid); an effect a worker is running is not parked, so no lock is held
  * against it for long.
  */
 import type { EffectsChange, EffectsReport } from '../../core/reactors/effects-report.js';
-import { TimerBook } from '../../core/reactors/timer-book.js';
+import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { SchemaName } from '../schema-name.js';
 import { checkOut, type SqlPool, type SqlQueryable } from '../sql-client.js';
 import { EFFECT_COLUMNS, type EffectRow, entryOfRow } from './effect-rows.js';
@@ -57,7 +57,7 @@ export const editEffects = async (
       `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects WHERE id = ANY($1::bigint[]) FOR UPDATE`,
       [ids],
     );
-    const book = TimerBook.restore({
+    const book = ReactorEffects.restore({
       entries: found.rows.map(entryOfRow),
       watermarks: {},
       nextId: 1,

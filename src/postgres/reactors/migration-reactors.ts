@@ -2,7 +2,7 @@
  * Migration 4 (issue 17): the views' times (`sent_at`, `viewed_at`,
  * `last_event_at`) and the tables of reactors. `effects` holds every effect a
  * reactor planned, enqueued in the transaction of the partition batch that
- * reacted (so exactly once), with the state machine of `TimerBook`; times are
+ * reacted (so exactly once), with the state machine of `ReactorEffects`; times are
  * milliseconds since the epoch (`bigint`), exactly what the core computes.
  * `effect` is `json`, not `jsonb`: it keeps the text `react` returned, key
  * order included. `reactor_progress` is each reactor's own checkpoint and

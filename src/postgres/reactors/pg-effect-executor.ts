@@ -7,7 +7,7 @@
  * it when a batch makes effects ready.
  */
 import { attemptEffect } from '../../core/reactors/attempt-effect.js';
-import { InFlightLimit } from '../../core/reactors/in-flight.js';
+import { InFlightLimit, settleWithin } from '../../core/reactors/in-flight.js';
 import type { Effect, Reactor } from '../../core/reactors/reactor-types.js';
 import { afterFailure } from '../../core/reactors/retry-policy.js';
 import type { SchemaName } from '../schema-name.js';
@@ -208,14 +208,8 @@ export class PgEffectExecutor {
   }
 
   /** Stops claiming, fires `ctx.signal`, waits up to `graceMs` for running effects; resolves to those left. */
-  async stop(graceMs: number): Promise<number> {
+  stop(graceMs: number): Promise<number> {
     this.#controller.abort();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, graceMs);
-    });
-    await Promise.race([Promise.allSettled([...this.#running.values()]), timeout]);
-    clearTimeout(timer);
-    return this.#running.size;
+    return settleWithin(this.#running, graceMs);
   }
 }

@@ -2,7 +2,7 @@
  * Reactors inside a partition batch. While the batch folds, each applied
  * change is planned (`reactInto`); once the batch holds its partition's
  * lock, the plans of the positions past each reactor's own checkpoint are
- * applied to a `TimerBook` holding the partition's scheduled timers, SQL
+ * applied to a `ReactorEffects` holding the partition's scheduled timers, SQL
  * effects run, and the changed effects and the reactors' checkpoints are
  * written, all in the batch's transaction: enqueueing is exactly once and
  * the partition's lease fences it.
@@ -12,8 +12,8 @@ import {
   type ReactionPlan,
   reactInto,
 } from '../../core/reactors/plan-reaction.js';
+import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { Change, Reactor } from '../../core/reactors/reactor-types.js';
-import { TimerBook } from '../../core/reactors/timer-book.js';
 import type { SchemaName } from '../schema-name.js';
 import type { SqlQueryable } from '../sql-client.js';
 import { EFFECT_COLUMNS, type EffectRow, entryOfRow } from './effect-rows.js';
@@ -112,7 +112,7 @@ export class ReactorBatch {
     const entries = scheduled.rows.map(entryOfRow);
     const stored = new Set(entries.map((entry) => entry.id));
     const firstNew = entries.reduce((high, entry) => Math.max(high, entry.id), 0) + 1;
-    const book = TimerBook.restore({ entries, watermarks, nextId: firstNew });
+    const book = ReactorEffects.restore({ entries, watermarks, nextId: firstNew });
     const sqlDone: {
       plan: ReactionPlan;
       index: number;

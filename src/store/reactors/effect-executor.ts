@@ -1,13 +1,13 @@
 /**
- * Starts the ready effects of a {@link TimerBook} and records their
+ * Starts the ready effects of a {@link ReactorEffects} and records their
  * outcomes, at most {@link MAX_IN_FLIGHT} at once. A slot is freed only once
  * the outcome is journaled (`journaled(n)`), not when `execute` returns, so
  * a crash repeats at most the effects that hold a slot.
  */
 import { attemptEffect } from '../../core/reactors/attempt-effect.js';
-import { InFlightLimit } from '../../core/reactors/in-flight.js';
+import { InFlightLimit, settleWithin } from '../../core/reactors/in-flight.js';
+import type { EffectEntry, ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { Effect, Reactor } from '../../core/reactors/reactor-types.js';
-import type { BookEntry, TimerBook } from '../../core/reactors/timer-book.js';
 
 /** Counters of one runner's attempts. */
 export interface ExecutionCounts {
@@ -19,7 +19,7 @@ export interface ExecutionCounts {
 
 /** Runs the book's ready effects for the reactors it knows (see the module comment). */
 export class EffectExecutor {
-  readonly #book: TimerBook;
+  readonly #book: ReactorEffects;
   readonly #reactors: ReadonlyMap<string, Reactor>;
   readonly #limit = new InFlightLimit();
   readonly #running = new Map<number, Promise<void>>();
@@ -33,7 +33,7 @@ export class EffectExecutor {
   #interrupted = 0;
 
   constructor(options: {
-    readonly book: TimerBook;
+    readonly book: ReactorEffects;
     readonly reactors: readonly Reactor[];
     readonly now: () => number;
     readonly random: () => number;
@@ -71,7 +71,7 @@ export class EffectExecutor {
   }
 
   /** Whether `entry` belongs to a reactor of this process (others' effects wait for their own). */
-  owns(entry: BookEntry): boolean {
+  owns(entry: EffectEntry): boolean {
     return this.#reactors.has(entry.reactor);
   }
 
@@ -88,7 +88,7 @@ export class EffectExecutor {
     return started;
   }
 
-  async #run(entry: BookEntry): Promise<void> {
+  async #run(entry: EffectEntry): Promise<void> {
     const reactor = this.#reactors.get(entry.reactor) as Reactor;
     const outcome = await attemptEffect(reactor, entry.effect as Effect, {
       idempotencyKey: entry.idempotencyKey,
@@ -121,14 +121,8 @@ export class EffectExecutor {
    * Stops starting effects and fires `ctx.signal`; resolves once every
    * running effect settled or `graceMs` passed, to the number still running.
    */
-  async stop(graceMs: number): Promise<number> {
+  stop(graceMs: number): Promise<number> {
     this.#controller.abort();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, graceMs);
-    });
-    await Promise.race([Promise.allSettled([...this.#running.values()]), timeout]);
-    clearTimeout(timer);
-    return this.#running.size;
+    return settleWithin(this.#running, graceMs);
   }
 }

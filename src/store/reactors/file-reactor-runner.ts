@@ -1,7 +1,7 @@
 /**
  * Reactors on a file log: `signfold react`. The runner replays the log into
  * a projector whose `onApplied` plans each reactor's reaction into a
- * {@link TimerBook}, journals the book beside the log (`LOG.reactors`) under
+ * {@link ReactorEffects}, journals the book beside the log (`LOG.reactors`) under
  * its own lock, and executes ready effects. Reactors keep their own
  * checkpoints, so replaying or rebuilding projections never re-runs
  * effects; an effect runs again only if a crash took it between its start
@@ -9,11 +9,11 @@
  */
 import { stat } from 'node:fs/promises';
 import { err, ok, type Result } from 'neverthrow';
-import { withPrunedDone } from '../../core/reactors/book-report.js';
 import type { EffectsReport } from '../../core/reactors/effects-report.js';
+import { withPrunedDone } from '../../core/reactors/effects-report.js';
 import { reactInto } from '../../core/reactors/plan-reaction.js';
+import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { Change, Reactor } from '../../core/reactors/reactor-types.js';
-import { TimerBook } from '../../core/reactors/timer-book.js';
 import { createProjector } from '../../engine/projector.js';
 import { readFileEventLog } from '../file-record-stream.js';
 import { EffectExecutor, type ExecutionCounts } from './effect-executor.js';
@@ -100,7 +100,7 @@ const logMark = async (path: string): Promise<string> => {
 export const createFileReactorRunner = (options: FileReactorRunnerOptions): FileReactorRunner => {
   const now = options.now ?? Date.now;
   const wake = new WakeUp();
-  let book = new TimerBook();
+  let book = new ReactorEffects();
   const pruned: Record<string, number> = {};
   const run = async (signal?: StopSignal) => {
     const lock = await acquireReactorLock(options.logPath);
@@ -108,7 +108,7 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
     try {
       const journal = await readJournal(options.logPath);
       if (journal.isErr()) return err(journal.error);
-      book = TimerBook.restore(journal.value.book);
+      book = ReactorEffects.restore(journal.value.book);
       // Done and cancelled effects leave the journal at each compaction; done ones stay counted.
       addCounts(pruned, journal.value.pruned);
       addCounts(pruned, book.prune());
@@ -145,7 +145,7 @@ const addCounts = (
 
 /** The whole state to compact the journal to. */
 const stateOf = (
-  book: TimerBook,
+  book: ReactorEffects,
   positions: Readonly<Record<string, number>>,
   pruned: Readonly<Record<string, number>>,
 ): JournalState => ({
@@ -157,7 +157,7 @@ const stateOf = (
 const runLoop = async (
   options: FileReactorRunnerOptions,
   state: {
-    readonly book: TimerBook;
+    readonly book: ReactorEffects;
     readonly positions: Record<string, number>;
     readonly pruned: Record<string, number>;
   },

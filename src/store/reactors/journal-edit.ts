@@ -5,7 +5,7 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import type { EffectsChange } from '../../core/reactors/effects-report.js';
-import { TimerBook } from '../../core/reactors/timer-book.js';
+import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import { openJournalWriter, readJournal } from './reactor-journal.js';
 import { acquireReactorLock } from './reactor-lock.js';
 
@@ -30,7 +30,7 @@ export const editJournal = async (
   try {
     const journal = await readJournal(logPath);
     if (journal.isErr()) return err(journal.error);
-    const book = TimerBook.restore(journal.value.book);
+    const book = ReactorEffects.restore(journal.value.book);
     const change = edit === 'retry' ? book.retry(ids, now) : book.skip(ids);
     if (change.changed.length === 0) return ok(change);
     const state = {

@@ -5,7 +5,7 @@
  * runner with the line it tripped on rather than run effects from garbage.
  */
 import { err, ok, type Result } from 'neverthrow';
-import type { BookEntry, EffectState } from '../../core/reactors/timer-book.js';
+import type { EffectEntry, EffectState } from '../../core/reactors/reactor-effects.js';
 
 /** The first line of every journal. */
 export const JOURNAL_HEADER = { signfold: 'reactor-journal', version: 1 } as const;
@@ -22,7 +22,7 @@ export interface JournalRecord {
   readonly positions: Readonly<Record<string, number>>;
   /** Reactor name → watermark (ms epoch). */
   readonly watermarks: Readonly<Record<string, number>>;
-  readonly entries: readonly BookEntry[];
+  readonly entries: readonly EffectEntry[];
   /**
    * Reactor name → effects done and since pruned from the journal (their
    * entries are gone; the count stays for the report). Absent: none.
@@ -49,7 +49,7 @@ const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 /** Entry fields as written: `key` and `dueAt` are absent when undefined. */
-const entryOf = (value: unknown): BookEntry | undefined => {
+const entryOf = (value: unknown): EffectEntry | undefined => {
   if (typeof value !== 'object' || value === null) return undefined;
   const v = value as Record<string, unknown>;
   const valid =
@@ -73,7 +73,7 @@ const entryOf = (value: unknown): BookEntry | undefined => {
     index: v.index as number,
     idempotencyKey: v.idempotencyKey as string,
     key: v.key as string | undefined,
-    effect: v.effect as BookEntry['effect'],
+    effect: v.effect as EffectEntry['effect'],
     dueAt: v.dueAt as number | undefined,
     state: v.state as EffectState,
     attempts: v.attempts as number,
@@ -98,7 +98,7 @@ export const parseJournalRecord = (line: string): Result<JournalRecord, string> 
   if (!Array.isArray(v.entries)) return err('entries is not an array');
   if (v.pruned !== undefined && !isRecordOf(v.pruned, isCount))
     return err('pruned is not a map of counts');
-  const entries: BookEntry[] = [];
+  const entries: EffectEntry[] = [];
   for (const [index, raw] of v.entries.entries()) {
     const entry = entryOf(raw);
     if (entry === undefined) return err(`entry ${index} is not a journal entry`);

@@ -11,7 +11,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
-import type { BookEntry, SavedBook } from '../../core/reactors/timer-book.js';
+import type { EffectEntry, SavedEffects } from '../../core/reactors/reactor-effects.js';
 import { nodeFileIO } from '../file-io.js';
 import {
   JOURNAL_HEADER,
@@ -25,7 +25,7 @@ export const journalPathOf = (logPath: string): string => `${logPath}.reactors`;
 
 /** What a journal holds once read: the book to restore and each reactor's checkpoint. */
 export interface JournalState {
-  readonly book: SavedBook;
+  readonly book: SavedEffects;
   /** Reactor name → last position reacted to. */
   readonly positions: Readonly<Record<string, number>>;
   /** Reactor name → done effects pruned from the journal (counted in reports). */
@@ -61,7 +61,7 @@ export const parseJournal = (path: string, text: string): Result<JournalState, J
   if (header !== JSON.stringify(JOURNAL_HEADER)) {
     return corrupt(1, 'not a signfold reactor journal (bad header line)');
   }
-  const entries = new Map<number, BookEntry>();
+  const entries = new Map<number, EffectEntry>();
   const positions: Record<string, number> = {};
   const pruned: Record<string, number> = {};
   const watermarks: Record<string, number> = {};

@@ -6,8 +6,8 @@ import {
   type ReactionPlan,
   reactInto,
 } from '../../../src/core/reactors/plan-reaction.js';
+import { ReactorEffects } from '../../../src/core/reactors/reactor-effects.js';
 import type { Change } from '../../../src/core/reactors/reactor-types.js';
-import { TimerBook } from '../../../src/core/reactors/timer-book.js';
 import { createProjector } from '../../../src/engine/projector.js';
 import { count } from '../../reliability/fixtures/reliability-helpers.js';
 import { memoryLogOf, rawStreamArb, readAll } from '../../support/engine-arbitraries.js';
@@ -34,7 +34,7 @@ const reactor = defineReactor({
 });
 
 const derive = (plans: ReactionPlan[]) => {
-  const book = new TimerBook();
+  const book = new ReactorEffects();
   for (const plan of plans) book.applyPlan(plan);
   return book.entries();
 };
@@ -68,8 +68,8 @@ describe('effects derived in a replay equal those derived live', () => {
 
         // What the file runner does per event (no plan object when react returns nothing)
         // leaves the same book, watermark included.
-        const direct = new TimerBook();
-        const viaPlans = new TimerBook();
+        const direct = new ReactorEffects();
+        const viaPlans = new ReactorEffects();
         const runner = createProjector({
           onApplied: (change) => reactInto(direct, reactor, change),
         });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defineReactor } from '../../../src/core/reactors/define-reactor.js';
 import { planReaction } from '../../../src/core/reactors/plan-reaction.js';
-import { TimerBook } from '../../../src/core/reactors/timer-book.js';
+import { ReactorEffects } from '../../../src/core/reactors/reactor-effects.js';
 import { changeAt } from './reactor-fixtures.js';
 
 const H = 3_600_000;
@@ -11,12 +11,12 @@ const policy = { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 1000 };
 const reactorOf = (items: unknown[]) =>
   // biome-ignore lint/suspicious/noExplicitAny: test plans.
   defineReactor({ name: 'r', react: () => items as any, retry: policy });
-const apply = (book: TimerBook, position: number, at: number | undefined, items: unknown[]) =>
+const apply = (book: ReactorEffects, position: number, at: number | undefined, items: unknown[]) =>
   book.applyPlan(planReaction(reactorOf(items), changeAt(position, at)));
 
-describe('TimerBook', () => {
+describe('ReactorEffects', () => {
   it('cancels a pending reminder in event time but not one already released', () => {
-    const book = new TimerBook();
+    const book = new ReactorEffects();
     apply(book, 1, T, [{ type: 'remind', key: 'p', after: 72 * H }]);
     apply(book, 2, T + H, [{ type: 'cancel', key: 'p' }]);
     apply(book, 3, T + 2 * H, [{ type: 'remind', key: 'q', after: H }]);
@@ -28,14 +28,14 @@ describe('TimerBook', () => {
   });
 
   it('keeps one pending timer per key when replacing', () => {
-    const book = new TimerBook();
+    const book = new ReactorEffects();
     apply(book, 1, T, [{ type: 'remind', key: 'p', after: H }]);
     apply(book, 2, T + 1, [{ type: 'remind', key: 'p', after: 2 * H }]);
     expect(book.entries().map((e) => e.state)).toEqual(['cancelled', 'scheduled']);
   });
 
   it('runs ready effects in (dueAt, id) order, retries with backoff and parks after maxAttempts', () => {
-    const book = new TimerBook();
+    const book = new ReactorEffects();
     apply(book, 1, T, [{ type: 'b', after: 10 }, { type: 'a' }, { type: 'c', after: 5 }]);
     book.release('r', T + 10);
     expect(book.ready(T + 10).map((e) => e.index)).toEqual([1, 2, 0]);
@@ -69,7 +69,7 @@ describe('TimerBook', () => {
   });
 
   it('does not hold back later effects of the same sign request behind a retrying or parked one', () => {
-    const book = new TimerBook();
+    const book = new ReactorEffects();
     apply(book, 1, T, [{ type: 'crm', request: 1000 }]);
     book.failed(1, 'down', policy, T, () => 1);
     apply(book, 2, T + 1, [{ type: 'crm', request: 1000 }]);
@@ -81,7 +81,7 @@ describe('TimerBook', () => {
   });
 
   it('refuses to retry an invalid parked effect but skips it', () => {
-    const book = new TimerBook();
+    const book = new ReactorEffects();
     apply(book, 1, undefined, [{ type: 'x', after: 1 }]);
     expect(book.retry([1], T).refused[0]?.reason).toBe(
       'the effect is invalid: a timed effect on a bare line (the event has no receivedAt); skip it',
@@ -98,7 +98,7 @@ describe('TimerBook', () => {
     });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-        const book = new TimerBook();
+        const book = new ReactorEffects();
         let at = T;
         steps.forEach((s, i) => {
           at += s.gap;

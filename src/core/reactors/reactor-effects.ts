@@ -3,32 +3,50 @@
  * memory: the file engine keeps its state in one, the test kit and the
  * PostgreSQL adapter apply plans with one. Watermarks are per reactor.
  */
-import type { BookEntry, EffectState, Mutable, SavedBook } from './book-entry.js';
-import { reportOf } from './book-report.js';
+
+import { DueHeap } from './due-heap.js';
+import type { EffectEntry, EffectState, Mutable, SavedEffects } from './effect-entry.js';
 import type { EffectsChange, EffectsReport } from './effects-report.js';
+import { reportOf } from './effects-report.js';
 import type { PlanStep, ReactionPlan } from './plan-reaction.js';
-import { ReactorLane } from './reactor-lane.js';
 import type { JsonValue, RetryPolicy } from './reactor-types.js';
 
-export type { BookEntry, EffectState, SavedBook } from './book-entry.js';
+export type { EffectEntry, EffectState, SavedEffects } from './effect-entry.js';
 
 import { afterFailure } from './retry-policy.js';
 
+/**
+ * One reactor's share of {@link ReactorEffects}: its event-time watermark, its
+ * scheduled timers by due time and the keys that can still cancel them. One
+ * object per reactor, so the step every applied event takes (raise the
+ * watermark, release nothing) is one lookup and one comparison.
+ */
+class ReactorTimers {
+  /** ms epoch; -∞ before any event or clock reached it. */
+  watermark = Number.NEGATIVE_INFINITY;
+  /** Whether `watermark` was ever set (only those are saved). */
+  marked = false;
+  /** key → id of its scheduled (cancellable) entry. */
+  readonly keyed = new Map<string, number>();
+  /** Scheduled timers by due time: a release touches only what it releases. */
+  readonly scheduled = new DueHeap<Mutable<EffectEntry>>((entry) => entry.state === 'scheduled');
+}
+
 /** The in-memory store of reactor effects (see the module comment). */
-export class TimerBook {
-  readonly #entries = new Map<number, Mutable<BookEntry>>();
-  readonly #lanes = new Map<string, ReactorLane>();
+export class ReactorEffects {
+  readonly #entries = new Map<number, Mutable<EffectEntry>>();
+  readonly #lanes = new Map<string, ReactorTimers>();
   /** Runnable entries without a time, in id order (they are created in id order). */
-  readonly #immediate = new Set<Mutable<BookEntry>>();
+  readonly #immediate = new Set<Mutable<EffectEntry>>();
   /** Runnable entries with a time (released timers, retries). */
-  readonly #timed = new Set<Mutable<BookEntry>>();
-  /** Ids changed since the last {@link TimerBook.takeChanged}: what a store must write next. */
+  readonly #timed = new Set<Mutable<EffectEntry>>();
+  /** Ids changed since the last {@link ReactorEffects.takeChanged}: what a store must write next. */
   readonly #changed = new Set<number>();
   #nextId = 1;
 
   /** A book holding `saved` (a store's journal, read back); nothing counts as changed. */
-  static restore(saved: SavedBook): TimerBook {
-    const book = new TimerBook();
+  static restore(saved: SavedEffects): ReactorEffects {
+    const book = new ReactorEffects();
     for (const [reactor, upTo] of Object.entries(saved.watermarks)) {
       const lane = book.#lane(reactor);
       lane.watermark = upTo;
@@ -36,7 +54,7 @@ export class TimerBook {
     }
     // In id order: the immediate set relies on it.
     for (const entry of [...saved.entries].sort((a, b) => a.id - b.id)) {
-      const copy: Mutable<BookEntry> = { ...entry };
+      const copy: Mutable<EffectEntry> = { ...entry };
       book.#entries.set(copy.id, copy);
       book.#moveTo(copy, copy.state, true);
       if (copy.state === 'scheduled' && copy.key !== undefined) {
@@ -62,18 +80,18 @@ export class TimerBook {
     return marks;
   }
 
-  #lane(reactor: string): ReactorLane {
+  #lane(reactor: string): ReactorTimers {
     let lane = this.#lanes.get(reactor);
     if (lane === undefined) {
-      lane = new ReactorLane();
+      lane = new ReactorTimers();
       this.#lanes.set(reactor, lane);
     }
     return lane;
   }
 
   /** Copies of the entries changed since the last call (by id), which then count as unchanged. */
-  takeChanged(): BookEntry[] {
-    const changed: BookEntry[] = [];
+  takeChanged(): EffectEntry[] {
+    const changed: EffectEntry[] = [];
     for (const id of this.#changed) {
       const entry = this.#entries.get(id);
       if (entry !== undefined) changed.push({ ...entry });
@@ -113,7 +131,7 @@ export class TimerBook {
   }
 
   /** Sets an entry's state, keeping the scheduled and runnable sets in step with it. */
-  #moveTo(entry: Mutable<BookEntry>, state: EffectState, fresh = false): void {
+  #moveTo(entry: Mutable<EffectEntry>, state: EffectState, fresh = false): void {
     this.#changed.add(entry.id);
     // A timer that leaves `scheduled` stays in its heap until it reaches the top (see DueHeap).
     const wasScheduled = entry.state === 'scheduled';
@@ -174,7 +192,7 @@ export class TimerBook {
       return;
     }
     const scheduled = step.dueAt !== undefined && step.dueAt > this.watermark(reactor);
-    const entry: Mutable<BookEntry> = {
+    const entry: Mutable<EffectEntry> = {
       ...common,
       key: step.key,
       effect: step.effect as JsonValue,
@@ -192,12 +210,12 @@ export class TimerBook {
   }
 
   /** Released effects whose time has come by `now` (ms epoch), in (dueAt, id) order. */
-  ready(now: number): BookEntry[] {
+  ready(now: number): EffectEntry[] {
     return [...this.readyInOrder(now)];
   }
 
-  /** {@link TimerBook.ready}, lazily: immediate effects (in id order) first, then timed ones sorted. */
-  *readyInOrder(now: number): Generator<BookEntry, void, undefined> {
+  /** {@link ReactorEffects.ready}, lazily: immediate effects (in id order) first, then timed ones sorted. */
+  *readyInOrder(now: number): Generator<EffectEntry, void, undefined> {
     yield* this.#immediate;
     const timed = [...this.#timed].filter((entry) => (entry.dueAt as number) <= now);
     yield* timed.sort((a, b) => (a.dueAt as number) - (b.dueAt as number) || a.id - b.id);
@@ -252,7 +270,7 @@ export class TimerBook {
 
   #change(
     ids: readonly number[],
-    act: (entry: Mutable<BookEntry>) => string | undefined,
+    act: (entry: Mutable<EffectEntry>) => string | undefined,
   ): EffectsChange {
     const changed: number[] = [];
     const refused: { id: number; reason: string }[] = [];
@@ -286,7 +304,7 @@ export class TimerBook {
   }
 
   /** Every entry, by id (copies). */
-  entries(): BookEntry[] {
+  entries(): EffectEntry[] {
     return [...this.#entries.values()].map((entry) => ({ ...entry }));
   }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReactionPlan } from '../../../src/core/reactors/plan-reaction.js';
-import { TimerBook } from '../../../src/core/reactors/timer-book.js';
+import { ReactorEffects } from '../../../src/core/reactors/reactor-effects.js';
 
 const HOUR = 3600 * 1000;
 
@@ -54,13 +54,13 @@ const plansArb = fc
     });
   });
 
-describe('TimerBook.restore', () => {
+describe('ReactorEffects.restore', () => {
   it('a book restored from its entries, watermarks and next id goes on exactly as the original', () => {
     fc.assert(
       fc.property(plansArb, fc.integer({ min: 0, max: 40 }), (plans, split) => {
-        const original = new TimerBook();
+        const original = new ReactorEffects();
         for (const plan of plans.slice(0, split)) original.applyPlan(plan);
-        const restored = TimerBook.restore({
+        const restored = ReactorEffects.restore({
           entries: original.entries(),
           watermarks: original.watermarks(),
           nextId: original.nextId,
@@ -81,7 +81,7 @@ describe('TimerBook.restore', () => {
   });
 
   it('reports what changed since the last call, once', () => {
-    const book = new TimerBook();
+    const book = new ReactorEffects();
     book.applyPlan({
       reactor: 'r',
       position: 1,

@@ -11,7 +11,7 @@ import type { ParticipantId, SignRequestId, TemplateId } from '../ids.js';
 import type { ParticipantView, SignRequestView, TemplateView } from './records.js';
 
 /** See the module comment; `record` is `undefined` when the write creates it. */
-export interface PreImageKeeper {
+export interface WriteWatcher {
   keepTemplate(id: TemplateId, record: TemplateView | undefined, inPlace: boolean): void;
   keepSignRequest(id: SignRequestId, record: SignRequestView | undefined, inPlace: boolean): void;
   keepParticipant(
