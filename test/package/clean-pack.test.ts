@@ -31,7 +31,7 @@ describe('the package packed from a clean checkout', () => {
   it('carries every entry point compiled, with its declarations', () => {
     for (const entry of [
       'index',
-      'core',
+      'core/index',
       'testing/index',
       'postgres/index',
       'webhooks/index',
