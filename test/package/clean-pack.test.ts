@@ -31,7 +31,7 @@ describe('the package packed from a clean checkout', () => {
   it('carries every entry point compiled, with its declarations', () => {
     for (const entry of [
       'index',
-      'core',
+      'core/index',
       'testing/index',
       'postgres/index',
       'webhooks/index',
@@ -42,8 +42,7 @@ describe('the package packed from a clean checkout', () => {
     }
   });
 
-  it('leaves out the README screenshot, the API reference and everything only the repository needs', () => {
-    expect(packed.files).not.toContain('docs/report-screenshot.png');
+  it('leaves out the API reference and everything only the repository needs', () => {
     const tops = new Set(packed.files.map((path) => path.split('/')[0]));
     expect([...tops].sort()).toEqual(
       ['LICENSE', 'README.md', 'dist', 'docs', 'examples', 'package.json', 'src'].sort(),
@@ -54,6 +53,22 @@ describe('the package packed from a clean checkout', () => {
       'examples/events.ndjson',
       'examples/sign-request.json',
     ]);
+  });
+
+  it('carries every image its README and docs embed, so the installed README shows them', async () => {
+    const installed = join(app, 'node_modules', 'signfold');
+    const documents = packed.files.filter((path) => path.endsWith('.md'));
+    expect(documents).toContain('README.md');
+    const images: string[] = [];
+    for (const document of documents) {
+      const text = await readFile(join(installed, document), 'utf8');
+      for (const [, target = ''] of text.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target)) continue;
+        images.push(join(dirname(document), target));
+      }
+    }
+    expect(images).toContain('docs/report-screenshot.png');
+    expect(images.filter((image) => !packed.files.includes(image))).toEqual([]);
   });
 
   it('has source maps and declaration maps whose sources are in the package', async () => {
