@@ -122,6 +122,7 @@ const decodeObject = (
   for (const { name, kind } of plan.members) {
     if (name === 'participantName') {
       const participantName = readParticipantName(rec);
+      // Once per decoded participant event: an early return, no generator or closure (performance).
       if (participantName.isErr()) return err(participantName.error);
       out.participantName = participantName.value;
       continue;
