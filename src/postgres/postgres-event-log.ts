@@ -136,7 +136,7 @@ const logOn = (
       }
     }
     const encoded = encodeItems(items, limits, now);
-    // Not safeTry: its generator would queue the job a tick later, after a `close()` called meanwhile.
+    // No safeTry: its generator would queue the job a tick late, past a `close()` called meanwhile.
     if (encoded.isErr()) return err(encoded.error);
     if (items.length === 0) return ok([]);
     const stored = encoded.value.map((item, i) =>

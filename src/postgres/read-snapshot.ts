@@ -23,7 +23,7 @@ export const readSnapshot = async <T>(
     const schema = yield* schemaName(options.schema);
     yield* await checkSchema(pool, schema);
     const db = yield* await connect(pool);
-    // No yield* in the try: safeTry abandons the generator at an Err, and `finally` would not run.
+    // No yield* in this try: safeTry drops the generator at an Err, so `finally` would not run.
     try {
       await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const value = await read(db, schema);

@@ -117,7 +117,7 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
         stateOf(book, journal.positions, pruned),
       );
       options.onStarted?.();
-      // No yield* in the try: safeTry abandons the generator at an Err, and `finally` would not run.
+      // No yield* in this try: safeTry drops the generator at an Err, so `finally` would not run.
       try {
         const positions = { ...journal.positions };
         return await runLoop(options, { book, positions, pruned }, writer, wake, now, signal);
@@ -128,7 +128,7 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
   const run = async (signal?: StopSignal): Promise<Result<ReactorRunSummary, ReactorRunError>> =>
     safeTry(async function* () {
       const lock = yield* await acquireReactorLock(options.logPath);
-      // The run is a safeTry of its own: a yield* in this try would leave `finally` unrun at an Err.
+      // A safeTry of its own: a yield* in this try would leave `finally` unrun at an Err.
       try {
         return await runLocked(signal);
       } finally {

@@ -49,7 +49,7 @@ export const editJournal = async (
 ): Promise<Result<EffectsChange, JournalEditError>> =>
   safeTry(async function* () {
     const lock = yield* await acquireReactorLock(logPath);
-    // The edit is a safeTry of its own: a yield* in this try would leave `finally` unrun at an Err.
+    // A safeTry of its own: a yield* in this try would leave `finally` unrun at an Err.
     try {
       return await editLocked(logPath, edit, ids, now);
     } finally {
