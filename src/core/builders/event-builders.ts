@@ -84,13 +84,13 @@ export const eventBuilder =
     for (const name of EVENT_MEMBERS[type]) wire[name] = given[name] ?? EVENT_DEFAULTS[name];
     const decoded = decodeEvent(wire);
     if (decoded.isErr()) {
-      fail(
+      return fail(
         `cannot build a ${type} event: ${formatDecodeError(decoded.error)}`,
         wire,
         decoded.error,
       );
     }
-    return decoded._unsafeUnwrap() as EventOf<T>;
+    return decoded.value as EventOf<T>;
   };
 
 /** The builders of every event type over one `buildEvent`. */
