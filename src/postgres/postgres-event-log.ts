@@ -79,8 +79,11 @@ const toLogError = (error: PostgresError): LogError =>
  * import { migrate, openPostgresEventLog } from 'signfold/postgres';
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * (await migrate(pool))._unsafeUnwrap();
- * const log = (await openPostgresEventLog(pool))._unsafeUnwrap();
+ * const migrated = await migrate(pool);
+ * if (migrated.isErr()) throw new Error(migrated.error.message);
+ * const opened = await openPostgresEventLog(pool);
+ * if (opened.isErr()) throw new Error(opened.error.message);
+ * const log = opened.value;
  * const stored = await log.append({ type: 'template-deleted' }, { deliveryId: 'd-1' });
  * console.log(stored.isOk()); // true
  * await log.close();

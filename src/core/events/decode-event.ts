@@ -217,8 +217,8 @@ const describeThrown = (cause: unknown): string => {
  * import { decodeEventJson } from 'signfold';
  *
  * const body = '{"type":"template-deleted","companyId":1,"templateId":7,"templateName":"NDA","ownerId":2,"ownerName":"Ann"}';
- * const event = decodeEventJson(body)._unsafeUnwrap();
- * console.log(event.type, event.templateId); // template-deleted 7
+ * const event = decodeEventJson(body);
+ * if (event.isOk()) console.log(event.value.type, event.value.templateId); // template-deleted 7
  * ```
  */
 export const decodeEventJson = (
