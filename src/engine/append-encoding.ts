@@ -59,6 +59,7 @@ export const encodeItem = (
     return err({ kind: 'not-serializable', message: 'receivedAt must be a valid Date' });
   }
   const serialized = serializeEvent(item.event);
+  // Once per appended event: a plain early return, no generator or closure (performance).
   if (serialized.isErr()) return err(serialized.error);
   const eventJson = serialized.value;
   const eventBytes = Buffer.byteLength(eventJson);
@@ -85,6 +86,7 @@ export const encodeItems = (
   const encoded: EncodedItem[] = [];
   for (const item of items) {
     const result = encodeItem(item, limits, now);
+    // Once per appended event: a plain early return, no generator or closure (performance).
     if (result.isErr()) return err(result.error);
     encoded.push(result.value);
   }

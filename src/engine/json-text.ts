@@ -59,8 +59,8 @@ export class JsonText {
  * import { createMemoryEventLog, jsonText } from 'signfold';
  *
  * const log = createMemoryEventLog();
- * const body = jsonText('{"type":"template-deleted","amount":1e400}')._unsafeUnwrap();
- * await log.append(body, { deliveryId: 'd-1' });
+ * const body = jsonText('{"type":"template-deleted","amount":1e400}');
+ * if (body.isOk()) await log.append(body.value, { deliveryId: 'd-1' });
  * for await (const batch of log.read()) console.log(batch[0]?.raw.endsWith('1e400}}')); // true
  * ```
  */

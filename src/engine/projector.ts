@@ -354,8 +354,8 @@ export class Projector {
  * const log = createMemoryEventLog();
  * await log.append(events.signRequestSent(), { deliveryId: 'd-1' });
  * const projector = createProjector({ policy: 'skip' });
- * (await projector.replay(log))._unsafeUnwrap();
- * console.log(projector.checkpoint, projector.stats().applied); // 1 1
+ * const replayed = await projector.replay(log);
+ * if (replayed.isOk()) console.log(projector.checkpoint, projector.stats().applied); // 1 1
  * ```
  */
 export const createProjector = (options?: ProjectorOptions, start?: ProjectorStart): Projector =>

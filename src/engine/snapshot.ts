@@ -66,9 +66,12 @@ export interface SnapshotError {
  * await projector.replay(log);
  * const snapshot = takeSnapshot(projector);
  * await log.append(events.signRequestCompleted());
- * const restored = restoreProjector(snapshot)._unsafeUnwrap();
- * await restored.replay(log); // only the records after the snapshot's checkpoint
- * console.log(snapshot.checkpoint, restored.checkpoint, restored.stats().applied); // 1 2 2
+ * const restored = restoreProjector(snapshot);
+ * if (restored.isOk()) {
+ *   const projected = restored.value;
+ *   await projected.replay(log); // only the records after the snapshot's checkpoint
+ *   console.log(snapshot.checkpoint, projected.checkpoint, projected.stats().applied); // 1 2 2
+ * }
  * ```
  */
 export const takeSnapshot = (projector: Projector): Snapshot => {

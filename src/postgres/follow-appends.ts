@@ -3,7 +3,7 @@
  * (`LISTEN`; the events table `NOTIFY`s on every insert) or a slow poll
  * interval passes, as a fallback for a missed notification; until stopped.
  */
-import { err, type Result } from 'neverthrow';
+import { err, type Result, safeTry } from 'neverthrow';
 import { APPEND_CHANNEL } from './migrations.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import type { ProjectionWorker, WorkerProgress } from './projection-worker.js';
@@ -29,23 +29,15 @@ type ListeningClient = SqlPoolClient & {
   on(event: 'error', listener: (error: Error) => void): unknown;
 };
 
-/**
- * Runs `worker` until `signal` aborts: every event appended meanwhile is
- * projected, usually within milliseconds of its commit. Resolves with the
- * last progress; a database error ends it with that error (restart it, e.g.
- * under a supervisor: the checkpoint makes that safe).
- */
-export const followAppends = async (
-  pool: SqlPool,
+/** {@link followAppends} on a client of its own, which it releases at the end. */
+const followOn = async (
+  listener: ListeningClient,
   worker: ProjectionWorker,
   options: FollowOptions,
 ): Promise<Result<WorkerProgress, PostgresError>> => {
   // The worker's own schema: a notification of any other is not for it.
   const { schema } = worker;
   const pollMs = options.pollIntervalMs ?? 5000;
-  const connected = await connect(pool);
-  if (connected.isErr()) return err(connected.error);
-  const listener = connected.value as ListeningClient;
   // Notifications come at any time, also while a catch-up runs, when no one
   // sleeps to be woken: each one bumps `announced`, and the loop sleeps only
   // if nothing was announced since its last catch-up began. A catch-up that
@@ -92,3 +84,19 @@ export const followAppends = async (
     listener.release(broken ?? false);
   }
 };
+
+/**
+ * Runs `worker` until `signal` aborts: every event appended meanwhile is
+ * projected, usually within milliseconds of its commit. Resolves with the
+ * last progress; a database error ends it with that error (restart it, e.g.
+ * under a supervisor: the checkpoint makes that safe).
+ */
+export const followAppends = async (
+  pool: SqlPool,
+  worker: ProjectionWorker,
+  options: FollowOptions,
+): Promise<Result<WorkerProgress, PostgresError>> =>
+  safeTry(async function* () {
+    const listener = yield* await connect(pool);
+    return await followOn(listener as ListeningClient, worker, options);
+  });

@@ -8,7 +8,7 @@
  */
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { err, ok, type Result } from 'neverthrow';
+import { err, ok, type Result, safeTry } from 'neverthrow';
 import type { LogRecord } from '../engine/event-log.js';
 import { EventLogReadError } from '../engine/log-errors.js';
 import { sqlText } from './event-routing.js';
@@ -206,27 +206,16 @@ const copyAll = async (
   };
 };
 
-/**
- * Imports records, in order, after whatever the store holds. An error (the
- * database, or reading `records`) rolls the whole import back.
- */
-export const importRecords = async (
-  pool: SqlPool,
+/** {@link importRecords} once the checks passed, on a client of its own. */
+const importWith = async (
+  client: SqlPoolClient,
+  schema: SchemaName,
+  copyFrom: CopyFrom,
   records: AsyncIterable<readonly LogRecord[]>,
-  options: ImportOptions = {},
+  options: ImportOptions,
 ): Promise<Result<ImportOutcome, PostgresError>> => {
-  const named = schemaName(options.schema);
-  if (named.isErr()) return err(named.error);
-  const schema = named.value;
-  const copyFrom = await loadCopyFrom();
-  if (copyFrom.isErr()) return err(copyFrom.error);
-  const checked = await checkSchema(pool, schema);
-  if (checked.isErr()) return err(checked.error);
-  const connected = await connect(pool);
-  if (connected.isErr()) return err(connected.error);
-  const client = connected.value;
   try {
-    const outcome = await copyAll(client, schema, copyFrom.value, records, options);
+    const outcome = await copyAll(client, schema, copyFrom, records, options);
     // Fresh statistics: with those of the table before a bulk load, the planner
     // reads a whole partition's range for each batch of the workers.
     await client.query(`ANALYZE ${schema}.events`).catch(() => undefined);
@@ -244,3 +233,20 @@ export const importRecords = async (
     return err(databaseError(cause, `importing into ${schema}.events`));
   }
 };
+
+/**
+ * Imports records, in order, after whatever the store holds. An error (the
+ * database, or reading `records`) rolls the whole import back.
+ */
+export const importRecords = async (
+  pool: SqlPool,
+  records: AsyncIterable<readonly LogRecord[]>,
+  options: ImportOptions = {},
+): Promise<Result<ImportOutcome, PostgresError>> =>
+  safeTry(async function* () {
+    const schema = yield* schemaName(options.schema);
+    const copyFrom = yield* await loadCopyFrom();
+    yield* await checkSchema(pool, schema);
+    const client = yield* await connect(pool);
+    return await importWith(client, schema, copyFrom, records, options);
+  });

@@ -1,8 +1,8 @@
-import { err, ok, type Result } from 'neverthrow';
+import { err, ok, type Result, safeTry } from 'neverthrow';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import { connect, type SqlPool, type SqlQueryable } from './sql-client.js';
+import { connect, type SqlPool, type SqlPoolClient, type SqlQueryable } from './sql-client.js';
 
 /** Options of {@link migrate} and of everything that opens a schema. */
 export interface SchemaOptions {
@@ -53,29 +53,12 @@ const versionOf = async (db: SqlQueryable, schema: SchemaName): Promise<number> 
   return found.rows[0]?.version ?? 0;
 };
 
-/**
- * Creates or upgrades the schema to {@link SCHEMA_VERSION}, in one
- * transaction: idempotent (a current schema is left alone), safe when
- * several processes migrate at once (they take turns on an advisory lock),
- * and refusing (`schema-too-new`) a schema a newer signfold migrated.
- */
-export const migrate = async (
-  pool: SqlPool,
-  options: MigrateOptions = {},
+/** {@link migrate} once the options are checked, on a client of its own (released here). */
+const migrateOn = async (
+  client: SqlPoolClient,
+  schema: SchemaName,
+  wanted: number | undefined,
 ): Promise<Result<MigrateOutcome, PostgresError>> => {
-  const named = schemaName(options.schema);
-  if (named.isErr()) return err(named.error);
-  const schema = named.value;
-  const wanted = options.partitions;
-  if (wanted !== undefined && (!Number.isSafeInteger(wanted) || wanted < 1 || wanted > 1024)) {
-    return err({
-      kind: 'invalid-option',
-      message: `partitions must be an integer from 1 to 1024 (got ${wanted})`,
-    });
-  }
-  const connected = await connect(pool);
-  if (connected.isErr()) return err(connected.error);
-  const client = connected.value;
   try {
     await client.query('BEGIN');
     await client.query("SELECT pg_advisory_xact_lock(hashtext('signfold.migrate'), hashtext($1))", [
@@ -121,6 +104,29 @@ export const migrate = async (
     client.release();
   }
 };
+
+/**
+ * Creates or upgrades the schema to {@link SCHEMA_VERSION}, in one
+ * transaction: idempotent (a current schema is left alone), safe when
+ * several processes migrate at once (they take turns on an advisory lock),
+ * and refusing (`schema-too-new`) a schema a newer signfold migrated.
+ */
+export const migrate = async (
+  pool: SqlPool,
+  options: MigrateOptions = {},
+): Promise<Result<MigrateOutcome, PostgresError>> =>
+  safeTry(async function* () {
+    const schema = yield* schemaName(options.schema);
+    const wanted = options.partitions;
+    if (wanted !== undefined && (!Number.isSafeInteger(wanted) || wanted < 1 || wanted > 1024)) {
+      return err<never, PostgresError>({
+        kind: 'invalid-option',
+        message: `partitions must be an integer from 1 to 1024 (got ${wanted})`,
+      });
+    }
+    const client = yield* await connect(pool);
+    return await migrateOn(client, schema, wanted);
+  });
 
 /** The number of partitions of a schema at version 2 or later. */
 export const partitionCount = async (db: SqlQueryable, schema: SchemaName): Promise<number> => {
@@ -169,8 +175,8 @@ export const checkSchema = async (
 export const checkSchemaVersion = async (
   db: SqlQueryable,
   options: SchemaOptions = {},
-): Promise<Result<void, PostgresError>> => {
-  const named = schemaName(options.schema);
-  if (named.isErr()) return err(named.error);
-  return checkSchema(db, named.value);
-};
+): Promise<Result<void, PostgresError>> =>
+  safeTry(async function* () {
+    const schema = yield* schemaName(options.schema);
+    return await checkSchema(db, schema);
+  });

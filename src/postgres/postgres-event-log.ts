@@ -4,7 +4,7 @@
  * without gaps that fill in later (see `migrations.ts`: appends take a lock
  * held to commit, so positions become visible in increasing order).
  */
-import { err, ok, type Result } from 'neverthrow';
+import { err, ok, type Result, safeTry } from 'neverthrow';
 import { encodeItems } from '../engine/append-encoding.js';
 import type {
   AppendItem,
@@ -18,7 +18,7 @@ import { appendOne, firstPosition } from '../engine/event-log.js';
 import { GroupCommitQueue } from '../engine/group-commit.js';
 import { eventValueOf } from '../engine/json-text.js';
 import { closedError, EventLogReadError } from '../engine/log-errors.js';
-import { byteLimit, writeLimits } from '../engine/log-limits.js';
+import { byteLimit, type WriteLimits, writeLimits } from '../engine/log-limits.js';
 import { unstorableText } from '../engine/storable-text.js';
 import {
   type EventRow,
@@ -29,7 +29,7 @@ import {
 } from './event-rows.js';
 import { checkSchema, type SchemaOptions } from './migrate.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
-import { schemaName } from './schema-name.js';
+import { type SchemaName, schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';
 import { storeItems } from './store-items.js';
 
@@ -79,8 +79,11 @@ const toLogError = (error: PostgresError): LogError =>
  * import { migrate, openPostgresEventLog } from 'signfold/postgres';
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * (await migrate(pool))._unsafeUnwrap();
- * const log = (await openPostgresEventLog(pool))._unsafeUnwrap();
+ * const migrated = await migrate(pool);
+ * if (migrated.isErr()) throw new Error(migrated.error.message);
+ * const opened = await openPostgresEventLog(pool);
+ * if (opened.isErr()) throw new Error(opened.error.message);
+ * const log = opened.value;
  * const stored = await log.append({ type: 'template-deleted' }, { deliveryId: 'd-1' });
  * console.log(stored.isOk()); // true
  * await log.close();
@@ -90,15 +93,24 @@ const toLogError = (error: PostgresError): LogError =>
 export const openPostgresEventLog = async (
   pool: SqlPool,
   options: PostgresEventLogOptions = {},
-): Promise<Result<PostgresEventLog, PostgresError>> => {
-  const named = schemaName(options.schema);
-  if (named.isErr()) return err(named.error);
-  const schema = named.value;
-  const limits = writeLimits({ maxEventBytes: options.maxEventBytes });
-  const readBatchSize = byteLimit(options.readBatchSize, 5000, 'readBatchSize');
-  const now = options.now ?? (() => new Date());
-  const checked = await checkSchema(pool, schema);
-  if (checked.isErr()) return err(checked.error);
+): Promise<Result<PostgresEventLog, PostgresError>> =>
+  safeTry(async function* () {
+    const schema = yield* schemaName(options.schema);
+    const limits = writeLimits({ maxEventBytes: options.maxEventBytes });
+    const readBatchSize = byteLimit(options.readBatchSize, 5000, 'readBatchSize');
+    const now = options.now ?? (() => new Date());
+    yield* await checkSchema(pool, schema);
+    return ok(logOn(pool, schema, limits, readBatchSize, now));
+  });
+
+/** The log of {@link openPostgresEventLog} on a checked schema. */
+const logOn = (
+  pool: SqlPool,
+  schema: SchemaName,
+  limits: WriteLimits,
+  readBatchSize: number,
+  now: () => Date,
+): PostgresEventLog => {
   let closed = false;
 
   // Appends that queue while one is in flight share its statement (one commit, one fsync).
@@ -127,6 +139,7 @@ export const openPostgresEventLog = async (
       }
     }
     const encoded = encodeItems(items, limits, now);
+    // No safeTry: its generator would queue the job a tick late, past a `close()` called meanwhile.
     if (encoded.isErr()) return err(encoded.error);
     if (items.length === 0) return ok([]);
     const stored = encoded.value.map((item, i) =>
@@ -153,7 +166,7 @@ export const openPostgresEventLog = async (
     }
   }
 
-  return ok({
+  return {
     schema,
     append: appendOne(appendBatch),
     appendBatch,
@@ -162,5 +175,5 @@ export const openPostgresEventLog = async (
       closed = true;
       await queue.idle();
     },
-  });
+  };
 };

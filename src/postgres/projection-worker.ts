@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { err, ok, type Result } from 'neverthrow';
+import { err, ok, type Result, ResultAsync, safeTry } from 'neverthrow';
 import type { Reactor } from '../core/reactors/reactor-types.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
@@ -21,7 +21,7 @@ import {
 } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
-import { schemaName } from './schema-name.js';
+import { type SchemaName, schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';
 import { readTotals, type WorkerProgress } from './worker-progress.js';
 
@@ -94,26 +94,38 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export const createProjectionWorker = async (
   pool: SqlPool,
   options: ProjectionWorkerOptions = {},
-): Promise<Result<ProjectionWorker, PostgresError>> => {
-  const named = schemaName(options.schema);
-  if (named.isErr()) return err(named.error);
-  const schema = named.value;
-  const batchSize = options.batchSize ?? 5000;
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
-    throw new RangeError(`batchSize must be a positive integer (got ${batchSize})`);
-  }
-  const leaseMs = options.leaseMs ?? 10_000;
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) {
-    throw new RangeError(`leaseMs must be an integer ≥ 100 (got ${leaseMs})`);
-  }
-  const checked = await checkSchema(pool, schema);
-  if (checked.isErr()) return err(checked.error);
-  let partitionTotal: number;
-  try {
-    partitionTotal = await partitionCount(pool, schema);
-  } catch (cause) {
-    return err(databaseError(cause, `reading the partitions of ${schema}`));
-  }
+): Promise<Result<ProjectionWorker, PostgresError>> =>
+  safeTry(async function* () {
+    const schema = yield* schemaName(options.schema);
+    const batchSize = options.batchSize ?? 5000;
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
+      throw new RangeError(`batchSize must be a positive integer (got ${batchSize})`);
+    }
+    const leaseMs = options.leaseMs ?? 10_000;
+    if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) {
+      throw new RangeError(`leaseMs must be an integer ≥ 100 (got ${leaseMs})`);
+    }
+    yield* await checkSchema(pool, schema);
+    const partitionTotal = yield* ResultAsync.fromPromise(partitionCount(pool, schema), (cause) =>
+      databaseError(cause, `reading the partitions of ${schema}`),
+    );
+    return ok(workerOn(pool, options, { schema, batchSize, leaseMs, partitionTotal }));
+  });
+
+/** What {@link createProjectionWorker} checked and read before its worker starts. */
+interface WorkerSettings {
+  readonly schema: SchemaName;
+  readonly batchSize: number;
+  readonly leaseMs: number;
+  readonly partitionTotal: number;
+}
+
+/** The worker of {@link createProjectionWorker}, holding no partition yet. */
+const workerOn = (
+  pool: SqlPool,
+  options: ProjectionWorkerOptions,
+  { schema, batchSize, leaseMs, partitionTotal }: WorkerSettings,
+): ProjectionWorker => {
   const id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const context: BatchContext = {
     schema,
@@ -268,7 +280,7 @@ export const createProjectionWorker = async (
       behind = new Set();
     });
 
-  return ok({
+  return {
     id,
     schema,
     heartbeatMs,
@@ -277,5 +289,5 @@ export const createProjectionWorker = async (
     drain,
     partitions: () => [...claims.keys()].sort((a, b) => a - b),
     release,
-  });
+  };
 };

@@ -13,13 +13,13 @@
  * lock, folds its batch again). Two skips of one position take turns on the
  * same locks; the second finds it skipped.
  */
-import { err, ok, type Result } from 'neverthrow';
+import { err, ok, type Result, safeTry } from 'neverthrow';
 import { sqlText } from './event-routing.js';
 import { checkSchema, type SchemaOptions } from './migrate.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
-import { schemaName } from './schema-name.js';
-import { connect, type SqlPool } from './sql-client.js';
+import { type SchemaName, schemaName } from './schema-name.js';
+import { connect, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
 /** Options of {@link skipPosition}. */
 export interface SkipOptions extends SchemaOptions {
@@ -39,29 +39,13 @@ export type SkipOutcome =
 /** The default reason of a skip. */
 export const DEFAULT_SKIP_REASON = 'the worker could not project it';
 
-/**
- * Skips the stored event at `position` (see the file comment). An error
- * when there is no event there (`invalid-option`) or the database fails.
- */
-export const skipPosition = async (
-  pool: SqlPool,
+/** {@link skipPosition} once the checks passed, on a client of its own (released here). */
+const skipOn = async (
+  client: SqlPoolClient,
+  schema: SchemaName,
   position: number,
-  options: SkipOptions = {},
+  options: SkipOptions,
 ): Promise<Result<SkipOutcome, PostgresError>> => {
-  const named = schemaName(options.schema);
-  if (named.isErr()) return err(named.error);
-  const schema = named.value;
-  if (!Number.isSafeInteger(position) || position < 1) {
-    return err({
-      kind: 'invalid-option',
-      message: `position must be a positive integer (got ${position})`,
-    });
-  }
-  const checked = await checkSchema(pool, schema);
-  if (checked.isErr()) return err(checked.error);
-  const connected = await connect(pool);
-  if (connected.isErr()) return err(connected.error);
-  const client = connected.value;
   try {
     await client.query('BEGIN');
     const event = await client.query<{ partition: number }>(
@@ -109,3 +93,25 @@ export const skipPosition = async (
     return err(databaseError(cause, `skipping position ${position} of ${schema}.events`));
   }
 };
+
+/**
+ * Skips the stored event at `position` (see the file comment). An error
+ * when there is no event there (`invalid-option`) or the database fails.
+ */
+export const skipPosition = async (
+  pool: SqlPool,
+  position: number,
+  options: SkipOptions = {},
+): Promise<Result<SkipOutcome, PostgresError>> =>
+  safeTry(async function* () {
+    const schema = yield* schemaName(options.schema);
+    if (!Number.isSafeInteger(position) || position < 1) {
+      return err<never, PostgresError>({
+        kind: 'invalid-option',
+        message: `position must be a positive integer (got ${position})`,
+      });
+    }
+    yield* await checkSchema(pool, schema);
+    const client = yield* await connect(pool);
+    return await skipOn(client, schema, position, options);
+  });

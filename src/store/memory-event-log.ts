@@ -5,7 +5,7 @@
  * JSON text and parsed again on read, so callers can neither mutate stored
  * events nor observe values JSON cannot represent.
  */
-import { err, ok, type Result } from 'neverthrow';
+import { err, type Result } from 'neverthrow';
 import { encodeItems } from '../engine/append-encoding.js';
 import type {
   AppendItem,
@@ -63,13 +63,13 @@ export const createMemoryEventLog = (options?: MemoryEventLogOptions): MemoryEve
     items: readonly AppendItem[],
   ): Promise<Result<readonly AppendOutcome[], AppendRefusal>> => {
     if (closed) return err(closedError('append'));
-    const encoded = encodeItems(items, limits, now);
-    if (encoded.isErr()) return err(encoded.error);
-    const planner = new AppendPlanner(state);
-    const outcomes = planner.add(encoded.value);
-    entries.push(...planner.entries);
-    planner.apply();
-    return ok(outcomes);
+    return encodeItems(items, limits, now).map((encoded) => {
+      const planner = new AppendPlanner(state);
+      const outcomes = planner.add(encoded);
+      entries.push(...planner.entries);
+      planner.apply();
+      return outcomes;
+    });
   };
 
   async function* read(readOptions?: ReadOptions): AsyncGenerator<readonly LogRecord[]> {

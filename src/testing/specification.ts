@@ -108,8 +108,10 @@ const fail = (message: string, extra: { actual?: unknown; expected?: unknown } =
 /** Decodes an input; an invalid one fails the specification, naming where it came from. */
 const decodeInput = (input: EventInput, where: string): SignEvent => {
   const decoded = typeof input === 'string' ? decodeEventJson(input) : decodeEvent(input);
-  if (decoded.isErr()) fail(`${where} is not a valid event: ${formatDecodeError(decoded.error)}`);
-  return decoded._unsafeUnwrap();
+  if (decoded.isErr()) {
+    return fail(`${where} is not a valid event: ${formatDecodeError(decoded.error)}`);
+  }
+  return decoded.value;
 };
 
 /** The state checks of one state, with the history that a failure message shows. */
@@ -208,8 +210,8 @@ const whenEvent = (
     result,
     ...stateChecks(after, story, () => spec),
     thenConflict: (expected) => {
-      if (result.isOk()) fail(`expected a conflict, but the event ${outcome()}\n${story()}`);
-      const conflict = result._unsafeUnwrapErr();
+      if (result.isOk()) return fail(`expected a conflict, but the event ${outcome()}\n${story()}`);
+      const conflict = result.error;
       const mismatched = expected === undefined ? [] : mismatchedMembers(conflict, expected);
       if (mismatched.length > 0) {
         fail(

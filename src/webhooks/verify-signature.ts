@@ -73,18 +73,18 @@ export const verifySignature = (
 ): Result<void, string> => {
   const values = candidateValues(scheme, headers);
   if (values.length === 0) return err(`missing signature header ${scheme.headers.join(' or ')}`);
-  const payload = signedPayload(scheme, headers, body, now);
-  if (payload.isErr()) return err(payload.error);
-  if (secrets.length === 0) return err('no secret is configured: every signature is refused');
-  const expected = secrets.map((secret) => hmacOf(scheme.algorithm, secret, payload.value));
-  let matched = false;
-  for (const value of values) {
-    const given = decodeSignature(value, scheme.encoding);
-    if (given === undefined) continue;
-    for (const mac of expected) {
-      // timingSafeEqual throws on different lengths; a length says nothing about the secret.
-      if (given.length === mac.length && timingSafeEqual(given, mac)) matched = true;
+  return signedPayload(scheme, headers, body, now).andThen((payload): Result<void, string> => {
+    if (secrets.length === 0) return err('no secret is configured: every signature is refused');
+    const expected = secrets.map((secret) => hmacOf(scheme.algorithm, secret, payload));
+    let matched = false;
+    for (const value of values) {
+      const given = decodeSignature(value, scheme.encoding);
+      if (given === undefined) continue;
+      for (const mac of expected) {
+        // timingSafeEqual throws on different lengths; a length says nothing about the secret.
+        if (given.length === mac.length && timingSafeEqual(given, mac)) matched = true;
+      }
     }
-  }
-  return matched ? ok(undefined) : err('signature does not match');
+    return matched ? ok(undefined) : err('signature does not match');
+  });
 };

@@ -9,7 +9,12 @@
  */
 import { type DecodeError, formatDecodeError } from '../decode-error.js';
 import { decodeEvent } from '../events/decode-event.js';
-import { EVENT_MEMBERS, type EventType, type MemberName } from '../events/event-members.js';
+import {
+  EVENT_MEMBERS,
+  EVENT_TYPES,
+  type EventType,
+  type MemberName,
+} from '../events/event-members.js';
 import type { EventOf } from '../events/sign-event.js';
 
 /** The plain value a member takes in a builder: a number for ids, a string for names. */
@@ -59,21 +64,16 @@ export type BuildEvent = <T extends EventType>(
 /** Builds one event type from overrides. */
 export type Builder<T extends EventType> = (overrides?: EventOverrides<T>) => EventOf<T>;
 
-/** One builder per event type, named after it in camel case. */
-export interface EventBuilders {
-  readonly templateActivated: Builder<'template-activated'>;
-  readonly templateInactivated: Builder<'template-inactivated'>;
-  readonly templateDeleted: Builder<'template-deleted'>;
-  readonly signRequestSent: Builder<'sign-request-sent'>;
-  readonly signRequestCompleted: Builder<'sign-request-completed'>;
-  readonly signRequestDeclined: Builder<'sign-request-declined'>;
-  readonly signRequestDeleted: Builder<'sign-request-deleted'>;
-  readonly participantSent: Builder<'participant-sent'>;
-  readonly participantViewed: Builder<'participant-viewed'>;
-  readonly participantDownloaded: Builder<'participant-downloaded'>;
-  readonly participantSigned: Builder<'participant-signed'>;
-  readonly participantDeclined: Builder<'participant-declined'>;
-}
+/** A kebab-case event type as the name of its builder: `sign-request-sent` → `signRequestSent`. */
+type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+
+/**
+ * One builder per event type, named after it in camel case. Mapped over
+ * {@link EventType}, so a new event type gets its builder without a list here.
+ */
+export type EventBuilders = { readonly [T in EventType as CamelCase<T>]: Builder<T> };
 
 /** `buildEvent` reporting an invalid override through `fail`. */
 export const eventBuilder =
@@ -84,14 +84,17 @@ export const eventBuilder =
     for (const name of EVENT_MEMBERS[type]) wire[name] = given[name] ?? EVENT_DEFAULTS[name];
     const decoded = decodeEvent(wire);
     if (decoded.isErr()) {
-      fail(
+      return fail(
         `cannot build a ${type} event: ${formatDecodeError(decoded.error)}`,
         wire,
         decoded.error,
       );
     }
-    return decoded._unsafeUnwrap() as EventOf<T>;
+    return decoded.value as EventOf<T>;
   };
+
+const camelCase = <T extends EventType>(type: T): CamelCase<T> =>
+  type.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()) as CamelCase<T>;
 
 /** The builders of every event type over one `buildEvent`. */
 export const eventBuildersOf = (build: BuildEvent): EventBuilders => {
@@ -99,18 +102,8 @@ export const eventBuildersOf = (build: BuildEvent): EventBuilders => {
     <T extends EventType>(type: T): Builder<T> =>
     (overrides) =>
       build(type, overrides);
-  return {
-    templateActivated: builder('template-activated'),
-    templateInactivated: builder('template-inactivated'),
-    templateDeleted: builder('template-deleted'),
-    signRequestSent: builder('sign-request-sent'),
-    signRequestCompleted: builder('sign-request-completed'),
-    signRequestDeclined: builder('sign-request-declined'),
-    signRequestDeleted: builder('sign-request-deleted'),
-    participantSent: builder('participant-sent'),
-    participantViewed: builder('participant-viewed'),
-    participantDownloaded: builder('participant-downloaded'),
-    participantSigned: builder('participant-signed'),
-    participantDeclined: builder('participant-declined'),
-  };
+  // Built from EVENT_TYPES, as EventBuilders is from EventType: neither lists the types by hand.
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [camelCase(type), builder(type)]),
+  ) as EventBuilders;
 };

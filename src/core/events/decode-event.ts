@@ -122,6 +122,7 @@ const decodeObject = (
   for (const { name, kind } of plan.members) {
     if (name === 'participantName') {
       const participantName = readParticipantName(rec);
+      // Once per decoded participant event: an early return, no generator or closure (performance).
       if (participantName.isErr()) return err(participantName.error);
       out.participantName = participantName.value;
       continue;
@@ -216,8 +217,8 @@ const describeThrown = (cause: unknown): string => {
  * import { decodeEventJson } from 'signfold';
  *
  * const body = '{"type":"template-deleted","companyId":1,"templateId":7,"templateName":"NDA","ownerId":2,"ownerName":"Ann"}';
- * const event = decodeEventJson(body)._unsafeUnwrap();
- * console.log(event.type, event.templateId); // template-deleted 7
+ * const event = decodeEventJson(body);
+ * if (event.isOk()) console.log(event.value.type, event.value.templateId); // template-deleted 7
  * ```
  */
 export const decodeEventJson = (

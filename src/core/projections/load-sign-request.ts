@@ -178,11 +178,11 @@ export const applySignRequestSnapshot = (
  * ```ts
  * import { companyId, decodeSignRequest, initialState, loadSignRequest } from 'signfold';
  *
- * const fetched = decodeSignRequest({
+ * const loaded = decodeSignRequest({
  *   id: 1000, name: 'NDA for Ada', status: 'sent', formType: 'Form', savedTime: '2024-01-02 03:04:05',
- * })._unsafeUnwrap();
- * const state = loadSignRequest(initialState(), fetched, { companyId: companyId(1) })._unsafeUnwrap();
- * console.log(state.signRequests.size); // 1: events about request 1000 now continue from 'sent'
+ * }).andThen((fetched) => loadSignRequest(initialState(), fetched, { companyId: companyId(1) }));
+ * if (loaded.isOk()) console.log(loaded.value.signRequests.size);
+ * // 1: events about request 1000 now continue from 'sent'
  * ```
  */
 export const loadSignRequest = (

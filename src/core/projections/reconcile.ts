@@ -47,8 +47,8 @@ export type Difference =
  * const { state } = fold(initialState(), [events.signRequestSent()]);
  * const reported = decodeSignRequest({
  *   id: 1000, name: 'NDA for Ada', status: 'completed', formType: 'Form', savedTime: '2024-01-02 03:04:05',
- * })._unsafeUnwrap();
- * console.log(reconcileSignRequest(state, reported).map((d) => d.message));
+ * });
+ * if (reported.isOk()) console.log(reconcileSignRequest(state, reported.value).map((d) => d.message));
  * // [ 'status: projection says sent, service says completed' ]: a sign-request-completed was missed
  * ```
  */

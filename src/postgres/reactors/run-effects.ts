@@ -4,7 +4,7 @@
  * or the poll interval passes; until stopped, or with `drain` until no
  * effect of these reactors is ready or retrying.
  */
-import { err, ok, type Result } from 'neverthrow';
+import { err, ok, type Result, safeTry } from 'neverthrow';
 import { databaseError, type PostgresError } from '../postgres-error.js';
 import { connect, type SqlPool, type SqlPoolClient } from '../sql-client.js';
 import { EFFECTS_CHANNEL } from './migration-reactors.js';
@@ -32,15 +32,14 @@ type ListeningClient = SqlPoolClient & {
   ): unknown;
 };
 
-/** Runs `executor` (see the module comment); resolves to its counts and the effects left running at a stop. */
-export const runEffects = async (
-  pool: SqlPool,
+type RunOutcome = PgExecutionCounts & { readonly abandoned: number };
+
+/** {@link runEffects} on a client of its own, which it releases at the end. */
+const runOn = async (
+  listener: ListeningClient,
   executor: PgEffectExecutor,
   options: RunEffectsOptions,
-): Promise<Result<PgExecutionCounts & { readonly abandoned: number }, PostgresError>> => {
-  const connected = await connect(pool);
-  if (connected.isErr()) return err(connected.error);
-  const listener = connected.value as ListeningClient;
+): Promise<Result<RunOutcome, PostgresError>> => {
   let woken = false;
   let resolveSleep: (() => void) | undefined;
   const wake = (): void => {
@@ -93,3 +92,14 @@ export const runEffects = async (
     listener.release();
   }
 };
+
+/** Runs `executor` (see the module comment); resolves to its counts and the effects left running at a stop. */
+export const runEffects = async (
+  pool: SqlPool,
+  executor: PgEffectExecutor,
+  options: RunEffectsOptions,
+): Promise<Result<RunOutcome, PostgresError>> =>
+  safeTry(async function* () {
+    const listener = yield* await connect(pool);
+    return await runOn(listener as ListeningClient, executor, options);
+  });

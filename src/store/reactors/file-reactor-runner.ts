@@ -8,7 +8,7 @@
  * and the journal line recording its outcome (at most `MAX_IN_FLIGHT`).
  */
 import { stat } from 'node:fs/promises';
-import { err, ok, type Result } from 'neverthrow';
+import { err, ok, type Result, safeTry } from 'neverthrow';
 import type { EffectsReport } from '../../core/reactors/effects-report.js';
 import { withPrunedDone } from '../../core/reactors/effects-report.js';
 import { reactInto } from '../../core/reactors/plan-reaction.js';
@@ -102,32 +102,39 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
   const wake = new WakeUp();
   let book = new ReactorEffects();
   const pruned: Record<string, number> = {};
-  const run = async (signal?: StopSignal) => {
-    const lock = await acquireReactorLock(options.logPath);
-    if (lock.isErr()) return err<never, ReactorRunError>(lock.error);
-    try {
-      const journal = await readJournal(options.logPath);
-      if (journal.isErr()) return err(journal.error);
-      book = ReactorEffects.restore(journal.value.book);
+  /** A run once the lock is held (the caller releases it). */
+  const runLocked = async (
+    signal: StopSignal | undefined,
+  ): Promise<Result<ReactorRunSummary, ReactorRunError>> =>
+    safeTry(async function* () {
+      const journal = yield* await readJournal(options.logPath);
+      book = ReactorEffects.restore(journal.book);
       // Done and cancelled effects leave the journal at each compaction; done ones stay counted.
-      addCounts(pruned, journal.value.pruned);
+      addCounts(pruned, journal.pruned);
       addCounts(pruned, book.prune());
-      const writer = await openJournalWriter(
+      const writer = yield* await openJournalWriter(
         options.logPath,
-        stateOf(book, journal.value.positions, pruned),
+        stateOf(book, journal.positions, pruned),
       );
-      if (writer.isErr()) return err(writer.error);
       options.onStarted?.();
+      // No yield* in this try: safeTry drops the generator at an Err, so `finally` would not run.
       try {
-        const positions = { ...journal.value.positions };
-        return await runLoop(options, { book, positions, pruned }, writer.value, wake, now, signal);
+        const positions = { ...journal.positions };
+        return await runLoop(options, { book, positions, pruned }, writer, wake, now, signal);
       } finally {
-        await writer.value.close().catch(() => undefined);
+        await writer.close().catch(() => undefined);
       }
-    } finally {
-      await lock.value.release();
-    }
-  };
+    });
+  const run = async (signal?: StopSignal): Promise<Result<ReactorRunSummary, ReactorRunError>> =>
+    safeTry(async function* () {
+      const lock = yield* await acquireReactorLock(options.logPath);
+      // A safeTry of its own: a yield* in this try would leave `finally` unrun at an Err.
+      try {
+        return await runLocked(signal);
+      } finally {
+        await lock.release();
+      }
+    });
   return {
     run,
     notify: () => wake.wake(true),

@@ -3,7 +3,7 @@
  * journal under the reactor lock, so it is refused while `signfold react`
  * runs (the runner would write its own state over it).
  */
-import { err, ok, type Result } from 'neverthrow';
+import { ok, type Result, safeTry } from 'neverthrow';
 import type { EffectsChange } from '../../core/reactors/effects-report.js';
 import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import { openJournalWriter, readJournal } from './reactor-journal.js';
@@ -18,31 +18,41 @@ export interface JournalEditError {
 /** `retry`: parked effects run again with a fresh round of attempts; `skip`: they are dropped. */
 export type JournalEdit = 'retry' | 'skip';
 
+/** {@link editJournal} once the lock is held (the caller releases it). */
+const editLocked = async (
+  logPath: string,
+  edit: JournalEdit,
+  ids: readonly number[],
+  now: number,
+): Promise<Result<EffectsChange, JournalEditError>> =>
+  safeTry(async function* () {
+    const journal = yield* await readJournal(logPath);
+    const book = ReactorEffects.restore(journal.book);
+    const change = edit === 'retry' ? book.retry(ids, now) : book.skip(ids);
+    if (change.changed.length === 0) return ok(change);
+    const state = {
+      book: { entries: book.entries(), watermarks: book.watermarks(), nextId: book.nextId },
+      positions: journal.positions,
+      pruned: journal.pruned,
+    };
+    const writer = yield* await openJournalWriter(logPath, state);
+    await writer.close();
+    return ok(change);
+  });
+
 /** Applies `edit` to the parked effects `ids` of the journal of `logPath`. */
 export const editJournal = async (
   logPath: string,
   edit: JournalEdit,
   ids: readonly number[],
   now: number = Date.now(),
-): Promise<Result<EffectsChange, JournalEditError>> => {
-  const lock = await acquireReactorLock(logPath);
-  if (lock.isErr()) return err(lock.error);
-  try {
-    const journal = await readJournal(logPath);
-    if (journal.isErr()) return err(journal.error);
-    const book = ReactorEffects.restore(journal.value.book);
-    const change = edit === 'retry' ? book.retry(ids, now) : book.skip(ids);
-    if (change.changed.length === 0) return ok(change);
-    const state = {
-      book: { entries: book.entries(), watermarks: book.watermarks(), nextId: book.nextId },
-      positions: journal.value.positions,
-      pruned: journal.value.pruned,
-    };
-    const writer = await openJournalWriter(logPath, state);
-    if (writer.isErr()) return err(writer.error);
-    await writer.value.close();
-    return ok(change);
-  } finally {
-    await lock.value.release();
-  }
-};
+): Promise<Result<EffectsChange, JournalEditError>> =>
+  safeTry(async function* () {
+    const lock = yield* await acquireReactorLock(logPath);
+    // A safeTry of its own: a yield* in this try would leave `finally` unrun at an Err.
+    try {
+      return await editLocked(logPath, edit, ids, now);
+    } finally {
+      await lock.release();
+    }
+  });

@@ -1,9 +1,27 @@
 /** signfold/testing types: a member an event does not carry, or a wrong value type, is a compile error. */
 import { describe, expectTypeOf, it } from 'vitest';
 import type { ParticipantSigned, TemplateActivated } from '../../../src/index.js';
-import { events, given } from '../../../src/testing/index.js';
+import { type Builder, type EventBuilders, events, given } from '../../../src/testing/index.js';
 
 describe('builder types', () => {
+  it('name one builder per event type, in camel case', () => {
+    expectTypeOf<keyof EventBuilders>().toEqualTypeOf<
+      | 'templateActivated'
+      | 'templateInactivated'
+      | 'templateDeleted'
+      | 'signRequestSent'
+      | 'signRequestCompleted'
+      | 'signRequestDeclined'
+      | 'signRequestDeleted'
+      | 'participantSent'
+      | 'participantViewed'
+      | 'participantDownloaded'
+      | 'participantSigned'
+      | 'participantDeclined'
+    >();
+    expectTypeOf<EventBuilders['signRequestSent']>().toEqualTypeOf<Builder<'sign-request-sent'>>();
+  });
+
   it('return the event variant of their type', () => {
     expectTypeOf(events.participantSigned()).toEqualTypeOf<ParticipantSigned>();
     expectTypeOf(events.templateActivated({ templateId: 3 })).toEqualTypeOf<TemplateActivated>();
