@@ -101,7 +101,9 @@ describe('pg commands and their database URL', () => {
         const started = performance.now();
         const run = await runCli([...command, '--database', url, '--connect-timeout', '1']);
         const seconds = (performance.now() - started) / 1000;
-        expect(seconds, command.join(' ')).toBeLessThan(8);
+        // Without the timeout a silent listener holds a command for ever; the bound leaves room
+        // for eight processes starting at once on a loaded machine.
+        expect(seconds, command.join(' ')).toBeLessThan(30);
         expect(expectOneLine(run)).toMatch(
           /failed: Connection terminated due to connection timeout \(no answer within 1 s: see --connect-timeout\)\n$/,
         );
@@ -109,7 +111,7 @@ describe('pg commands and their database URL', () => {
     );
     const bad = await runCli(['pg', 'status', '--database', url, '--connect-timeout', '0']);
     expect(expectOneLine(bad)).toContain('--connect-timeout must be 1 to 86400');
-  }, 30_000);
+  }, 60_000);
 
   it('without --connect-timeout, pg status gives up after the default 10 s', async () => {
     const started = performance.now();
@@ -121,7 +123,7 @@ describe('pg commands and their database URL', () => {
     ]);
     const seconds = (performance.now() - started) / 1000;
     expect(seconds).toBeGreaterThanOrEqual(9.5);
-    expect(seconds).toBeLessThan(18);
+    expect(seconds).toBeLessThan(40);
     expect(expectOneLine(run)).toContain('(no answer within 10 s: see --connect-timeout)');
-  }, 30_000);
+  }, 60_000);
 });
