@@ -7,5 +7,8 @@ export default defineConfig({
     globalSetup: ['test/support/ensure-build.ts'],
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
     testTimeout: 60_000,
+    // Hooks start and stop throwaway PostgreSQL servers (initdb, pg_ctl), serve processes and
+    // chromium: on a busy machine (two suites at once) that takes well over vitest's default 10 s.
+    hookTimeout: 120_000,
   },
 });

@@ -21,7 +21,7 @@ let server: PostgresServer;
 beforeAll(async () => {
   example = (await import(EXAMPLE)) as ExampleModule;
   server = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   await server?.stop();
   await removeTempDirs();

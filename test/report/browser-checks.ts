@@ -4,7 +4,11 @@
  * and every CSV link equal to the rows its table shows. The probes run in the
  * page (page-probes.js).
  */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { onTestFailed } from 'vitest';
+import { ROOT } from '../cli/cli-helpers.js';
 import { csvOfDataUrl, parseCsv } from './csv-reading.js';
 import {
   barLabelProbe,
@@ -79,4 +83,24 @@ export const csvAndRows = async (page: Page): Promise<CsvAndRows[]> => {
       fields.map((f) => (/^'[=+\-@\t\r]/.test(f) ? f.slice(1) : f)),
     ),
   }));
+};
+
+/** Where a failed browser test leaves its screenshot (git-ignored). */
+export const ARTIFACTS = join(ROOT, 'test-artifacts');
+
+/**
+ * When the running test fails, saves a full-page screenshot of `page` as
+ * `test-artifacts/<name>.png`, to see what the failed checks saw. No check
+ * reads it, so a passing test takes none: the full page of the hostile report
+ * at 390 px is some 200,000 px tall, and its screenshot alone took over 30 s
+ * on a busy machine. A screenshot that fails in turn is left out (the test
+ * has failed already, with its own error).
+ */
+export const screenshotOnFailure = (page: Page, name: string): void => {
+  onTestFailed(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page
+      .screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true, timeout: 90_000 })
+      .catch(() => undefined);
+  });
 };

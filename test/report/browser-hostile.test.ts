@@ -4,25 +4,24 @@
  * light and dark: the names show as text, the layout holds, and the page
  * makes no request and logs no error.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../scripts/debian-chromium.js';
-import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
+import { removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import {
   barLabels,
   crowdedLabels,
   csvAndRows,
   injected,
   layoutOf,
+  screenshotOnFailure,
   smallText,
   VIEWS,
 } from './browser-checks.js';
 import { EXTRA_NAMES, hostileLogLines } from './hostile-log.js';
-
-const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 let browser: Browser;
 let page: Page;
@@ -50,8 +49,7 @@ beforeAll(async () => {
   page.on('request', (request) => requests.push(request.url()));
   page.on('dialog', (dialog) => problems.push(`dialog: ${dialog.message()}`));
   await page.goto(pageUrl, { waitUntil: 'load' });
-  await mkdir(ARTIFACTS, { recursive: true });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -92,10 +90,7 @@ describe('the report of a log of hostile names in chromium', () => {
     async ({ width, scheme }) => {
       await page.setViewportSize({ width, height: 1200 });
       await page.emulateMedia({ colorScheme: scheme });
-      await page.screenshot({
-        path: join(ARTIFACTS, `report-hostile-${width}-${scheme}.png`),
-        fullPage: true,
-      });
+      screenshotOnFailure(page, `report-hostile-${width}-${scheme}`);
       const layout = await layoutOf(page);
       expect(layout.problems).toEqual([]);
       expect(layout.scrollingTables).toEqual([]);

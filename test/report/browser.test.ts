@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -11,12 +11,12 @@ import {
   displayOf,
   injected,
   layoutOf,
+  screenshotOnFailure,
   smallText,
   VIEWS,
 } from './browser-checks.js';
 import { shownTotalsProbe } from './page-probes.js';
 
-const ARTIFACTS = join(ROOT, 'test-artifacts');
 const EXAMPLE = 'examples/events.ndjson';
 
 interface ReplayJson {
@@ -55,17 +55,11 @@ beforeAll(async () => {
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('request', (request) => requests.push(request.url()));
   await page.goto(pageUrl, { waitUntil: 'load' });
-  // Screenshots of the page as first opened (the tests below sort and filter it).
-  await mkdir(ARTIFACTS, { recursive: true });
-  const light = join(ARTIFACTS, 'report-example.png');
-  await page.screenshot({ path: light });
+  // `npm run docs:screenshot`: the page as first opened (the tests below sort and filter it).
   if (process.env.SIGNFOLD_UPDATE_SCREENSHOT === '1') {
-    await copyFile(light, join(ROOT, 'docs', 'report-screenshot.png'));
+    await page.screenshot({ path: join(ROOT, 'docs', 'report-screenshot.png') });
   }
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: join(ARTIFACTS, 'report-example-dark.png') });
-  await page.emulateMedia({ colorScheme: 'light' });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -240,10 +234,7 @@ describe('the report of the example log in chromium', () => {
     async ({ width, scheme }) => {
       await page.setViewportSize({ width, height: 1500 });
       await page.emulateMedia({ colorScheme: scheme });
-      await page.screenshot({
-        path: join(ARTIFACTS, `report-example-${width}-${scheme}.png`),
-        fullPage: true,
-      });
+      screenshotOnFailure(page, `report-example-${width}-${scheme}`);
       const layout = await layoutOf(page);
       expect(layout.problems).toEqual([]);
       // No table scrolls in its wrapper: all fit at 1280 px, and stack on a phone.
