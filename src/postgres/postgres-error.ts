@@ -49,16 +49,20 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
  * `cause` (a `BatchWriteError` does): the SQLSTATE or socket code that the
  * decisions read is the one PostgreSQL or Node raised, whoever wrapped it.
  */
-export const rootCause = (cause: unknown): unknown => {
+export const rootCause = (cause: unknown): unknown => causeChain(cause).at(-1);
+
+/** `cause`, then what it wraps as its standard `cause`, and so on (at most 8: a cycle must not hang). */
+const causeChain = (cause: unknown): unknown[] => {
+  const chain = [cause];
   let current = cause;
-  // Bounded: a cycle of causes must not hang the classifier.
-  for (let depth = 0; depth < 8; depth += 1) {
-    if (typeof current !== 'object' || current === null || !('cause' in current)) return current;
+  while (chain.length < 8) {
+    if (typeof current !== 'object' || current === null || !('cause' in current)) break;
     const inner = (current as { readonly cause: unknown }).cause;
-    if (inner === undefined || inner === null) return current;
+    if (inner === undefined || inner === null) break;
+    chain.push(inner);
     current = inner;
   }
-  return current;
+  return chain;
 };
 
 const codeOf = (cause: unknown): string | undefined => {
@@ -153,10 +157,13 @@ export const isRetryableCause = (cause: unknown): boolean => {
   if (state !== undefined) {
     return RETRYABLE_CLASSES.has(state.slice(0, 2)) || RETRYABLE_STATES.has(state);
   }
-  const root = rootCause(cause);
-  const code = codeOf(root);
+  const chain = causeChain(cause);
+  const code = codeOf(chain.at(-1));
   if (code !== undefined && SOCKET_FAULTS.has(code)) return true;
-  return root instanceof Error && CLIENT_CONNECTION_FAULT.test(detailOf(root));
+  // `pg` wraps some of its own (a connection timeout wraps the socket's end): any link may say it.
+  return chain.some(
+    (link) => link instanceof Error && CLIENT_CONNECTION_FAULT.test(detailOf(link)),
+  );
 };
 
 /** Whether `error` is a fault that retrying later may get past (see {@link isRetryableCause}). */
@@ -199,12 +206,13 @@ const codeLabel = (cause: unknown, detail: string): string => {
 
 /** Wraps whatever a query threw, saying what was being done. */
 export const databaseError = (cause: unknown, doing: string): PostgresError => {
-  const root = rootCause(cause);
-  const detail = detailOf(root);
+  // The outer message says it best (`pg` wraps the socket's end in its own
+  // words); the code is the root's, as PostgreSQL or Node raised it.
+  const detail = detailOf(cause);
   return {
     kind: 'database',
-    code: sqlState(root),
-    message: `${doing} failed: ${detail}${codeLabel(root, detail)}`,
-    ...(isRetryableCause(root) ? { retryable: true as const } : {}),
+    code: sqlState(cause),
+    message: `${doing} failed: ${detail}${codeLabel(rootCause(cause), detail)}`,
+    ...(isRetryableCause(cause) ? { retryable: true as const } : {}),
   };
 };

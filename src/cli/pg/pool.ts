@@ -4,6 +4,7 @@
  * dependency that the other commands never load.
  */
 import type { SchemaOptions, SqlPool } from '../../postgres/index.js';
+import { isRetryableCause, sqlState } from '../../postgres/postgres-error.js';
 import { integerFlag, type OptionTable, type ParsedArgs, stringFlag } from '../args.js';
 import { CliError, usageError } from '../cli-error.js';
 import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from '../database-url.js';
@@ -120,7 +121,36 @@ export const openPool = async (database: string, options: PoolOptions): Promise<
   });
   // An idle client that loses its server must not crash the process: the next query reports it.
   pool.on('error', () => undefined);
+  dropIdleAfterSilence(pool);
   return pool as unknown as CliPool;
+};
+
+/** The part of a `pg` client that {@link dropIdleAfterSilence} closes: its socket. */
+type Closable = { readonly connection?: { readonly stream?: { destroy(): void } } };
+
+/**
+ * When a connection goes silent (a query got no answer in time, or its
+ * socket failed), the idle connections opened before it most likely went
+ * silent too (a lost NAT entry, a failover): each would cost the next
+ * queries a whole deadline to find out. Their sockets are closed at once
+ * instead, which takes them out of the pool (it drops a client whose
+ * connection ends); new connections are opened as needed.
+ */
+const dropIdleAfterSilence = (pool: import('pg').Pool): void => {
+  const idle = new Set<object>();
+  pool.on('release', (error: Error | undefined, client: object) => {
+    if (error === undefined) {
+      idle.add(client);
+      return;
+    }
+    idle.delete(client);
+    // A refusal the server sent says the connection works: nothing to drop.
+    if (sqlState(error) !== undefined || !isRetryableCause(error)) return;
+    for (const other of idle) (other as Closable).connection?.stream?.destroy();
+    idle.clear();
+  });
+  pool.on('acquire', (client: object) => idle.delete(client));
+  pool.on('remove', (client: object) => idle.delete(client));
 };
 
 /** What `pg` says when a connection was not open in time (its pool, its client). */
