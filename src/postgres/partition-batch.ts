@@ -20,6 +20,7 @@ import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-ro
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { leaseEnd } from './partition-leases.js';
 import { templateRowsOf } from './partition-templates.js';
+import { sqlState } from './postgres-error.js';
 import { loadRecords, writeChanges } from './projection-tables.js';
 import { writeQuarantine } from './quarantine-table.js';
 import { ReactorBatch } from './reactors/reactor-batch.js';
@@ -246,8 +247,14 @@ const foldAndWrite = async (
     client.release();
   } catch (cause) {
     if (client !== undefined) client.release(await rollBack(client, cause));
-    // A stale batch can also fail on the rows the new owner wrote first.
-    if (!(await stillHeld(pool, schema, workerId, partition, epoch))) return { kind: 'lost' };
+    // A stale batch can also fail on the rows the new owner wrote first. A
+    // server that did not answer is not asked (each question would wait out
+    // a deadline of its own): the failure is reported as it is.
+    if (
+      sqlState(cause) !== undefined &&
+      !(await stillHeld(pool, schema, workerId, partition, epoch))
+    )
+      return { kind: 'lost' };
     throw cause;
   }
   const processed = records.length - uncountedPositions.size;

@@ -21,7 +21,7 @@ import {
   stillHeld,
 } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
+import { databaseError, isRetryableCause, type PostgresError, sqlState } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';
 import { readTotals, type WorkerProgress } from './worker-progress.js';
@@ -199,6 +199,9 @@ const workerOn = (
   };
 
   const recordError = async (partition: number, cause: unknown): Promise<void> => {
+    // A server that did not answer cannot record anything either; asking would
+    // only wait out another deadline before the outage is reported.
+    if (sqlState(cause) === undefined && isRetryableCause(cause)) return;
     const message = isEventFailure(cause)
       ? eventFailure(schema, cause).message
       : cause instanceof Error

@@ -44,6 +44,8 @@ const db = throwawayPostgres(4);
 let proxy: FaultProxy;
 beforeAll(async () => {
   proxy = await startFaultProxy(db.server.port);
+  // The test's own connections die too (restarts, pg_terminate_backend): the next query reconnects.
+  db.pool.on('error', () => undefined);
 });
 afterAll(async () => {
   await proxy?.close();
@@ -197,7 +199,10 @@ describe('a silent connection (sever)', () => {
           await append(schema, during);
           const notice = await waitFor('every worker reports the outage', NOTICE_BOUND_MS, () =>
             started.every((w) => PAUSED.test(w.stderr())),
-          );
+          ).catch((error: Error) => {
+            const printed = started.map((w) => `${w.id}: ${w.stderr()}`).join('\n');
+            throw new Error(`${error.message}\n${printed}`);
+          });
           // A long partition (stress): the workers keep retrying, each reporting it once.
           if (STRESS) await new Promise((resolve) => setTimeout(resolve, 60_000));
           await proxy.set({ kind: 'pass' });
