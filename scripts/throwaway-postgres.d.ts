@@ -11,6 +11,8 @@ export interface PostgresServer {
   pause(): void;
   /** Starts a server stopped by `pause()` again, on the same port with the same data. */
   resume(): void;
+  /** Restarts the server in place: `fast` closes every session, `immediate` kills them (crash recovery). */
+  restart(mode: 'fast' | 'immediate'): void;
 }
 
 /** Starts a server on 127.0.0.1 and a free port; `settings` are extra `-c name=value` flags. */

@@ -118,5 +118,25 @@ export const startPostgres = async (options = {}) => {
     },
     /** Starts a server stopped by `pause()` again, on the same port with the same data. */
     resume: start,
+    /**
+     * Restarts the server in place (`pg_ctl restart`): `fast` rolls back and
+     * closes every session, `immediate` kills them (crash recovery at start).
+     * @param {'fast' | 'immediate'} mode
+     */
+    restart: (mode) => {
+      run(bin, 'pg_ctl', [
+        '-D',
+        data,
+        '-l',
+        join(dir, 'server.log'),
+        '-m',
+        mode,
+        '-o',
+        `-p ${port} -k ${dir} ${settings.join(' ')}`,
+        '-w',
+        'restart',
+      ]);
+      started = true;
+    },
   };
 };

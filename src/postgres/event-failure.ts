@@ -4,7 +4,12 @@
  * such a batch one event at a time to find the event, then fails naming its
  * position and the supported way past it (`signfold pg skip`).
  */
-import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
+import {
+  databaseError,
+  errorCode,
+  mayBeAboutTheData,
+  type PostgresError,
+} from './postgres-error.js';
 import { DEFAULT_SCHEMA, type SchemaName } from './schema-name.js';
 
 /** A failure of the batch of `partition` that read `events` events, `first`..`last`. */
@@ -14,39 +19,41 @@ export class BatchWriteError extends Error {
   readonly last: number;
   /** How many events the batch read: the failure names an event when it is 1. */
   readonly events: number;
-  /** What the database threw. */
+  /** What the database threw (also this error's standard `cause`). */
   readonly failure: unknown;
+  /**
+   * The code of `failure` as it was raised: PostgreSQL's SQLSTATE or Node's
+   * socket code, so that every decision (skip advice, retry, giving the
+   * partitions back) reads the same code, however the batch failed.
+   */
+  readonly code: string | undefined;
 
-  /** Wraps `failure`, keeping its message. */
+  /** Wraps `failure`, keeping its message and code. */
   constructor(partition: number, first: number, last: number, events: number, failure: unknown) {
-    super(failure instanceof Error ? failure.message : String(failure));
+    super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
     this.name = 'BatchWriteError';
     this.partition = partition;
     this.first = first;
     this.last = last;
     this.events = events;
     this.failure = failure;
+    this.code = errorCode(failure);
   }
 }
 
 /**
- * SQLSTATE classes that say nothing about the events: the connection (08),
- * the transaction's state (25, e.g. a worker stalled past its idle timeout),
- * a rollback to retry (40), resources (53), an operator or a shutdown (57),
- * the system (58). Any other refusal may come from one event's values.
+ * Whether the failure is that of one event: a batch that read one event and
+ * that PostgreSQL refused with a SQLSTATE that may be about its values (see
+ * `mayBeAboutTheData`). A lost connection, a timeout, a lock not granted or a
+ * server shutting down is never the event's fault, whatever the batch size:
+ * advising to skip it would quarantine a valid event for good.
  */
-const NOT_ABOUT_THE_EVENTS = new Set(['08', '25', '40', '53', '57', '58']);
-
-/** Whether the failure is that of one event (a batch that read one). */
 export const isEventFailure = (cause: unknown): cause is BatchWriteError =>
-  cause instanceof BatchWriteError && cause.events === 1;
+  cause instanceof BatchWriteError && cause.events === 1 && mayBeAboutTheData(cause.failure);
 
 /** Whether retrying the batch one event at a time may find an event the database refuses. */
-export const mayBeAboutAnEvent = (cause: unknown): cause is BatchWriteError => {
-  if (!(cause instanceof BatchWriteError)) return false;
-  const state = sqlState(cause.failure);
-  return state !== undefined && !NOT_ABOUT_THE_EVENTS.has(state.slice(0, 2));
-};
+export const mayBeAboutAnEvent = (cause: unknown): cause is BatchWriteError =>
+  cause instanceof BatchWriteError && mayBeAboutTheData(cause.failure);
 
 /**
  * The error of a failure narrowed to one event: one line naming the position,

@@ -17,7 +17,7 @@ import { checkSchema, type SchemaOptions } from './migrate.js';
 import { appendLockSql } from './migrations.js';
 import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import { connect, type SqlPool, type SqlPoolClient } from './sql-client.js';
+import { connect, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
 import { storedPositions } from './store-items.js';
 
 /** Options of {@link importRecords}. */
@@ -222,8 +222,7 @@ const importWith = async (
     client.release();
     return ok(outcome);
   } catch (cause) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    client.release(true);
+    client.release(await rollBack(client, cause));
     if (cause instanceof EventLogReadError) {
       return err({
         kind: 'source',

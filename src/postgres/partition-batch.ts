@@ -20,12 +20,13 @@ import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-ro
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { leaseEnd } from './partition-leases.js';
 import { templateRowsOf } from './partition-templates.js';
+import { sqlState } from './postgres-error.js';
 import { loadRecords, writeChanges } from './projection-tables.js';
 import { writeQuarantine } from './quarantine-table.js';
 import { ReactorBatch } from './reactors/reactor-batch.js';
 import { catchUpReactorsOnce } from './reactors/reactor-catch-up.js';
 import type { SchemaName } from './schema-name.js';
-import { checkOut, type SqlPool, type SqlPoolClient } from './sql-client.js';
+import { checkOut, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
 /** What a batch needs to know besides the partition. */
 export interface BatchContext {
@@ -245,17 +246,27 @@ const foldAndWrite = async (
     await client.query('COMMIT');
     client.release();
   } catch (cause) {
-    await client?.query('ROLLBACK').catch(() => undefined);
-    client?.release(cause instanceof Error ? cause : true);
-    // A stale batch can also fail on the rows the new owner wrote first.
-    if (!(await stillHeld(pool, schema, workerId, partition, epoch))) return { kind: 'lost' };
+    if (client !== undefined) client.release(await rollBack(client, cause));
+    // A stale batch can also fail on the rows the new owner wrote first. A
+    // server that did not answer is not asked (each question would wait out
+    // a deadline of its own): the failure is reported as it is.
+    if (
+      sqlState(cause) !== undefined &&
+      !(await stillHeld(pool, schema, workerId, partition, epoch))
+    )
+      return { kind: 'lost' };
     throw cause;
   }
   const processed = records.length - uncountedPositions.size;
   return { kind: 'projected', processed, caughtUp };
 };
 
-const stillHeld = async (
+/**
+ * Whether `workerId` still owns `partition` under `epoch` (its lease may
+ * have lapsed meanwhile, unclaimed). `true` when the server cannot say: a
+ * claim is never reported lost on a guess.
+ */
+export const stillHeld = async (
   pool: SqlPool,
   schema: SchemaName,
   workerId: string,

@@ -18,9 +18,10 @@ import {
   type BatchOutcome,
   projectPartitionBatch,
   retryOneAtATime,
+  stillHeld,
 } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
+import { databaseError, isRetryableCause, type PostgresError, sqlState } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';
 import { readTotals, type WorkerProgress } from './worker-progress.js';
@@ -66,9 +67,13 @@ export interface ProjectionWorker {
   readonly heartbeatMs: number;
   /** Projects the next batch of one of its partitions that has work; `processed` 0 when none has. */
   runBatch(): Promise<Result<WorkerProgress, PostgresError>>;
-  /** Projects this worker's partitions until each has nothing left (heartbeats and claims as it goes). */
+  /**
+   * Projects this worker's partitions until each has nothing left (heartbeats
+   * and claims as it goes), or until `signal` aborts (checked between batches).
+   */
   catchUp(
     onBatch?: (progress: WorkerProgress) => void,
+    signal?: AbortSignal,
   ): Promise<Result<WorkerProgress, PostgresError>>;
   /**
    * Runs until every event stored when it began is projected in every
@@ -176,7 +181,13 @@ const workerOn = (
       if (outcome.kind === 'lost') {
         claims.delete(partition);
         behind.delete(partition);
-        options.onLostClaim?.(partition);
+        if (await stillHeld(pool, schema, id, partition, epoch)) {
+          // Only the lease lapsed (this worker was blocked past it) and nobody
+          // claimed the partition: the next heartbeat, made at once, renews it.
+          lastHeartbeat = Number.NEGATIVE_INFINITY;
+        } else {
+          options.onLostClaim?.(partition);
+        }
         continue;
       }
       // Round robin: a partition with more to do goes to the back.
@@ -188,6 +199,9 @@ const workerOn = (
   };
 
   const recordError = async (partition: number, cause: unknown): Promise<void> => {
+    // A server that did not answer cannot record anything either; asking would
+    // only wait out another deadline before the outage is reported.
+    if (sqlState(cause) === undefined && isRetryableCause(cause)) return;
     const message = isEventFailure(cause)
       ? eventFailure(schema, cause).message
       : cause instanceof Error
@@ -229,10 +243,15 @@ const workerOn = (
       return readTotals(pool, schema, processed);
     });
 
-  const catchUpLoop = async (onBatch?: (progress: WorkerProgress) => void): Promise<number> => {
+  const catchUpLoop = async (
+    onBatch?: (progress: WorkerProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<number> => {
     behind = new Set(claims.keys());
     let processed = 0;
     for (;;) {
+      // A stop waits for the batch in progress, not for the whole backlog.
+      if (signal?.aborted === true) return processed;
       const done = await nextBatch();
       if (done === 0) return processed;
       processed += done;
@@ -242,10 +261,11 @@ const workerOn = (
 
   const catchUp = (
     onBatch?: (progress: WorkerProgress) => void,
+    signal?: AbortSignal,
   ): Promise<Result<WorkerProgress, PostgresError>> =>
     guarded(`projecting ${schema}.events`, async () => {
       await heartbeat();
-      const processed = await catchUpLoop(onBatch);
+      const processed = await catchUpLoop(onBatch, signal);
       return readTotals(pool, schema, processed);
     });
 

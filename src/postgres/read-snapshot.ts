@@ -7,7 +7,7 @@ import { err, ok, type Result, safeTry } from 'neverthrow';
 import { checkSchema, type SchemaOptions } from './migrate.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import { connect, type SqlPool, type SqlQueryable } from './sql-client.js';
+import { connect, rollBack, type SqlPool, type SqlQueryable } from './sql-client.js';
 
 /**
  * Checks the schema's name and version, then runs `read` in a snapshot. A
@@ -24,15 +24,16 @@ export const readSnapshot = async <T>(
     yield* await checkSchema(pool, schema);
     const db = yield* await connect(pool);
     // No yield* in this try: safeTry drops the generator at an Err, so `finally` would not run.
+    let broken: Error | true | undefined;
     try {
       await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const value = await read(db, schema);
       await db.query('COMMIT');
       return ok(value);
     } catch (cause) {
-      await db.query('ROLLBACK').catch(() => undefined);
+      broken = await rollBack(db, cause);
       return err(databaseError(cause, `reading ${what} of ${schema}`));
     } finally {
-      db.release();
+      db.release(broken);
     }
   });

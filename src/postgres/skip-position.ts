@@ -19,7 +19,7 @@ import { checkSchema, type SchemaOptions } from './migrate.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import { connect, type SqlPool, type SqlPoolClient } from './sql-client.js';
+import { connect, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
 /** Options of {@link skipPosition}. */
 export interface SkipOptions extends SchemaOptions {
@@ -88,8 +88,7 @@ const skipOn = async (
     client.release();
     return ok({ kind: 'skipped', position, partitions: pending });
   } catch (cause) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    client.release(true);
+    client.release(await rollBack(client, cause));
     return err(databaseError(cause, `skipping position ${position} of ${schema}.events`));
   }
 };

@@ -4,7 +4,7 @@
  * `@types/pg`. `pg` itself is an optional peer dependency of signfold.
  */
 import { err, ok, type Result } from 'neverthrow';
-import { databaseError, type PostgresError } from './postgres-error.js';
+import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
 
 /** What a query resolves to (a subset of `pg.QueryResult`). */
 export interface SqlResult<Row> {
@@ -46,6 +46,19 @@ export const checkOut = async (pool: SqlPool): Promise<SqlPoolClient> => {
     events.on('error', () => undefined);
   }
   return client;
+};
+
+/**
+ * Rolls back the transaction of `client` that failed with `cause`, and says
+ * how to release the client: destroyed (the error). The rollback is sent
+ * only when the server answered (the failure has a SQLSTATE): a query that
+ * got no answer in time may still be running on that connection, and a
+ * ROLLBACK would only queue behind it for another deadline. A destroyed
+ * connection ends its transaction on the server anyway.
+ */
+export const rollBack = async (client: SqlQueryable, cause: unknown): Promise<Error | true> => {
+  if (sqlState(cause) !== undefined) await client.query('ROLLBACK').catch(() => undefined);
+  return cause instanceof Error ? cause : true;
 };
 
 /** {@link checkOut}, with a refused or unreachable server as a `database` error. */

@@ -25,6 +25,7 @@ describe('databaseError labels', () => {
       kind: 'database',
       code: undefined,
       message: 'connecting failed: connect ECONNREFUSED 127.0.0.1:1 (connection refused)',
+      retryable: true,
     });
     const pipe = systemError('write EPIPE', 'EPIPE', 'write');
     expect(sqlState(pipe)).toBeUndefined();

@@ -19,11 +19,11 @@ import { loadReactorModule } from '../reactor-module.js';
 import { pgExport } from './export.js';
 import { postgresFailure } from './failure.js';
 import { pgImport } from './import.js';
-import type { PgTarget } from './pool.js';
-import { connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pool.js';
+import type { CliPool, PgTarget } from './pool.js';
+import { BULK_QUERY_TIMEOUT_MS, connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pool.js';
 import { pgSkip } from './skip.js';
 import { pgStatus } from './status.js';
-import { pgWork } from './work.js';
+import { pgWork, stopOnSignals, type WorkStop, workQueryTimeoutMs } from './work.js';
 
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
   migrate: { ...DATABASE_OPTIONS, partitions: { type: 'string' } },
@@ -92,44 +92,120 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
     throw usageError('--from needs --reactors MODULE');
   const reactors =
     modulePath === undefined ? [] : await loadReactorModule(modulePath, 'pg work', 'allow-sql');
+  const bulk = sub === 'import' || sub === 'export' || sub === 'migrate';
+  const drain = booleanFlag(parsed, 'drain');
   const poolOptions = {
     connectTimeoutMs: connectTimeoutOf(parsed),
+    // A worker's statements are bounded by its lease; bulk ones move whole tables.
+    ...(sub === 'work'
+      ? { queryTimeoutMs: workQueryTimeoutMs(leaseMs) }
+      : bulk
+        ? { queryTimeoutMs: BULK_QUERY_TIMEOUT_MS }
+        : {}),
     origin: fromFlag === undefined ? ('DATABASE_URL' as const) : ('--database' as const),
   };
-  return withPool(database, poolOptions, async (pool) => {
-    if (sub === 'migrate') {
-      const migrated = await migrate(pool, {
-        ...target.schemaOptions,
-        ...(partitions === undefined ? {} : { partitions }),
-      });
-      if (migrated.isErr()) throw postgresFailure(migrated.error);
-      const { schema, from, to } = migrated.value;
-      writeLines(io.stdout, [
-        from === to
-          ? `schema ${schema} is at version ${to}: nothing to do`
-          : `schema ${schema} migrated from version ${from} to ${to} (${migrated.value.partitions} partitions)`,
-      ]);
-      return EXIT.ok;
-    }
-    if (sub === 'import') return await pgImport(pool, target, positionals[0] ?? '', io);
-    if (sub === 'status') return await pgStatus(pool, target, booleanFlag(parsed, 'json'), io);
-    if (sub === 'export') return await pgExport(pool, target, io);
-    if (sub === 'skip') {
-      return await pgSkip(pool, target, skipAt ?? 0, stringFlag(parsed, 'reason'), io);
-    }
-    return await pgWork(
-      pool,
-      target,
-      {
-        drain: booleanFlag(parsed, 'drain'),
-        batchSize,
-        pollMs,
-        leaseMs,
-        workerId,
-        reactors,
-        fromEnd,
-      },
-      io,
+  // A following worker stops on SIGINT/SIGTERM within its bound, whatever the
+  // pool still waits for: the bound spans the pool's end too.
+  const stop = sub === 'work' && !drain ? stopOnSignals(io) : undefined;
+  try {
+    return await withPool(database, poolOptions, (pool) =>
+      pgSubcommand(
+        pool,
+        sub,
+        {
+          target,
+          positionals,
+          parsed,
+          partitions,
+          skipAt,
+          drain,
+          batchSize,
+          pollMs,
+          leaseMs,
+          workerId,
+          reactors,
+          fromEnd,
+          stop,
+        },
+        io,
+      ),
     );
-  });
+  } finally {
+    stop?.dispose();
+  }
+};
+
+/** What {@link pgCommand} parsed, for {@link pgSubcommand}. */
+interface PgParsed {
+  readonly target: PgTarget;
+  readonly positionals: readonly string[];
+  readonly parsed: ReturnType<typeof parseCommandArgs>;
+  readonly partitions: number | undefined;
+  readonly skipAt: number | undefined;
+  readonly drain: boolean;
+  readonly batchSize: number | undefined;
+  readonly pollMs: number | undefined;
+  readonly leaseMs: number | undefined;
+  readonly workerId: string | undefined;
+  readonly reactors: Awaited<ReturnType<typeof loadReactorModule>>;
+  readonly fromEnd: boolean;
+  readonly stop: WorkStop | undefined;
+}
+
+/** Runs subcommand `sub` on `pool`. */
+const pgSubcommand = async (
+  pool: CliPool,
+  sub: string,
+  {
+    target,
+    positionals,
+    parsed,
+    partitions,
+    skipAt,
+    drain,
+    batchSize,
+    pollMs,
+    leaseMs,
+    workerId,
+    reactors,
+    fromEnd,
+    stop,
+  }: PgParsed,
+  io: CliIO,
+): Promise<ExitCode> => {
+  if (sub === 'migrate') {
+    const migrated = await migrate(pool, {
+      ...target.schemaOptions,
+      ...(partitions === undefined ? {} : { partitions }),
+    });
+    if (migrated.isErr()) throw postgresFailure(migrated.error);
+    const { schema, from, to } = migrated.value;
+    writeLines(io.stdout, [
+      from === to
+        ? `schema ${schema} is at version ${to}: nothing to do`
+        : `schema ${schema} migrated from version ${from} to ${to} (${migrated.value.partitions} partitions)`,
+    ]);
+    return EXIT.ok;
+  }
+  if (sub === 'import') return await pgImport(pool, target, positionals[0] ?? '', io);
+  if (sub === 'status') return await pgStatus(pool, target, booleanFlag(parsed, 'json'), io);
+  if (sub === 'export') return await pgExport(pool, target, io);
+  if (sub === 'skip') {
+    return await pgSkip(pool, target, skipAt ?? 0, stringFlag(parsed, 'reason'), io);
+  }
+  return await pgWork(
+    pool,
+    target,
+    {
+      drain,
+      batchSize,
+      pollMs,
+      leaseMs,
+      workerId,
+      reactors,
+      fromEnd,
+    },
+    io,
+    stop?.signal,
+  );
 };

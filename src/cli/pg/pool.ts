@@ -4,6 +4,7 @@
  * dependency that the other commands never load.
  */
 import type { SchemaOptions, SqlPool } from '../../postgres/index.js';
+import { isRetryableCause, sqlState } from '../../postgres/postgres-error.js';
 import { integerFlag, type OptionTable, type ParsedArgs, stringFlag } from '../args.js';
 import { CliError, usageError } from '../cli-error.js';
 import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from '../database-url.js';
@@ -38,6 +39,46 @@ export const connectTimeoutOf = (parsed: ParsedArgs): number => {
   return seconds * 1000;
 };
 
+/**
+ * The deadline of one query, in ms, unless the command says otherwise:
+ * longer than any query of `status`, `skip`, `serve` or a report takes, short
+ * enough that a connection gone silent (a lost NAT entry, a stalled pooler)
+ * is noticed instead of waited on for ever.
+ */
+export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
+
+/**
+ * The deadline of one query of the bulk commands (`pg import`, `pg export`,
+ * `pg migrate`), in ms: their statements move whole tables.
+ */
+export const BULK_QUERY_TIMEOUT_MS = 300_000;
+
+/**
+ * How much longer than the server's `statement_timeout` the client waits for
+ * an answer, in ms: the server cancels a slow statement first (SQLSTATE
+ * 57014, and the connection stays usable); the client's own timer fires only
+ * when the server cannot answer at all (a dead or silent connection).
+ */
+export const CLIENT_DEADLINE_SLACK_MS = 2000;
+
+/**
+ * The session settings and client timers that bound every wait of a
+ * connection whose statements may take `queryTimeoutMs`: the statement
+ * (server and client side), a lock wait (half of it, so that a lock held by
+ * someone else fails as 55P03 well before the statement's deadline), a
+ * session idling in a transaction (a process stopped mid-transaction must
+ * not hold its locks), and TCP keepalive for a peer that vanished.
+ */
+export const sessionBounds = (queryTimeoutMs: number) =>
+  ({
+    statement_timeout: queryTimeoutMs,
+    lock_timeout: Math.max(100, Math.floor(queryTimeoutMs / 2)),
+    idle_in_transaction_session_timeout: queryTimeoutMs,
+    query_timeout: queryTimeoutMs + CLIENT_DEADLINE_SLACK_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  }) as const;
+
 /** A pool the command ends when done. */
 export type CliPool = SqlPool & { end(): Promise<void> };
 
@@ -45,13 +86,25 @@ export type CliPool = SqlPool & { end(): Promise<void> };
 export interface PoolOptions {
   /** How long opening one connection may take, in ms. */
   readonly connectTimeoutMs: number;
+  /**
+   * How long one statement may run, in ms (default
+   * {@link DEFAULT_QUERY_TIMEOUT_MS}); see {@link sessionBounds} for the
+   * waits derived from it.
+   */
+  readonly queryTimeoutMs?: number;
   /** Names the command in the message shown when `pg` is not installed. */
   readonly who?: string;
   /** Where the URL came from, as a usage error names it. */
   readonly origin?: UrlOrigin;
 }
 
-/** Opens a pool on `database` (a `postgres://` URL; usage error otherwise). */
+/**
+ * Opens a pool on `database` (a `postgres://` URL; usage error otherwise),
+ * every wait of which is bounded: opening a connection (`connectTimeoutMs`),
+ * each query and lock wait ({@link sessionBounds}). A client whose query
+ * timed out is destroyed, never reused: `pg`'s pool does so for `pool.query`,
+ * and the adapter releases a checked-out client with the error.
+ */
 export const openPool = async (database: string, options: PoolOptions): Promise<CliPool> => {
   let pg: typeof import('pg');
   try {
@@ -64,10 +117,40 @@ export const openPool = async (database: string, options: PoolOptions): Promise<
     connectionString: database,
     max: 4,
     connectionTimeoutMillis: options.connectTimeoutMs,
+    ...sessionBounds(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS),
   });
   // An idle client that loses its server must not crash the process: the next query reports it.
   pool.on('error', () => undefined);
+  dropIdleAfterSilence(pool);
   return pool as unknown as CliPool;
+};
+
+/** The part of a `pg` client that {@link dropIdleAfterSilence} closes: its socket. */
+type Closable = { readonly connection?: { readonly stream?: { destroy(): void } } };
+
+/**
+ * When a connection goes silent (a query got no answer in time, or its
+ * socket failed), the idle connections opened before it most likely went
+ * silent too (a lost NAT entry, a failover): each would cost the next
+ * queries a whole deadline to find out. Their sockets are closed at once
+ * instead, which takes them out of the pool (it drops a client whose
+ * connection ends); new connections are opened as needed.
+ */
+const dropIdleAfterSilence = (pool: import('pg').Pool): void => {
+  const idle = new Set<object>();
+  pool.on('release', (error: Error | undefined, client: object) => {
+    if (error === undefined) {
+      idle.add(client);
+      return;
+    }
+    idle.delete(client);
+    // A refusal the server sent says the connection works: nothing to drop.
+    if (sqlState(error) !== undefined || !isRetryableCause(error)) return;
+    for (const other of idle) (other as Closable).connection?.stream?.destroy();
+    idle.clear();
+  });
+  pool.on('acquire', (client: object) => idle.delete(client));
+  pool.on('remove', (client: object) => idle.delete(client));
 };
 
 /** What `pg` says when a connection was not open in time (its pool, its client). */

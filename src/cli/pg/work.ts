@@ -9,6 +9,7 @@ import {
   type SqlPool,
   type WorkerProgress,
 } from '../../postgres/index.js';
+import { isRetryable } from '../../postgres/postgres-error.js';
 import { startReactorsAtEnd } from '../../postgres/reactors/reactor-start.js';
 import type { SchemaName } from '../../postgres/schema-name.js';
 import { type CliError, EXIT, type ExitCode } from '../cli-error.js';
@@ -33,23 +34,96 @@ export interface WorkOptions {
 }
 
 /**
- * The failure to report. When the server answered (an error with a SQLSTATE
- * that is not about the connection), the worker first gives its partitions
- * back, so that a restarted worker, or one after `pg skip`, need not wait for
- * its leases to expire; a server that does not answer is not asked again.
+ * The deadline of one query of `pg work` for a lease of `leaseMs`: a
+ * statement that outlives the lease is wasted anyway (its batch is fenced
+ * out once the lease lapses), so a silent connection is given up at about
+ * one lease (the client's own timer adds `CLIENT_DEADLINE_SLACK_MS`). At
+ * least 5 s, so that a short test lease on a loaded machine does not time
+ * out healthy statements.
+ */
+export const workQueryTimeoutMs = (leaseMs: number | undefined): number =>
+  Math.max(leaseMs ?? DEFAULT_LEASE_MS, 5000);
+
+/** The lease of `pg work` without `--lease` (ms), as `createProjectionWorker`'s default. */
+const DEFAULT_LEASE_MS = 10_000;
+
+/**
+ * The longest `pg work` runs on after SIGTERM or SIGINT (ms). It stops after
+ * the batch in progress and gives running effects their grace; whatever is
+ * still waiting on PostgreSQL at this bound is abandoned (the transaction of
+ * a dead connection is rolled back by the server; the checkpoints keep every
+ * batch committed) and the process exits 0, inside the documented 15 s.
+ */
+export const WORK_SHUTDOWN_BOUND_MS = 13_000;
+
+/** The stop request of a following `pg work`: see {@link stopOnSignals}. */
+export interface WorkStop {
+  readonly signal: AbortSignal;
+  /** Gives the signals back and disarms the bound (the command ended by itself). */
+  dispose(): void;
+}
+
+/**
+ * Listens for SIGINT and SIGTERM: the first aborts `signal` and arms the
+ * shutdown bound ({@link WORK_SHUTDOWN_BOUND_MS}), past which the process
+ * exits 0 whatever it still waits for; later signals are ignored (the bound
+ * holds). The timer is unref'd: a stop that finishes in time is not delayed.
+ */
+export const stopOnSignals = (io: CliIO): WorkStop => {
+  const controller = new AbortController();
+  let bound: NodeJS.Timeout | undefined;
+  const onSignal = (): void => {
+    if (controller.signal.aborted) return;
+    controller.abort();
+    bound = setTimeout(() => {
+      writeLines(io.stderr, [
+        `signfold: stopped after ${WORK_SHUTDOWN_BOUND_MS / 1000} s without waiting further for PostgreSQL (every committed batch is kept)`,
+      ]);
+      process.exit(EXIT.ok);
+    }, WORK_SHUTDOWN_BOUND_MS);
+    bound.unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(bound);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+};
+
+/**
+ * The failure to report. When the server answered with a refusal retrying
+ * cannot fix, the worker first gives its partitions back, so that a
+ * restarted worker, or one after `pg skip`, need not wait for its leases to
+ * expire; a server that does not answer is not asked again.
  */
 const failed = async (worker: ProjectionWorker, error: PostgresError): Promise<CliError> => {
-  const answered = error.kind === 'database' && error.code !== undefined;
-  if (answered && !error.code.startsWith('08')) await worker.release();
+  if (error.kind === 'database' && error.code !== undefined && !isRetryable(error)) {
+    await worker.release();
+  }
   return postgresFailure(error);
 };
 
-/** Runs the worker; in follow mode SIGINT and SIGTERM stop it after the batch in progress. */
+const seconds = (ms: number): string => (ms / 1000).toFixed(1);
+
+/**
+ * Runs the worker. With `drain`, until caught up (a failure ends it). Else
+ * until `signal` aborts (after the batch in progress), riding out outages:
+ * a fault of the network or the server is reported once, retried with a
+ * jittered backoff, and its end reported once; only a failure retrying
+ * cannot fix (authentication, a missing schema, an event the database
+ * refuses) ends it, with the reason.
+ */
 export const pgWork = async (
   pool: SqlPool,
   target: PgTarget,
   options: WorkOptions,
   io: CliIO,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<ExitCode> => {
   const created = await createProjectionWorker(pool, {
     ...target.schemaOptions,
@@ -67,12 +141,17 @@ export const pgWork = async (
   const reacting = options.reactors.length > 0;
   if (reacting && options.fromEnd)
     await startReactorsAtEnd(pool, worker.schema as SchemaName, options.reactors); // checked by createProjectionWorker
-  const effectsOf = (drain: boolean, signal: AbortSignal) =>
+  const effectsOf = (drain: boolean, effectsSignal: AbortSignal) =>
     runWorkerEffects(
       pool,
       worker,
       options.reactors,
-      { leaseMs: options.leaseMs ?? 10_000, pollMs: options.pollMs ?? 5000, drain, signal },
+      {
+        leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+        pollMs: options.pollMs ?? 5000,
+        drain,
+        signal: effectsSignal,
+      },
       io,
     );
   const progress = new ReplayProgress(io.stderr, io.now, worker.schema, 'projecting');
@@ -97,27 +176,38 @@ export const pgWork = async (
     writeLines(io.stdout, [projectionSummary(drained.value)]);
     return EXIT.ok;
   }
+  // The effects stop with the worker: at a stop, and when projecting fails for good.
   const stop = new AbortController();
-  const onSignal = (): void => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const onStop = (): void => stop.abort();
+  signal.addEventListener('abort', onStop);
   try {
     const effects = reacting ? effectsOf(false, stop.signal) : undefined;
     const followed = await followAppends(pool, worker, {
       signal: stop.signal,
       ...(options.pollMs === undefined ? {} : { pollIntervalMs: options.pollMs }),
       ...(onBatch === undefined ? {} : { onBatch }),
+      outage: {
+        down: (error) =>
+          writeLines(io.stderr, [
+            `signfold: projecting paused: ${error.message}; reconnecting with backoff`,
+          ]),
+        up: (downMs, tries) =>
+          writeLines(io.stderr, [
+            `signfold: projecting again after ${seconds(downMs)} s (${tries} ${tries === 1 ? 'retry' : 'retries'})`,
+          ]),
+      },
     });
-    // A projection failure stops the effects too: the worker exits, a supervisor restarts it.
     stop.abort();
-    const ran = await effects;
+    await effects;
     progress.finish();
-    if (followed.isErr()) throw await failed(worker, followed.error);
-    if (ran?.isErr()) throw postgresFailure(ran.error);
+    if (followed.isErr()) {
+      // A stop during an outage, before any batch: nothing to sum up, nothing failed.
+      if (signal.aborted && isRetryable(followed.error)) return EXIT.ok;
+      throw await failed(worker, followed.error);
+    }
     writeLines(io.stdout, [projectionSummary(followed.value)]);
     return EXIT.ok;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    signal.removeEventListener('abort', onStop);
   }
 };

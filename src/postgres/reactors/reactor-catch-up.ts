@@ -12,7 +12,7 @@ import type { Reactor } from '../../core/reactors/reactor-types.js';
 import { createProjector } from '../../engine/projector.js';
 import { type EventRow, recordOfRow, selectPartitionEventsSql } from '../event-rows.js';
 import type { SchemaName } from '../schema-name.js';
-import { checkOut, type SqlPool } from '../sql-client.js';
+import { checkOut, rollBack, type SqlPool } from '../sql-client.js';
 import { ReactorBatch } from './reactor-batch.js';
 
 /** What a catch-up needs. */
@@ -74,6 +74,7 @@ export const catchUpReactorsOnce = async (
       after = Number(page.rows.at(-1)?.position);
     }
     const client = await checkOut(pool);
+    let broken: Error | true | undefined;
     try {
       await client.query('BEGIN');
       const held = await client.query(
@@ -89,10 +90,10 @@ export const catchUpReactorsOnce = async (
       await batch.write(client, { from: 0, to, clockMs: undefined });
       await client.query('COMMIT');
     } catch (cause) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      broken = await rollBack(client, cause);
       throw cause;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
   done.add(claim);

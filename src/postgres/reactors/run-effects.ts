@@ -23,6 +23,8 @@ export interface RunEffectsOptions {
   readonly graceMs: number;
   /** Wakes the loop; set by {@link runEffects} for the executor's `onSettled`. */
   readonly wake: { current: () => void };
+  /** Called after each turn of the loop whose queries all succeeded (a supervisor ends an outage there). */
+  readonly onTurn?: () => void;
 }
 
 type ListeningClient = SqlPoolClient & {
@@ -32,7 +34,8 @@ type ListeningClient = SqlPoolClient & {
   ): unknown;
 };
 
-type RunOutcome = PgExecutionCounts & { readonly abandoned: number };
+/** What a run of the loop did: its executor's counts, and the effects left running at the stop. */
+export type RunOutcome = PgExecutionCounts & { readonly abandoned: number };
 
 /** {@link runEffects} on a client of its own, which it releases at the end. */
 const runOn = async (
@@ -52,6 +55,7 @@ const runOn = async (
   });
   options.signal.addEventListener('abort', wake);
   let lastRenew = performance.now();
+  let failure: Error | undefined;
   try {
     await listener.query(`LISTEN ${EFFECTS_CHANNEL}`);
     while (!options.signal.aborted) {
@@ -61,7 +65,11 @@ const runOn = async (
       if (performance.now() - lastRenew >= options.renewMs) {
         lastRenew = performance.now();
         await executor.renewLeases();
+        // A listening connection gone silent or killed raises nothing here
+        // (notifications just stop): a query with a deadline finds out.
+        await listener.query('SELECT 1');
       }
+      options.onTurn?.();
       let sleepMs = options.pollMs;
       if (executor.running === 0 && executor.unwritten === 0) {
         const due = await executor.nextDue();
@@ -84,12 +92,16 @@ const runOn = async (
     await executor.flush();
     return ok({ ...executor.counts(), abandoned });
   } catch (cause) {
+    failure = cause instanceof Error ? cause : new Error(String(cause));
     await executor.stop(0);
     return err(databaseError(cause, 'executing effects'));
   } finally {
     options.signal.removeEventListener('abort', wake);
-    await listener.query(`UNLISTEN ${EFFECTS_CHANNEL}`).catch(() => undefined);
-    listener.release();
+    if (failure === undefined) {
+      await listener.query(`UNLISTEN ${EFFECTS_CHANNEL}`).catch(() => undefined);
+    }
+    // After a failure the connection may be dead or stuck: destroyed, not reused.
+    listener.release(failure ?? false);
   }
 };
 

@@ -174,7 +174,7 @@ describe('signfold pg', () => {
     }
   });
 
-  it('work without --drain ends with exit 2 and one line when its connection is lost', async () => {
+  it('work without --drain reconnects when its connection is lost, and exits with the reason when retrying cannot help', async () => {
     const url = await server.createDatabase('cli_follow_lost');
     await runCli(['pg', 'migrate', '--database', url]);
     const db = new pg.Pool({ connectionString: url, max: 1 });
@@ -184,6 +184,12 @@ describe('signfold pg', () => {
       stderr += chunk;
     });
     const exited = new Promise<number | null>((done) => child.on('close', done));
+    const until = async (pattern: RegExp): Promise<void> => {
+      for (let tries = 0; tries < 400 && !pattern.test(stderr); tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(stderr).toMatch(pattern);
+    };
     try {
       for (let tries = 0; tries < 200; tries += 1) {
         const { rows } = await db.query('SELECT 1 FROM signfold.workers');
@@ -194,11 +200,15 @@ describe('signfold pg', () => {
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid()`,
       );
+      // One line as the outage begins, one as it ends; never an exit, never a skip advice.
+      await until(/^signfold: projecting paused: [^\n]*; reconnecting with backoff\n/);
+      await until(/\nsignfold: projecting again after [0-9.]+ s \([0-9]+ retr(y|ies)\)\n$/);
+      expect(child.exitCode).toBeNull();
+      // The schema dropped: retrying cannot fix that, so the worker exits with the reason.
+      await db.query('DROP SCHEMA signfold CASCADE');
       expect(await exited).toBe(2);
-      // The listener or a batch notices first; either way one line, never a crash.
-      expect(stderr).toMatch(
-        /^signfold: (listening for appends|projecting (a batch of )?signfold\.events|[a-z ]+) failed: [^\n]*\n$/,
-      );
+      expect(stderr).toMatch(/\nsignfold: [^\n]* failed: [^\n]*\(SQLSTATE 42P01\)\n$/);
+      expect(stderr).not.toContain('pg skip');
     } finally {
       child.kill('SIGKILL');
       await db.end();
