@@ -162,12 +162,16 @@ export const runFault = async (options: FaultRunOptions): Promise<FaultRun> => {
       manualIndex += 1;
       const delivery = signedDelivery(name, index);
       const started = performance.now();
-      const answer = await fetch(url, {
-        method: 'POST',
-        body: delivery.body,
-        headers: { 'content-type': 'application/json', ...delivery.headers },
-        signal: AbortSignal.timeout(30_000),
-      });
+      const send = () =>
+        fetch(url, {
+          method: 'POST',
+          body: delivery.body,
+          headers: { 'content-type': 'application/json', ...delivery.headers },
+          signal: AbortSignal.timeout(30_000),
+        });
+      // A kept-alive connection that serve closed while the test's loop was blocked (pg_ctl runs
+      // synchronously) fails before the request is sent: once more, on a new connection.
+      const answer = await send().catch(send);
       await answer.text();
       const done = {
         index,
