@@ -178,7 +178,7 @@ describe('serve: routes, metrics and log lines on a file log', () => {
       .filter((m) => !(m[3] ?? '').startsWith('with `--reactors`'))
       .map((m) => `${m[1]} ${m[2]}`);
     expect(documented.sort()).toEqual(served.sort());
-    expect(served).toHaveLength(3);
+    expect(served).toHaveLength(4);
   });
 
   it('counts each delivery in /metrics before answering it', async () => {
