@@ -122,6 +122,7 @@ const countOf = (values: readonly number[]): Record<number, number> => {
 /** The figures a run measured, for the report in the test output. */
 const summary = (label: string, run: FaultRun): string =>
   `${label}: ${JSON.stringify(countOf(run.results.map((r) => r.status)))}, ` +
+  `/readyz 503 ${Math.round((run.probes.find((p) => p.status === 503 && p.at >= run.faultAt)?.answeredAt ?? Number.NaN) - run.faultAt)} ms into the fault, ` +
   `stored again ${Math.round(run.storedAgainMs)} ms and ready ${Math.round(run.readyAgainMs)} ms after the heal, ` +
   `timeouts ${run.timeoutsCounted}, retry rounds ${run.retryRounds}, stop ${Math.round(run.stopMs)} ms, ` +
   `unanswered ${JSON.stringify(run.results.filter((r) => r.status === 0).map((r) => r.error))}`;
