@@ -79,6 +79,8 @@ export interface FaultRun {
   /** Retry rounds it took for every delivery to be acknowledged. */
   readonly retryRounds: number;
   readonly exit: ServeExit;
+  /** How long serve took to answer each delivery, as its own log lines say (ms). */
+  readonly answeredWithinMs: readonly number[];
   /** From SIGTERM to the exit. */
   readonly stopMs: number;
   readonly stderr: string;
@@ -151,7 +153,6 @@ export const runFault = async (options: FaultRunOptions): Promise<FaultRun> => {
       rate: options.rate,
       count: maxCount,
       timeoutMs: 30_000,
-      maxSockets: 64,
       signal: controller.signal,
       make: (index) => signedDelivery(name, index),
       onResult: (result) => results.push(result),
@@ -263,6 +264,13 @@ export const runFault = async (options: FaultRunOptions): Promise<FaultRun> => {
       retryRounds,
       exit,
       stopMs: performance.now() - signalled,
+      answeredWithinMs: serve
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { event?: string; path?: string; durationMs?: number })
+        .filter((line) => line.event === 'request' && line.path === '/webhooks')
+        .map((line) => line.durationMs ?? Number.NaN),
       stderr: serve.stderr(),
     };
   } finally {

@@ -73,7 +73,10 @@ const expectSafeAndLive = (
       context,
     ).toEqual([]);
   else expect(errors, context).toEqual([]);
-  const slowest = Math.max(...run.results.map((r) => r.ms), ...run.manual.map((m) => m.ms));
+  // Measured by serve (its log lines), not by the sender, whose own queueing and (during pg_ctl)
+  // blocked event loop would count too.
+  const slowest = Math.max(...run.answeredWithinMs);
+  expect(run.answeredWithinMs.length).toBeGreaterThanOrEqual(run.results.length);
   expect(slowest, context).toBeLessThan(appendTimeoutMs + SLACK_MS);
   expect(
     run.results.every((r) => r.status === 200 || r.status === 503 || r.status === 0),
@@ -101,7 +104,11 @@ const expectSafeAndLive = (
 };
 
 /** While appends cannot complete: /readyz 503 within 5 s, and a delivery 503 with Retry-After. */
-const expectUnavailableMeanwhile = (run: FaultRun, appendTimeoutMs: number): void => {
+const expectUnavailableMeanwhile = (
+  run: FaultRun,
+  appendTimeoutMs: number,
+  { blocksTheSender = false } = {},
+): void => {
   const firstUnready = run.probes.find((p) => p.status === 503 && p.at >= run.faultAt);
   expect(firstUnready, JSON.stringify(run.probes.slice(-40))).toBeDefined();
   expect((firstUnready?.answeredAt ?? Number.POSITIVE_INFINITY) - run.faultAt).toBeLessThan(
@@ -110,7 +117,7 @@ const expectUnavailableMeanwhile = (run: FaultRun, appendTimeoutMs: number): voi
   const [byHand] = run.manual;
   expect(byHand?.status).toBe(503);
   expect(byHand?.retryAfter).toBe('5');
-  expect(byHand?.ms).toBeLessThan(appendTimeoutMs + SLACK_MS);
+  if (!blocksTheSender) expect(byHand?.ms).toBeLessThan(appendTimeoutMs + SLACK_MS);
 };
 
 const countOf = (values: readonly number[]): Record<number, number> => {
@@ -124,7 +131,7 @@ const summary = (label: string, run: FaultRun): string =>
   `${label}: ${JSON.stringify(countOf(run.results.map((r) => r.status)))}, ` +
   `/readyz 503 ${Math.round((run.probes.find((p) => p.status === 503 && p.at >= run.faultAt)?.answeredAt ?? Number.NaN) - run.faultAt)} ms into the fault, ` +
   `stored again ${Math.round(run.storedAgainMs)} ms and ready ${Math.round(run.readyAgainMs)} ms after the heal, ` +
-  `timeouts ${run.timeoutsCounted}, retry rounds ${run.retryRounds}, stop ${Math.round(run.stopMs)} ms, ` +
+  `slowest answer ${Math.round(Math.max(...run.answeredWithinMs))} ms, timeouts ${run.timeoutsCounted}, retry rounds ${run.retryRounds}, stop ${Math.round(run.stopMs)} ms, ` +
   `unanswered ${JSON.stringify(run.results.filter((r) => r.status === 0).map((r) => r.error))}`;
 
 const QUICK = { appendTimeoutSeconds: 2, connectTimeoutSeconds: 3, rate: 20 } as const;
@@ -189,7 +196,7 @@ describe('serve --database through network and database faults (quick)', () => {
     const run = await runFault({ db, name: 'restart_quick', ...QUICK, fault: restart(3000) });
     console.log(summary('restart -m fast, 3 s down', run));
     expectSafeAndLive(run, QUICK_MS, { blocksTheSender: true });
-    expectUnavailableMeanwhile(run, QUICK_MS);
+    expectUnavailableMeanwhile(run, QUICK_MS, { blocksTheSender: true });
   }, 60_000);
 });
 
