@@ -139,6 +139,39 @@ interface LogSettings {
 const secondsOf = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
 /**
+ * What the group commit remembers of the connections it used. When one went
+ * silent, the others that sat idle in the pool since then may well be dead
+ * too (a lost NAT entry takes them all): each would hold one more group for
+ * a whole deadline. So a connection not proven alive since the last
+ * abandonment is destroyed when the pool hands it out, and another taken.
+ */
+interface ConnectionHealth {
+  /** `performance.now()` of the last abandonment (-Infinity: none yet). */
+  abandonedAt: number;
+  /** When each connection last completed a statement. */
+  readonly aliveAt: WeakMap<object, number>;
+}
+
+/** How many suspect connections one group destroys before it uses what it gets (the pool's size is 4). */
+const MAX_SUSPECTS = 8;
+
+/** A client the pool hands out that is not suspect (see {@link ConnectionHealth}). */
+const trustedClient = async (
+  pool: SqlPool,
+  health: ConnectionHealth,
+): Promise<Result<SqlPoolClient, PostgresError>> => {
+  for (let tries = 0; ; tries += 1) {
+    const connected = await connect(pool);
+    if (connected.isErr()) return connected;
+    const aliveAt = health.aliveAt.get(connected.value);
+    if (aliveAt === undefined || aliveAt >= health.abandonedAt || tries >= MAX_SUSPECTS) {
+      return connected;
+    }
+    connected.value.release(new Error('idle since a connection went silent'));
+  }
+};
+
+/**
  * Runs `run` on a client of its own and resolves within `ms` whatever the
  * network does: past it with `late()`, after destroying the client (a
  * statement on a connection gone silent would otherwise hold it, and the
@@ -147,6 +180,7 @@ const secondsOf = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
  */
 const onOwnClient = <T>(
   pool: SqlPool,
+  health: ConnectionHealth,
   ms: number,
   run: (db: SqlQueryable) => Promise<Result<T, PostgresError>>,
   late: () => PostgresError,
@@ -156,11 +190,12 @@ const onOwnClient = <T>(
     let client: SqlPoolClient | undefined;
     const timer = setTimeout(() => {
       done = true;
+      health.abandonedAt = performance.now();
       client?.release(new Error(`no answer within ${secondsOf(ms)}`));
       resolve(err(late()));
     }, ms);
     void (async () => {
-      const connected = await connect(pool);
+      const connected = await trustedClient(pool, health);
       if (connected.isErr()) {
         if (!done) {
           done = true;
@@ -179,6 +214,7 @@ const onOwnClient = <T>(
       if (done) return;
       done = true;
       clearTimeout(timer);
+      if (result.isOk()) health.aliveAt.set(client, performance.now());
       // A connection that failed a statement may be broken (reset, terminated): not reused.
       client.release(result.isErr() ? new Error(result.error.message) : undefined);
       resolve(result);
@@ -206,6 +242,11 @@ const logOn = (pool: SqlPool, schema: SchemaName, settings: LogSettings): Postgr
     message: `appending to ${schema}.events: no commit within ${secondsOf(timeoutMs ?? 0)} (the database or the network to it does not answer); it may or may not be stored: deliver it again`,
   });
 
+  const health: ConnectionHealth = {
+    abandonedAt: Number.NEGATIVE_INFINITY,
+    aliveAt: new WeakMap(),
+  };
+
   // Appends that queue while one is in flight share its statement (one commit, one fsync).
   const queue = new GroupCommitQueue<Job>(async (queued) => {
     // A job its deadline settled meanwhile was answered already: it is not sent late.
@@ -215,7 +256,9 @@ const logOn = (pool: SqlPool, schema: SchemaName, settings: LogSettings): Postgr
     const run = (db: SqlQueryable) =>
       items.length === 0 ? pingOn(db) : storeItems(db, schema, items);
     const stored =
-      timeoutMs === undefined ? await run(pool) : await onOwnClient(pool, timeoutMs, run, late);
+      timeoutMs === undefined
+        ? await run(pool)
+        : await onOwnClient(pool, health, timeoutMs, run, late);
     let offset = 0;
     for (const job of jobs) {
       const mine = stored.map((outcomes) => outcomes.slice(offset, offset + job.items.length));
