@@ -30,17 +30,41 @@ export interface WatchedAppends {
 /** `2.5 s`: a duration as the messages say it. */
 const secondsOf = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
+/** What {@link watchAppends} reports besides the appends' answers. */
+export interface AppendEvents {
+  /** An append was answered at its deadline (counted in `/metrics`). */
+  readonly onTimeout: () => void;
+  /**
+   * The storage stopped taking appends (`reason`: the first failure's), or
+   * took one again after `outageMs`: once per outage, not once per delivery.
+   */
+  readonly onChange: (change: { unavailable: string } | { availableAfterMs: number }) => void;
+}
+
+/** Refusals that say something about the delivery, not about the storage. */
+const ABOUT_THE_DELIVERY = new Set(['too-large', 'not-serializable']);
+
 /**
- * Wraps `log.append` in a deadline of `timeoutMs` (see the module comment);
- * `onTimeout` hears of each append answered at its deadline (counted in
- * `/metrics`). `now` is a monotonic clock in ms.
+ * Wraps `log.append` in a deadline of `timeoutMs` (see the module comment),
+ * telling `events` of timeouts and outages. `now` is a monotonic clock in ms.
  */
 export const watchAppends = (
   log: Pick<EventLog, 'append'>,
   timeoutMs: number,
-  onTimeout: () => void,
+  events: AppendEvents,
   now: () => number = () => performance.now(),
 ): WatchedAppends => {
+  let failingSince: number | undefined;
+  const failed = (reason: string): void => {
+    if (failingSince !== undefined) return;
+    failingSince = now();
+    events.onChange({ unavailable: reason });
+  };
+  const succeeded = (): void => {
+    if (failingSince === undefined) return;
+    events.onChange({ availableAfterMs: Math.round(now() - failingSince) });
+    failingSince = undefined;
+  };
   // Start times of the appends the log has not settled yet (answered at their deadline or not).
   const pending = new Map<number, number>();
   let next = 0;
@@ -54,10 +78,18 @@ export const watchAppends = (
     const appended = Promise.resolve()
       .then(() => log.append(event, options))
       .finally(() => pending.delete(id));
+    appended.then(
+      (result) => {
+        if (result.isOk()) succeeded();
+        else if (!ABOUT_THE_DELIVERY.has(result.error.kind)) failed(result.error.message);
+      },
+      (cause: unknown) => failed(cause instanceof Error ? cause.message : String(cause)),
+    );
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<Result<AppendOutcome, LogFailure>>((resolve) => {
       timer = setTimeout(() => {
-        onTimeout();
+        events.onTimeout();
+        failed(`no commit within ${secondsOf(timeoutMs)}`);
         resolve(
           err({
             kind: 'timeout',
@@ -66,8 +98,6 @@ export const watchAppends = (
         );
       }, timeoutMs);
     });
-    // A rejection after the deadline has nobody to hear it but must not crash the process.
-    appended.catch(() => undefined);
     try {
       return await Promise.race([appended, late]);
     } finally {

@@ -43,7 +43,15 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
   let stopping = false;
   try {
     const metrics = await createServeMetrics(reactors?.report);
-    const appends = watchAppends(storage.log, options.appendTimeoutMs, () => metrics.timedOut());
+    const appends = watchAppends(storage.log, options.appendTimeoutMs, {
+      onTimeout: () => metrics.timedOut(),
+      // One line when deliveries stop being stored and one when they are again, whatever the
+      // number of deliveries refused meanwhile (each has its own request line).
+      onChange: (change) =>
+        'unavailable' in change
+          ? log.event('storage-unavailable', { reason: change.unavailable })
+          : log.event('storage-available', { afterMs: change.availableAfterMs }),
+    });
     const handler = createWebhookHandler({
       log: appends.log,
       secrets: secrets.verify ? secrets.secrets : [],

@@ -114,6 +114,15 @@ const expectUnavailableMeanwhile = (
   expect((firstUnready?.answeredAt ?? Number.POSITIVE_INFINITY) - run.faultAt).toBeLessThan(
     5000 + SLACK_MS,
   );
+  // Said once per outage on stderr (not once per refused delivery), and its end too.
+  const changes = run.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => (JSON.parse(line) as { event?: string }).event)
+    .filter((event) => event === 'storage-unavailable' || event === 'storage-available');
+  expect(changes.length).toBeGreaterThanOrEqual(2);
+  expect(changes.filter((e) => e === 'storage-unavailable').length).toBeLessThanOrEqual(5);
+  expect(changes.at(-1)).toBe('storage-available');
   const [byHand] = run.manual;
   expect(byHand?.status).toBe(503);
   expect(byHand?.retryAfter).toBe('5');
