@@ -50,8 +50,11 @@ export interface FaultRunOptions {
   readonly connectTimeoutSeconds?: number;
   /** Deliveries per second of the open loop. */
   readonly rate: number;
-  /** Applies the fault, holds it, heals it. */
-  readonly fault: (context: FaultContext) => Promise<void>;
+  /**
+   * Applies the fault, holds it, heals it; resolves with the instant the fault took effect when
+   * that is later than the call (pg_ctl stop takes a while), else nothing.
+   */
+  readonly fault: (context: FaultContext) => Promise<number | undefined>;
 }
 
 /** What a run saw. */
@@ -188,8 +191,15 @@ export const runFault = async (options: FaultRunOptions): Promise<FaultRun> => {
       20_000,
       '20 deliveries stored before the fault',
     );
-    const faultAt = performance.now();
-    await options.fault({ proxy, db, direct: database.pool, name, deliverByHand });
+    const faultCalledAt = performance.now();
+    const tookEffectAt = await options.fault({
+      proxy,
+      db,
+      direct: database.pool,
+      name,
+      deliverByHand,
+    });
+    const faultAt = tookEffectAt ?? faultCalledAt;
     const healedAt = performance.now();
     await waitFor(
       () => results.some((r) => r.status === 200 && r.sentAt > healedAt),

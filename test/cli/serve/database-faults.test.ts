@@ -26,16 +26,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A proxy mode held for `ms` (the fault's length), then `pass` again. */
 const proxyFault =
   (kind: 'sever' | 'blackhole' | 'reset' | 'refuse', ms: number, byHand: boolean) =>
-  async ({ proxy, deliverByHand }: FaultContext): Promise<void> => {
+  async ({ proxy, deliverByHand }: FaultContext): Promise<undefined> => {
     await proxy.set({ kind });
     const held = sleep(ms);
     if (byHand) await deliverByHand();
     await held;
     await proxy.set({ kind: 'pass' });
+    return undefined;
   };
 
 /** `pg_terminate_backend` of every connection to the database but the asking one, three times. */
-const terminateBackends = async ({ direct, name }: FaultContext): Promise<void> => {
+const terminateBackends = async ({ direct, name }: FaultContext): Promise<undefined> => {
   for (let round = 0; round < 3; round += 1) {
     await direct.query(
       'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
@@ -43,17 +44,21 @@ const terminateBackends = async ({ direct, name }: FaultContext): Promise<void> 
     );
     await sleep(1000);
   }
+  return undefined;
 };
 
 /** `pg_ctl stop -m fast`, down for `ms`, started again: a fast restart with a visible outage. */
 const restart =
   (ms: number) =>
-  async ({ db: database, deliverByHand }: FaultContext): Promise<void> => {
+  async ({ db: database, deliverByHand }: FaultContext): Promise<number> => {
     database.server.pause();
+    // pg_ctl stop -w returns once the server is down: the outage starts here, not at the call.
+    const downAt = performance.now();
     const held = sleep(ms);
     await deliverByHand();
     await held;
     database.server.resume();
+    return downAt;
   };
 
 /** What every run must show, whatever the fault. */
