@@ -229,7 +229,7 @@ Exit codes: 0 ok, 1 some ids refused (unknown, not parked, or an invalid
 effect that can only be skipped), 2 usage or I/O error, or react is running.`,
   serve: `Usage: signfold serve (--log FILE | --database URL) [--port 8080] [--host 127.0.0.1]
                       [--secret-env NAME]... [--signature-header H] [--delivery-header H]
-                      [--max-body BYTES] [--insecure-no-signature]
+                      [--max-body BYTES] [--insecure-no-signature] [--append-timeout SECONDS]
                       [--schema NAME] [--connect-timeout SECONDS] [--reactors MODULE]
 
 Receive webhook deliveries over HTTP: verify each one's signature (HMAC-SHA256
@@ -240,8 +240,9 @@ SIGTERM or SIGINT; then requests in progress finish, the log is closed, exit 0
 
   POST /webhooks   a delivery: 200 stored (or duplicate), 400 not JSON, 401 bad
                    signature, 405 not POST, 413 too large, 503 storage down
+                   or no commit within --append-timeout (Retry-After: 5)
   GET /healthz     200 while the process runs
-  GET /readyz      200 while storage is reachable, 503 otherwise
+  GET /readyz      200 while deliveries can be stored now, 503 otherwise
   GET /metrics     Prometheus metrics (signfold_webhook_deliveries_total, ...)
 
 Prints "listening on http://HOST:PORT (...)" on stdout once listening, and one
@@ -266,6 +267,10 @@ Options:
   --max-body BYTES        largest body accepted (1 to 262144, default 262144)
   --insecure-no-signature accept deliveries without verifying them (no secret
                           may be set then)
+  --append-timeout SECONDS
+                          answer 503 to a delivery whose append has not
+                          committed within this time (1 to 60, default 5); the
+                          sender delivers it again, stored once by its id
   --reactors MODULE       with --log: also run these reactors in this process,
                           as signfold react LOG does (gauges
                           signfold_effects_pending and _parked on /metrics);

@@ -30,7 +30,7 @@ import {
 import { checkSchema, type SchemaOptions } from './migrate.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
-import type { SqlPool } from './sql-client.js';
+import { connect, type SqlPool, type SqlPoolClient, type SqlQueryable } from './sql-client.js';
 import { storeItems } from './store-items.js';
 
 /** Options of {@link openPostgresEventLog}. */
@@ -41,6 +41,16 @@ export interface PostgresEventLogOptions extends SchemaOptions {
   readonly readBatchSize?: number;
   /** Clock for the default `receivedAt`; injectable for deterministic tests. */
   readonly now?: () => Date;
+  /**
+   * How long an append may take to commit, in ms, counted from the call
+   * (default: no limit). Past it the append fails with a `database` error
+   * whose outcome is unknown (the rows may have committed after all: a
+   * retry with the same delivery id is then a duplicate), and a group commit
+   * still in flight is abandoned: its connection is destroyed so that the
+   * appends queued behind it go on with another. Without it, one insert on a
+   * connection gone silent (a lost NAT entry) holds every later append.
+   */
+  readonly appendTimeoutMs?: number;
 }
 
 /**
@@ -52,11 +62,21 @@ export interface PostgresEventLog
   extends BatchEventLog<AppendRefusal | Extract<PostgresError, { kind: 'database' }>> {
   /** The schema it reads and writes. */
   readonly schema: string;
+  /**
+   * Whether an append could commit now: a `SELECT 1` that takes the appends'
+   * own path (their queue, their connections, their deadline), so it fails
+   * while appends are stuck behind a dead connection, where a query on a
+   * fresh connection would succeed. For readiness checks.
+   */
+  ping(): Promise<Result<void, AppendRefusal | Extract<PostgresError, { kind: 'database' }>>>;
 }
 
 interface Job {
   readonly items: readonly StoredItem[];
+  /** Settles the job; later calls are ignored (a deadline may have settled it first). */
   readonly settle: (result: Result<readonly AppendOutcome[], LogError>) => void;
+  /** Whether it was settled already (by its deadline): it is not sent then. */
+  readonly settled: () => boolean;
 }
 
 // Delivery ids are compared by the database; one it cannot store would fail the whole group.
@@ -99,27 +119,146 @@ export const openPostgresEventLog = async (
     const limits = writeLimits({ maxEventBytes: options.maxEventBytes });
     const readBatchSize = byteLimit(options.readBatchSize, 5000, 'readBatchSize');
     const now = options.now ?? (() => new Date());
+    const timeoutMs = options.appendTimeoutMs;
+    if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) {
+      throw new RangeError(`appendTimeoutMs must be a positive integer (got ${timeoutMs})`);
+    }
     yield* await checkSchema(pool, schema);
-    return ok(logOn(pool, schema, limits, readBatchSize, now));
+    return ok(logOn(pool, schema, { limits, readBatchSize, now, timeoutMs }));
   });
 
-/** The log of {@link openPostgresEventLog} on a checked schema. */
-const logOn = (
+/** What {@link logOn} needs besides the pool and the schema. */
+interface LogSettings {
+  readonly limits: WriteLimits;
+  readonly readBatchSize: number;
+  readonly now: () => Date;
+  readonly timeoutMs: number | undefined;
+}
+
+/** `1.5 s`, `5 s`: a deadline as the messages say it. */
+const secondsOf = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
+/**
+ * What the group commit remembers of the connections it used. When one went
+ * silent, the others that sat idle in the pool since then may well be dead
+ * too (a lost NAT entry takes them all): each would hold one more group for
+ * a whole deadline. So a connection not proven alive since the last
+ * abandonment is destroyed when the pool hands it out, and another taken.
+ */
+interface ConnectionHealth {
+  /** `performance.now()` of the last abandonment (-Infinity: none yet). */
+  abandonedAt: number;
+  /** When each connection last completed a statement. */
+  readonly aliveAt: WeakMap<object, number>;
+}
+
+/** How many suspect connections one group destroys before it uses what it gets (the pool's size is 4). */
+const MAX_SUSPECTS = 8;
+
+/** A client the pool hands out that is not suspect (see {@link ConnectionHealth}). */
+const trustedClient = async (
   pool: SqlPool,
-  schema: SchemaName,
-  limits: WriteLimits,
-  readBatchSize: number,
-  now: () => Date,
-): PostgresEventLog => {
+  health: ConnectionHealth,
+): Promise<Result<SqlPoolClient, PostgresError>> => {
+  for (let tries = 0; ; tries += 1) {
+    const connected = await connect(pool);
+    if (connected.isErr()) return connected;
+    const aliveAt = health.aliveAt.get(connected.value);
+    if (aliveAt === undefined || aliveAt >= health.abandonedAt || tries >= MAX_SUSPECTS) {
+      return connected;
+    }
+    connected.value.release(new Error('idle since a connection went silent'));
+  }
+};
+
+/**
+ * Runs `run` on a client of its own and resolves within `ms` whatever the
+ * network does: past it with `late()`, after destroying the client (a
+ * statement on a connection gone silent would otherwise hold it, and the
+ * pool would hand the dead connection out again). A client that connects
+ * only after the deadline is given back unused.
+ */
+const onOwnClient = <T>(
+  pool: SqlPool,
+  health: ConnectionHealth,
+  ms: number,
+  run: (db: SqlQueryable) => Promise<Result<T, PostgresError>>,
+  late: () => PostgresError,
+): Promise<Result<T, PostgresError>> =>
+  new Promise((resolve) => {
+    let done = false;
+    let client: SqlPoolClient | undefined;
+    const timer = setTimeout(() => {
+      done = true;
+      health.abandonedAt = performance.now();
+      client?.release(new Error(`no answer within ${secondsOf(ms)}`));
+      resolve(err(late()));
+    }, ms);
+    void (async () => {
+      const connected = await trustedClient(pool, health);
+      if (connected.isErr()) {
+        if (!done) {
+          done = true;
+          clearTimeout(timer);
+          resolve(err(connected.error));
+        }
+        return;
+      }
+      if (done) {
+        connected.value.release();
+        return;
+      }
+      client = connected.value;
+      const result = await run(client);
+      // Past the deadline the timer destroyed the client and answered already.
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (result.isOk()) health.aliveAt.set(client, performance.now());
+      // A connection that failed a statement may be broken (reset, terminated): not reused.
+      client.release(result.isErr() ? new Error(result.error.message) : undefined);
+      resolve(result);
+    })();
+  });
+
+/** The statement of a {@link PostgresEventLog.ping} that no append shares. */
+const pingOn = async (db: SqlQueryable): Promise<Result<AppendOutcome[], PostgresError>> => {
+  try {
+    await db.query('SELECT 1');
+    return ok([]);
+  } catch (cause) {
+    return err(databaseError(cause, 'checking the connection'));
+  }
+};
+
+/** The log of {@link openPostgresEventLog} on a checked schema. */
+const logOn = (pool: SqlPool, schema: SchemaName, settings: LogSettings): PostgresEventLog => {
+  const { limits, readBatchSize, now, timeoutMs } = settings;
   let closed = false;
 
+  const late = (): Extract<PostgresError, { kind: 'database' }> => ({
+    kind: 'database',
+    code: undefined,
+    message: `appending to ${schema}.events: no commit within ${secondsOf(timeoutMs ?? 0)} (the database or the network to it does not answer); it may or may not be stored: deliver it again`,
+  });
+
+  const health: ConnectionHealth = {
+    abandonedAt: Number.NEGATIVE_INFINITY,
+    aliveAt: new WeakMap(),
+  };
+
   // Appends that queue while one is in flight share its statement (one commit, one fsync).
-  const queue = new GroupCommitQueue<Job>(async (jobs) => {
-    const stored = await storeItems(
-      pool,
-      schema,
-      jobs.flatMap((job) => job.items),
-    );
+  const queue = new GroupCommitQueue<Job>(async (queued) => {
+    // A job its deadline settled meanwhile was answered already: it is not sent late.
+    const jobs = queued.filter((job) => !job.settled());
+    if (jobs.length === 0) return;
+    const items = jobs.flatMap((job) => job.items);
+    const run = (db: SqlQueryable) =>
+      items.length === 0 ? pingOn(db) : storeItems(db, schema, items);
+    const stored =
+      timeoutMs === undefined
+        ? await run(pool)
+        : await onOwnClient(pool, health, timeoutMs, run, late);
     let offset = 0;
     for (const job of jobs) {
       const mine = stored.map((outcomes) => outcomes.slice(offset, offset + job.items.length));
@@ -127,6 +266,24 @@ const logOn = (
       job.settle(mine.mapErr(toLogError));
     }
   });
+
+  /** Queues `items` (none: a ping) and resolves once committed, failed, or past the deadline. */
+  const enqueue = (
+    items: readonly StoredItem[],
+  ): Promise<Result<readonly AppendOutcome[], LogError>> =>
+    new Promise((resolve) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (result: Result<readonly AppendOutcome[], LogError>): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      // Counted from the call: time spent queued behind a stuck group counts too.
+      if (timeoutMs !== undefined) timer = setTimeout(() => settle(err(late())), timeoutMs);
+      queue.push({ items, settle, settled: () => settled });
+    });
 
   const appendBatch = async (
     items: readonly AppendItem[],
@@ -145,7 +302,7 @@ const logOn = (
     const stored = encoded.value.map((item, i) =>
       storedItemOf(item, eventValueOf(items[i]?.event)),
     );
-    return new Promise((settle) => queue.push({ items: stored, settle }));
+    return enqueue(stored);
   };
 
   async function* read(readOptions?: ReadOptions): AsyncGenerator<readonly LogRecord[]> {
@@ -170,6 +327,10 @@ const logOn = (
     schema,
     append: appendOne(appendBatch),
     appendBatch,
+    ping: async () => {
+      if (closed) return err(closedError('append'));
+      return (await enqueue([])).map(() => undefined);
+    },
     read,
     close: async () => {
       closed = true;

@@ -176,7 +176,9 @@ export const startFaultProxy = async (targetPort: number): Promise<FaultProxy> =
         }
       }
       if (next.kind === 'reset') for (const pair of [...pairs]) resetPair(pair);
-      if (next.kind === 'refuse') await closeServer(listener);
+      // Not awaited: close() stops listening at once, but its callback waits for every open
+      // connection to end, which refuse leaves open on purpose.
+      if (next.kind === 'refuse') listener.close();
       else if (previous.kind === 'refuse') await listen(listener, port);
       if (previous.kind === 'blackhole' && next.kind !== 'blackhole') {
         for (const pair of pairs) {

@@ -1,9 +1,10 @@
 /**
- * The shutdown bound of `signfold serve` (docs/cli.md: 10 s) when an append never ends: the
- * PostgreSQL backends serving it are frozen (SIGSTOP, as a hung database host would be) while a
- * complete delivery waits for its insert, and serve gets SIGTERM. It gives up at the bound with one
- * line and exit 1, and the sender got no 2xx: nothing acknowledged is at stake. (A body that
- * stops arriving is cut after a grace instead: test/cli/serve/shutdown.test.ts.)
+ * `signfold serve` when an append never ends: the PostgreSQL backends serving it are frozen
+ * (SIGSTOP, as a hung database host would be) while a complete delivery waits for its insert, and
+ * serve gets SIGTERM. The delivery is answered 503 at the append deadline (docs/cli.md: 5 s by
+ * default), never 2xx, the group commit abandons the frozen connection, and serve stops within
+ * its 10 s bound with exit 0. (A body that stops arriving is cut after a grace instead:
+ * test/cli/serve/shutdown.test.ts.)
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { SECRET_ENV_VARS, signedDelivery, statusCounts } from './fixtures/serve-
 import { freshDatabase } from './fixtures/serve-under-load.js';
 
 const BOUND_MS = 10_000;
+const APPEND_TIMEOUT_MS = 5_000;
 
 const db = throwawayPostgres(2);
 const frozen: number[] = [];
@@ -36,7 +38,7 @@ const backendsOf = async (url: string): Promise<number[]> => {
 };
 
 describe('serve stopped while an append hangs', () => {
-  it('gives up at the 10 s bound with one line, exit 1, and never acknowledged the delivery', async () => {
+  it('answers 503 at the append deadline, never acknowledges, and exits 0 within the bound', async () => {
     const database = await freshDatabase(db, 'stuck_append');
     await database.close();
     const serve = await startServe(['--database', database.url], { env: SECRET_ENV_VARS });
@@ -70,18 +72,11 @@ describe('serve stopped while an append hangs', () => {
       ),
     ]).finally(() => serve.child.kill('SIGKILL'));
     const took = ended.at - signalled;
-    expect(ended.code, serve.stderr().slice(-1_000)).toBe(1);
-    expect(took).toBeGreaterThanOrEqual(BOUND_MS - 500);
-    expect(took).toBeLessThan(BOUND_MS + 5_000);
-    expect(
-      serve
-        .stderr()
-        .split('\n')
-        .filter((line) => line.startsWith('signfold: ')),
-    ).toEqual([
-      'signfold: serve: shutdown did not finish within 10 s (1 request still in progress): exiting without waiting for them',
-    ]);
+    expect(ended.code, serve.stderr().slice(-1_000)).toBe(0);
+    expect(took).toBeLessThan(BOUND_MS);
     const [answer] = await hanging;
-    expect(answer?.status).toBe(0);
+    expect(answer?.status).toBe(503);
+    expect(answer?.ms).toBeGreaterThanOrEqual(APPEND_TIMEOUT_MS - 100);
+    expect(answer?.ms).toBeLessThan(APPEND_TIMEOUT_MS + 3_000);
   }, 40_000);
 });

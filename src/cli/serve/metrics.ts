@@ -12,6 +12,8 @@ import type { WebhookOutcome } from '../../webhooks/webhook-types.js';
 export interface ServeMetrics {
   /** Counts a decided delivery (called by the handler before it answers). */
   count(outcome: WebhookOutcome): void;
+  /** An append was answered at its deadline (`--append-timeout`): its delivery got 503. */
+  timedOut(): void;
   /** A request entered (+1) or left (-1) the webhook endpoint. */
   inFlight(delta: 1 | -1): void;
   /** The exposition text. */
@@ -60,6 +62,11 @@ export const createServeMetrics = async (effects?: () => EffectsReport): Promise
     buckets: APPEND_BUCKETS,
     registers: [registry],
   });
+  const timeouts = new prom.Counter({
+    name: 'signfold_webhook_append_timeouts_total',
+    help: 'Appends not committed within --append-timeout: their deliveries were answered 503 (also counted as unavailable)',
+    registers: [registry],
+  });
   const inFlight = new prom.Gauge({
     name: 'signfold_webhook_requests_in_flight',
     help: 'Requests to /webhooks being read, verified or appended right now',
@@ -94,6 +101,7 @@ export const createServeMetrics = async (effects?: () => EffectsReport): Promise
         appendSeconds.observe(outcome.appendMs / 1000);
       }
     },
+    timedOut: () => timeouts.inc(),
     inFlight: (delta) => inFlight.inc(delta),
     render: () => registry.metrics(),
     contentType: registry.contentType,

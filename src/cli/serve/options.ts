@@ -31,12 +31,23 @@ const SERVE_OPTIONS: OptionTable = {
   'max-body': { type: 'string' },
   'insecure-no-signature': { type: 'boolean' },
   reactors: { type: 'string' },
+  'append-timeout': { type: 'string' },
 };
 
 /** The port `serve` listens on unless `--port` says otherwise. */
 export const DEFAULT_PORT = 8080;
 /** Loopback only by default: the server is meant to sit behind a proxy that terminates TLS. */
 export const DEFAULT_HOST = '127.0.0.1';
+/**
+ * How long an append may take to commit before its delivery is answered
+ * 503 (`--append-timeout`), in seconds: well under the 10 s many senders
+ * wait for an answer, so they get the 503 and its `Retry-After` rather than
+ * a timeout of their own, and inside the 10 s shutdown bound.
+ */
+export const DEFAULT_APPEND_TIMEOUT_SECONDS = 5;
+/** A minute: past it a sender has long given up on the answer. */
+const MAX_APPEND_TIMEOUT_SECONDS = 60;
+
 /** The variable a secret is read from when no `--secret-env` is given. */
 export const DEFAULT_SECRET_ENV = 'SIGNFOLD_WEBHOOK_SECRET';
 
@@ -56,6 +67,8 @@ export interface ServeOptions {
   readonly insecureNoSignature: boolean;
   /** `--reactors MODULE` (file log only), run in the server process. */
   readonly reactors: string | undefined;
+  /** `--append-timeout SECONDS`, in ms: an append not committed by then is answered 503. */
+  readonly appendTimeoutMs: number;
 }
 
 /** `--log FILE` or `--database URL [--schema NAME] [--connect-timeout SECONDS]`, exactly one. */
@@ -116,6 +129,19 @@ const headerFlag = (parsed: ParsedArgs, name: string): string | undefined => {
   }
 };
 
+/** `--append-timeout SECONDS`: 1 to 60 (default 5), in milliseconds. */
+const appendTimeoutOf = (parsed: ParsedArgs): number => {
+  const raw = stringFlag(parsed, 'append-timeout');
+  if (raw === undefined) return DEFAULT_APPEND_TIMEOUT_SECONDS * 1000;
+  const seconds = integerFlag('--append-timeout', raw);
+  if (seconds < 1 || seconds > MAX_APPEND_TIMEOUT_SECONDS) {
+    throw usageError(
+      `--append-timeout must be 1 to ${MAX_APPEND_TIMEOUT_SECONDS} (seconds; got '${raw}')`,
+    );
+  }
+  return seconds * 1000;
+};
+
 /** The `--secret-env` names (repeatable), or the default one. */
 const secretEnvOf = (parsed: ParsedArgs): readonly string[] => {
   // `multiple: true` makes the value an array, which ParsedArgs' type does not say.
@@ -154,5 +180,6 @@ export const parseServeOptions = (args: readonly string[]): ServeOptions => {
     maxBodyBytes: maxBodyOf(parsed),
     insecureNoSignature: booleanFlag(parsed, 'insecure-no-signature'),
     reactors,
+    appendTimeoutMs: appendTimeoutOf(parsed),
   };
 };

@@ -23,6 +23,8 @@ export interface ServeRoutesOptions {
   readonly deliveryHeader: string;
   readonly metrics: ServeMetrics;
   readonly storage: ServeStorage;
+  /** Why appends in progress say deliveries cannot be stored now (one waits too long), if they do. */
+  readonly stalled: () => string | undefined;
   readonly log: ServeLog;
   readonly inFlight: InFlightRequests;
   /** `true` once a shutdown began: new deliveries get 503 and connections are not kept. */
@@ -88,7 +90,9 @@ const answerProbe = async (
     return { status: 200 };
   }
   if (path === '/readyz') {
-    const reason = options.stopping() ? 'stopping' : await options.storage.probe();
+    const reason = options.stopping()
+      ? 'stopping'
+      : (options.stalled() ?? (await options.storage.probe()));
     if (reason === undefined) {
       write(response, 200, json({ status: 'ready' }));
       return { status: 200 };

@@ -13,6 +13,7 @@ import { type CliIO, writeLines } from '../cli-io.js';
 import { withoutPassword } from '../database-url.js';
 import { withPool } from '../pg/pool.js';
 import { awaitStopSignal, type StopRequest } from '../stop-signals.js';
+import { watchAppends } from './append-watch.js';
 import { openFileStorage } from './file-storage.js';
 import { InFlightRequests } from './in-flight.js';
 import { listen } from './listen.js';
@@ -42,8 +43,17 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
   let stopping = false;
   try {
     const metrics = await createServeMetrics(reactors?.report);
+    const appends = watchAppends(storage.log, options.appendTimeoutMs, {
+      onTimeout: () => metrics.timedOut(),
+      // One line when deliveries stop being stored and one when they are again, whatever the
+      // number of deliveries refused meanwhile (each has its own request line).
+      onChange: (change) =>
+        'unavailable' in change
+          ? log.event('storage-unavailable', { reason: change.unavailable })
+          : log.event('storage-available', { afterMs: change.availableAfterMs }),
+    });
     const handler = createWebhookHandler({
-      log: storage.log,
+      log: appends.log,
       secrets: secrets.verify ? secrets.secrets : [],
       insecureNoSignature: !secrets.verify,
       ...(options.signatureHeader === undefined
@@ -71,6 +81,7 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
       deliveryHeader: options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER,
       metrics,
       storage,
+      stalled: appends.stalled,
       log,
       inFlight,
       stopping: () => stopping,
@@ -111,6 +122,20 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
   }
 };
 
+/**
+ * How long, once the server has stopped, a connection that cannot close
+ * politely may keep the process alive. On a silent network (a lost NAT
+ * entry) the database never acknowledges the goodbye of an idle connection,
+ * and its socket would hold the exit for ever; the exit code is decided by
+ * then, and nothing is in flight.
+ */
+const EXIT_LINGER_MS = 1000;
+
+/** Exits with the code decided by then, unless the process ends by itself first. */
+const exitSoon = (): void => {
+  setTimeout(() => process.exit(), EXIT_LINGER_MS).unref();
+};
+
 /** `signfold serve (--log FILE | --database URL) [options]`. */
 export const serveCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const options = parseServeOptions(args);
@@ -138,9 +163,14 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
     const { openPostgresStorage } = await import('./postgres-storage.js');
     const poolOptions = { connectTimeoutMs: storage.connectTimeoutMs, who: 'signfold serve' };
     const hide = (text: string): string => withoutPassword(text, storage.url);
-    return await withPool(storage.url, poolOptions, async (pool) =>
-      serveOn(await openPostgresStorage(pool, storage.schema, hide), context),
-    );
+    return await withPool(storage.url, poolOptions, async (pool) => {
+      const opened = await openPostgresStorage(pool, storage.schema, hide, options.appendTimeoutMs);
+      try {
+        return await serveOn(opened, context);
+      } finally {
+        exitSoon();
+      }
+    });
   } finally {
     stop.release();
   }

@@ -13,7 +13,8 @@ export interface ServeStorage {
   readonly description: string;
   /**
    * `undefined` while appends can succeed, else why not (for `/readyz` and
-   * its log line). Never rejects; answers within a couple of seconds.
+   * its log line). Never rejects; answers within a couple of seconds. For
+   * PostgreSQL it goes through the appends' own queue and connections.
    */
   probe(): Promise<string | undefined>;
   /** Waits for queued appends, then releases the log (and its lock). Never rejects. */

@@ -43,7 +43,7 @@ describe('prom-client is loaded by serve only', () => {
   });
 
   it('is loaded (and this probe sees it) once serve creates its metrics', () => {
-    const metrics = `const { createServeMetrics } = await import(${JSON.stringify(dist('cli/serve-metrics.js'))});
+    const metrics = `const { createServeMetrics } = await import(${JSON.stringify(dist('cli/serve/metrics.js'))});
       await createServeMetrics();`;
     expect(loadsPromClient(metrics)).toBe(true);
   });

@@ -49,6 +49,12 @@ describe('serve: the command line', () => {
       [['--log', log, '--max-body', '0'], /--max-body must be 1 to 262144/],
       [['--log', log, '--max-body', '262145'], /--max-body must be 1 to 262144/],
       [['--log', log, '--max-body', '1e3'], /--max-body must be a non-negative integer/],
+      [['--log', log, '--append-timeout', '0'], /--append-timeout must be 1 to 60 \(seconds/],
+      [['--log', log, '--append-timeout', '61'], /--append-timeout must be 1 to 60 \(seconds/],
+      [
+        ['--log', log, '--append-timeout', '2.5'],
+        /--append-timeout must be a non-negative integer/,
+      ],
       [['--log', log, '--signature-header', 'x sig'], /--signature-header must be an HTTP header/],
       [['--log', log, '--delivery-header', ''], /--delivery-header must be an HTTP header/],
       [['--log', log, '--secret-env', ''], /--secret-env must name an environment variable/],
@@ -178,7 +184,7 @@ describe('serve: routes, metrics and log lines on a file log', () => {
       .filter((m) => !(m[3] ?? '').startsWith('with `--reactors`'))
       .map((m) => `${m[1]} ${m[2]}`);
     expect(documented.sort()).toEqual(served.sort());
-    expect(served).toHaveLength(3);
+    expect(served).toHaveLength(4);
   });
 
   it('counts each delivery in /metrics before answering it', async () => {
