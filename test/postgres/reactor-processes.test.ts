@@ -218,7 +218,7 @@ describe('pg work --reactors, killed and paused', () => {
         for (const calls of byKey.values()) {
           for (const call of calls.slice(0, -1)) {
             // An effect runs again only if the process that ran it was killed (or stopped) with it in flight.
-            expect(killed.has(call.pid)).toBe(true);
+            expect(killed.has(call.pid), JSON.stringify({ killed: [...killed], calls })).toBe(true);
             repeats.set(call.pid, (repeats.get(call.pid) ?? 0) + 1);
           }
         }
