@@ -21,7 +21,7 @@ let server: PostgresServer;
 beforeAll(async () => {
   example = (await import(EXAMPLE)) as ExampleModule;
   server = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   await server?.stop();
   await removeTempDirs();
@@ -115,5 +115,5 @@ describe('examples/reactors.js on PostgreSQL', () => {
       await reminders.close();
       await pool.end();
     }
-  }, 120_000);
+  });
 });

@@ -34,7 +34,7 @@ const HOUR = 3600 * 1000;
 let server: PostgresServer;
 beforeAll(async () => {
   server = await startPostgres();
-}, 120_000);
+});
 afterAll(async () => {
   await server?.stop();
   await removeTempDirs();
@@ -307,5 +307,5 @@ describe('pg work --reactors, killed and paused', () => {
       await sink.close();
       await pool.end();
     }
-  }, 300_000);
+  });
 });

@@ -28,7 +28,7 @@ const PG_REACTORS = join(ROOT, 'test/fixtures/reactors/pg-reactors.mjs');
 let server: PostgresServer;
 beforeAll(async () => {
   server = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   await server?.stop();
   await removeTempDirs();
@@ -302,5 +302,5 @@ describe('the hostile corpus through pg work --reactors', () => {
         await pool.end();
       }
     }
-  }, 120_000);
+  });
 });

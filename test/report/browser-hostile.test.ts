@@ -51,7 +51,7 @@ beforeAll(async () => {
   page.on('dialog', (dialog) => problems.push(`dialog: ${dialog.message()}`));
   await page.goto(pageUrl, { waitUntil: 'load' });
   await mkdir(ARTIFACTS, { recursive: true });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

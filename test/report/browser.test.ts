@@ -65,7 +65,7 @@ beforeAll(async () => {
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: join(ARTIFACTS, 'report-example-dark.png') });
   await page.emulateMedia({ colorScheme: 'light' });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -119,7 +119,7 @@ describe('writer lock: a stalled writer (thread pool stall or SIGSTOP) and a sec
           expect(error).toMatchObject({ kind: 'locked', path: expect.any(String) });
           expect(error.message).toMatch(/heartbeat \d+(\.\d+)? s ago/);
         }
-      }, 120_000);
+      });
     }
   }
 });

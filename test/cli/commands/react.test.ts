@@ -228,7 +228,7 @@ describe('signfold react', () => {
     } finally {
       await sink.close();
     }
-  }, 120_000);
+  });
 
   it('runs the hostile corpus without a crash, and reacts to no quarantined line', async () => {
     const sink = await startHttpSink();

@@ -100,7 +100,7 @@ describe('signfold pg status', () => {
     } finally {
       child.kill('SIGKILL');
     }
-  }, 30_000);
+  });
 
   it('live events lag by their own age; a stopped partition by the time since it last moved', async () => {
     const url = await server.createDatabase('status_live');

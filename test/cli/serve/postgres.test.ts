@@ -132,5 +132,5 @@ describe('serve on PostgreSQL', () => {
       await blocker.query('ROLLBACK').catch(() => undefined);
       await blocker.end();
     }
-  }, 30_000);
+  });
 });

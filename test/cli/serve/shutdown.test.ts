@@ -204,5 +204,5 @@ describe('serve on a file log', () => {
     expect(exit.stderr.split('\n').filter((line) => line.startsWith('signfold: '))).toEqual([]);
     expect(await readFile(log, 'utf8')).toBe('');
     expect(existsSync(`${log}.lock`)).toBe(false);
-  }, 30_000);
+  });
 });
