@@ -50,7 +50,7 @@ describe('serve on PostgreSQL', () => {
 
       database.server.pause();
       try {
-        await eventually(async () => (await readyStatus(serve.url)) === 503, 10_000, '503');
+        await eventually(async () => (await readyStatus(serve.url)) === 503, '503');
         const text = await (await fetch(`${serve.url}/readyz`)).text();
         answers.push(text);
         const readyz = JSON.parse(text) as { reason: string };
@@ -71,7 +71,7 @@ describe('serve on PostgreSQL', () => {
         database.server.resume();
       }
 
-      await eventually(async () => (await readyStatus(serve.url)) === 200, 15_000, '200');
+      await eventually(async () => (await readyStatus(serve.url)) === 200, '200');
       // The sender delivers the refused one again, and it is stored once, after the first.
       const again = await deliver(serve.url, eventBody(2), { 'x-delivery-id': 'pg-2' });
       expect(await again.json()).toEqual({ position: 2, duplicate: false });
@@ -113,7 +113,6 @@ describe('serve on PostgreSQL', () => {
       await eventually(
         async () =>
           (await blocker.query('SELECT 1 FROM pg_locks WHERE NOT granted')).rows.length > 0,
-        10_000,
         'the insert waiting for the lock',
       );
       const signalled = Date.now();
@@ -121,7 +120,8 @@ describe('serve on PostgreSQL', () => {
       const took = Date.now() - signalled;
       expect(exit.code).toBe(1);
       expect(took).toBeGreaterThanOrEqual(9_500);
-      expect(took).toBeLessThan(13_000);
+      // At the bound, not waiting for the lock (room for a busy machine to end the process).
+      expect(took).toBeLessThan(25_000);
       const plain = exit.stderr.split('\n').filter((line) => line.startsWith('signfold: '));
       expect(plain).toEqual([
         'signfold: serve: shutdown did not finish within 10 s (1 request still in progress): exiting without waiting for them',
