@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { decodeEvent } from '../../src/core/events/decode-event.js';
 import { encodeEvent } from '../../src/core/events/encode-event.js';
 import {
@@ -9,7 +10,6 @@ import {
   WIRE_PARTICIPANT_NAME,
 } from '../../src/core/events/event-members.js';
 import { schemaFiles } from '../../src/core/schema-files.js';
-import { ev } from '../support/events.js';
 
 const folder = join(import.meta.dirname, '..', '..', 'docs', 'schema');
 
@@ -38,14 +38,14 @@ describe('published JSON Schemas', () => {
         (name === 'partcipantName' && members.includes('participantName'));
       expect(rule === false, `${type}.${name}`).toBe(!allowed);
       if (rule === false) {
-        const decoded = decodeEvent({ ...encodeEvent(ev(type)), [name]: 1 });
+        const decoded = decodeEvent({ ...encodeEvent(buildEvent(type)), [name]: 1 });
         expect(decoded.isErr() && decoded.error).toMatchObject({
           kind: 'member-not-allowed',
           path: name,
         });
       } else {
         // An allowed member, present with a valid value, decodes even in strict mode.
-        const withName: Record<string, unknown> = { ...encodeEvent(ev(type)) };
+        const withName: Record<string, unknown> = { ...encodeEvent(buildEvent(type)) };
         if (name === 'participantName') {
           // The canonical spelling instead of the wire one.
           withName.participantName = withName[WIRE_PARTICIPANT_NAME];
@@ -53,7 +53,7 @@ describe('published JSON Schemas', () => {
         }
         expect(withName, `${type}.${name}`).toHaveProperty(name);
         const decoded = decodeEvent(withName, { strict: true });
-        expect(decoded.isOk() && decoded.value, `${type}.${name}`).toEqual(ev(type));
+        expect(decoded.isOk() && decoded.value, `${type}.${name}`).toEqual(buildEvent(type));
       }
     }
   });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { encodeEvent } from '../../src/core/events/encode-event.js';
 import { participantId, signRequestId, templateId } from '../../src/core/ids.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { memoryLogOf, receivedAtOf, type StreamItem } from '../support/engine-arbitraries.js';
-import { ev } from '../support/events.js';
 
 const REQUEST = signRequestId(1000);
 const ADA = participantId(5);
@@ -15,19 +15,19 @@ const value = (event: unknown): StreamItem => ({ kind: 'value', value: event });
 
 /** A history with applied, no-op and conflicting events for one request and one template. */
 const HISTORY: StreamItem[] = [
-  value(encodeEvent(ev('template-activated'))), // 1
-  value(encodeEvent(ev('sign-request-sent'))), // 2
-  value(encodeEvent(ev('participant-sent'))), // 3 Ada
-  value(encodeEvent(ev('participant-sent', bob))), // 4 Bob
-  value(encodeEvent(ev('participant-sent'))), // 5 Ada again: no-op
-  value(encodeEvent(ev('participant-viewed', { companyId: 2 }))), // 6 another company
-  value(encodeEvent(ev('participant-signed'))), // 7 Ada
-  value(encodeEvent(ev('sign-request-completed'))), // 8
-  value(encodeEvent(ev('participant-declined', bob))), // 9 too late
-  value(encodeEvent(ev('sign-request-sent'))), // 10 backwards
-  value(encodeEvent(ev('template-inactivated'))), // 11
-  value(encodeEvent(ev('template-activated', { companyId: 2 }))), // 12 another company
-  value(encodeEvent(ev('sign-request-sent', { signRequestId: 1001 }))), // 13 another request
+  value(encodeEvent(buildEvent('template-activated'))), // 1
+  value(encodeEvent(buildEvent('sign-request-sent'))), // 2
+  value(encodeEvent(buildEvent('participant-sent'))), // 3 Ada
+  value(encodeEvent(buildEvent('participant-sent', bob))), // 4 Bob
+  value(encodeEvent(buildEvent('participant-sent'))), // 5 Ada again: no-op
+  value(encodeEvent(buildEvent('participant-viewed', { companyId: 2 }))), // 6 another company
+  value(encodeEvent(buildEvent('participant-signed'))), // 7 Ada
+  value(encodeEvent(buildEvent('sign-request-completed'))), // 8
+  value(encodeEvent(buildEvent('participant-declined', bob))), // 9 too late
+  value(encodeEvent(buildEvent('sign-request-sent'))), // 10 backwards
+  value(encodeEvent(buildEvent('template-inactivated'))), // 11
+  value(encodeEvent(buildEvent('template-activated', { companyId: 2 }))), // 12 another company
+  value(encodeEvent(buildEvent('sign-request-sent', { signRequestId: 1001 }))), // 13 another request
   value({ type: 'participant-opened' }), // 14 undecodable: no record to attach it to
 ];
 
@@ -136,8 +136,8 @@ describe('audit trails', () => {
 
   it('records a live event with its receivedAt, or none', () => {
     const projector = createProjector();
-    projector.apply({ position: 1, event: ev('participant-sent'), receivedAt: 'T1' });
-    projector.apply({ position: 2, event: ev('participant-viewed') });
+    projector.apply({ position: 1, event: buildEvent('participant-sent'), receivedAt: 'T1' });
+    projector.apply({ position: 2, event: buildEvent('participant-viewed') });
     expect(projector.signRequestHistory(REQUEST).map((e) => e.receivedAt)).toEqual([
       'T1',
       undefined,

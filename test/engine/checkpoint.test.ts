@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { participantId, signRequestId } from '../../src/core/ids.js';
 import { createProjector } from '../../src/engine/projector.js';
 import {
@@ -12,7 +13,6 @@ import {
   recordsOf,
   summarize,
 } from '../support/engine-arbitraries.js';
-import { ev } from '../support/events.js';
 
 const REQUEST = signRequestId(1000);
 const ADA = participantId(5);
@@ -21,30 +21,30 @@ describe('checkpoint', () => {
   it('starts at 0 and follows every processed position, quarantined ones included', () => {
     const projector = createProjector();
     expect(projector.checkpoint).toBe(0);
-    projector.apply({ position: 3, event: ev('participant-sent') });
+    projector.apply({ position: 3, event: buildEvent('participant-sent') });
     expect(projector.checkpoint).toBe(3);
     projector.apply({ position: 7, event: { type: 'nope' } });
     expect(projector.checkpoint).toBe(7);
-    projector.apply({ position: 9, event: ev('participant-sent', { companyId: 2 }) });
+    projector.apply({ position: 9, event: buildEvent('participant-sent', { companyId: 2 }) });
     expect(projector.checkpoint).toBe(9);
     expect(projector.quarantine().map((q) => q.position)).toEqual([7, 9]);
   });
 
   it('re-applying a position at or below the checkpoint is already-applied and changes nothing', () => {
     const projector = createProjector();
-    projector.apply({ position: 1, event: ev('participant-sent') });
-    projector.apply({ position: 2, event: ev('participant-viewed') });
+    projector.apply({ position: 1, event: buildEvent('participant-sent') });
+    projector.apply({ position: 2, event: buildEvent('participant-viewed') });
     const before = summarize(projector);
     const stats = projector.stats();
     const participant = projector.getParticipant(REQUEST, ADA);
 
     // The same delivery again, an older one, and a different event under an old position.
-    expect(projector.apply({ position: 2, event: ev('participant-viewed') })._unsafeUnwrap()).toBe(
-      'already-applied',
-    );
-    expect(projector.apply({ position: 1, event: ev('participant-signed') })._unsafeUnwrap()).toBe(
-      'already-applied',
-    );
+    expect(
+      projector.apply({ position: 2, event: buildEvent('participant-viewed') })._unsafeUnwrap(),
+    ).toBe('already-applied');
+    expect(
+      projector.apply({ position: 1, event: buildEvent('participant-signed') })._unsafeUnwrap(),
+    ).toBe('already-applied');
     expect(projector.apply({ position: 0, event: { not: 'an event' } })._unsafeUnwrap()).toBe(
       'already-applied',
     );
@@ -64,9 +64,9 @@ describe('checkpoint', () => {
 
   it('replaying the same log twice never double-counts', async () => {
     const log = await memoryLogOf([
-      { kind: 'value', value: ev('participant-sent') },
-      { kind: 'value', value: ev('participant-viewed') },
-      { kind: 'value', value: ev('participant-viewed') },
+      { kind: 'value', value: buildEvent('participant-sent') },
+      { kind: 'value', value: buildEvent('participant-viewed') },
+      { kind: 'value', value: buildEvent('participant-viewed') },
     ]);
     const projector = createProjector();
     await projector.replay(log);
@@ -109,7 +109,7 @@ describe('checkpoint', () => {
   it('reports progress after each batch with the checkpoint and the number processed', async () => {
     const items = Array.from({ length: 7 }, (_, i) => ({
       kind: 'value' as const,
-      value: ev('participant-viewed', { participantId: i + 1 }),
+      value: buildEvent('participant-viewed', { participantId: i + 1 }),
     }));
     const seen: [number, number][] = [];
     const projector = createProjector();
@@ -125,11 +125,11 @@ describe('checkpoint', () => {
 
   it('a memory log read from the checkpoint serves only the tail', async () => {
     const log = await memoryLogOf([
-      { kind: 'value', value: ev('participant-sent') },
-      { kind: 'value', value: ev('participant-signed') },
+      { kind: 'value', value: buildEvent('participant-sent') },
+      { kind: 'value', value: buildEvent('participant-signed') },
     ]);
     const projector = createProjector();
-    projector.apply({ position: 1, event: ev('participant-sent') });
+    projector.apply({ position: 1, event: buildEvent('participant-sent') });
     const stats = await projector.replay(log);
     expect(stats._unsafeUnwrap()).toMatchObject({ applied: 2, alreadyApplied: 0 });
     expect((await readAll(log)).length).toBe(2);

@@ -3,13 +3,13 @@ import { appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { encodeEvent } from '../../src/core/events/encode-event.js';
 import { participantId, signRequestId } from '../../src/core/ids.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
-import { ev } from '../support/events.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'signfold-tail-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -21,7 +21,7 @@ const fileLog = (path: string) => ({ read: (o: object) => readFileEventLog(path,
 describe('an unterminated last line (a write in progress)', () => {
   it('is neither applied nor quarantined, and the checkpoint stays before it', () => {
     const projector = createProjector();
-    projector.apply({ position: 1, event: ev('participant-sent') });
+    projector.apply({ position: 1, event: buildEvent('participant-sent') });
     const torn: LogRecord = {
       kind: 'bad-line',
       position: 2,
@@ -35,17 +35,17 @@ describe('an unterminated last line (a write in progress)', () => {
     expect(projector.quarantine()).toEqual([]);
     expect(projector.incompleteTail()).toEqual({ position: 2, line: 2 });
     // Once the line is complete it applies normally and the tail is gone.
-    expect(projector.apply({ position: 2, event: ev('participant-viewed') })._unsafeUnwrap()).toBe(
-      'applied',
-    );
+    expect(
+      projector.apply({ position: 2, event: buildEvent('participant-viewed') })._unsafeUnwrap(),
+    ).toBe('applied');
     expect(projector.incompleteTail()).toBeUndefined();
   });
 
   it('a snapshot taken while a writer is mid-line resumes to the same state as a full replay', async () => {
     const path = join(folder, 'live.ndjson');
-    const sent = line(1, encodeEvent(ev('participant-sent')));
-    const viewed = line(2, encodeEvent(ev('participant-viewed')));
-    const signed = line(3, encodeEvent(ev('participant-signed')));
+    const sent = line(1, encodeEvent(buildEvent('participant-sent')));
+    const viewed = line(2, encodeEvent(buildEvent('participant-viewed')));
+    const signed = line(3, encodeEvent(buildEvent('participant-signed')));
     writeFileSync(path, sent + viewed.slice(0, 25));
 
     const first = createProjector();

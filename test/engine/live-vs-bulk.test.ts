@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { signRequestId } from '../../src/core/ids.js';
 import { initialState } from '../../src/core/projections/projection-state.js';
 import { fold } from '../../src/core/projections/reduce.js';
@@ -15,7 +16,6 @@ import {
   recordsOf,
   summarize,
 } from '../support/engine-arbitraries.js';
-import { ev } from '../support/events.js';
 
 const RUNS = { numRuns: 60 };
 
@@ -91,12 +91,15 @@ describe('live and bulk application agree', () => {
 
   it('a state() handed out never changes when later events apply', () => {
     const projector = createProjector();
-    projector.apply({ position: 1, event: ev('participant-sent') });
+    projector.apply({ position: 1, event: buildEvent('participant-sent') });
     const before = projector.state();
     const request = before.signRequests.get(signRequestId(1000));
-    projector.apply({ position: 2, event: ev('participant-signed') });
-    projector.apply({ position: 3, event: ev('sign-request-completed') });
-    projector.apply({ position: 4, event: ev('participant-sent', { signRequestId: 1001 }) });
+    projector.apply({ position: 2, event: buildEvent('participant-signed') });
+    projector.apply({ position: 3, event: buildEvent('sign-request-completed') });
+    projector.apply({
+      position: 4,
+      event: buildEvent('participant-sent', { signRequestId: 1001 }),
+    });
     expect(before.signRequests.get(signRequestId(1000))).toBe(request);
     expect(request?.status).toBe('sent');
     expect(before.signRequests.size).toBe(1);
@@ -133,9 +136,9 @@ describe('time travel', () => {
 
   it('stateAsOf with a halt policy reports the first bad record before n', async () => {
     const log = await memoryLogOf([
-      { kind: 'value', value: ev('participant-sent') },
+      { kind: 'value', value: buildEvent('participant-sent') },
       { kind: 'value', value: { type: 'nope' } },
-      { kind: 'value', value: ev('participant-signed') },
+      { kind: 'value', value: buildEvent('participant-signed') },
     ]);
     expect((await stateAsOf(log, 1, { policy: 'halt' })).isOk()).toBe(true);
     const halted = await stateAsOf(log, 3, { policy: 'halt' });

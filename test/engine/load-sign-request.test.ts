@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { encodeEvent } from '../../src/core/events/encode-event.js';
 import { companyId, participantId, signRequestId } from '../../src/core/ids.js';
 import { decodeSignRequest } from '../../src/core/sign-request/decode-sign-request.js';
@@ -6,7 +7,6 @@ import type { SignRequest } from '../../src/core/sign-request/sign-request.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
 import { memoryLogOf, type StreamItem } from '../support/engine-arbitraries.js';
-import { ev } from '../support/events.js';
 
 const REQUEST = signRequestId(1000);
 const ADA = participantId(5);
@@ -24,8 +24,8 @@ const representation = (status: string, adaStatus: string): SignRequest =>
   })._unsafeUnwrap();
 
 const later: StreamItem[] = [
-  { kind: 'value', value: encodeEvent(ev('participant-signed')) },
-  { kind: 'value', value: encodeEvent(ev('sign-request-completed')) },
+  { kind: 'value', value: encodeEvent(buildEvent('participant-signed')) },
+  { kind: 'value', value: encodeEvent(buildEvent('sign-request-completed')) },
 ];
 
 describe('Projector.loadSignRequest', () => {
@@ -57,18 +57,20 @@ describe('Projector.loadSignRequest', () => {
 
   it('loading mid-stream leaves the checkpoint where it was', () => {
     const projector = createProjector();
-    projector.apply({ position: 1, event: ev('participant-sent') });
-    projector.apply({ position: 2, event: ev('participant-viewed') });
+    projector.apply({ position: 1, event: buildEvent('participant-sent') });
+    projector.apply({ position: 2, event: buildEvent('participant-viewed') });
     expect(projector.loadSignRequest(representation('Sent', 'Signed')).isOk()).toBe(true);
     expect(projector.checkpoint).toBe(2);
     expect(projector.getParticipant(REQUEST, ADA)).toMatchObject({
       status: 'signed',
       viewCount: 1,
     });
-    expect(projector.apply({ position: 2, event: ev('participant-viewed') })._unsafeUnwrap()).toBe(
-      'already-applied',
-    );
-    expect(projector.apply({ position: 3, event: ev('sign-request-completed') }).isOk()).toBe(true);
+    expect(
+      projector.apply({ position: 2, event: buildEvent('participant-viewed') })._unsafeUnwrap(),
+    ).toBe('already-applied');
+    expect(
+      projector.apply({ position: 3, event: buildEvent('sign-request-completed') }).isOk(),
+    ).toBe(true);
     expect(projector.getSignRequest(REQUEST)?.status).toBe('completed');
   });
 
@@ -76,7 +78,7 @@ describe('Projector.loadSignRequest', () => {
     const projector = createProjector();
     projector.loadSignRequest(representation('Sent', 'Sent'));
     expect(projector.getSignRequest(REQUEST)?.companyId).toBeNull();
-    projector.apply({ position: 1, event: ev('participant-viewed', { companyId: 2 }) });
+    projector.apply({ position: 1, event: buildEvent('participant-viewed', { companyId: 2 }) });
     expect(projector.getSignRequest(REQUEST)?.companyId).toBe(2);
     expect(projector.getParticipant(REQUEST, ADA)).toMatchObject({
       companyId: 2,
@@ -86,8 +88,8 @@ describe('Projector.loadSignRequest', () => {
 
   it('refuses a representation that moves a status back, changing nothing', () => {
     const projector = createProjector();
-    projector.apply({ position: 1, event: ev('participant-signed') });
-    projector.apply({ position: 2, event: ev('sign-request-completed') });
+    projector.apply({ position: 1, event: buildEvent('participant-signed') });
+    projector.apply({ position: 2, event: buildEvent('sign-request-completed') });
     const before = projector.state();
     const refused = projector.loadSignRequest(representation('Sent', 'Sent'));
     expect(refused._unsafeUnwrapErr()).toMatchObject({

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { encodeEvent } from '../../src/core/events/encode-event.js';
 import { signRequestId } from '../../src/core/ids.js';
 import { initialState } from '../../src/core/projections/projection-state.js';
@@ -19,7 +20,6 @@ import {
   type StreamItem,
   summarize,
 } from '../support/engine-arbitraries.js';
-import { ev } from '../support/events.js';
 
 /** A replay error that must be a halt (a fresh projector cannot start past the log). */
 const haltOf = (error: ReplayError): Halted => {
@@ -82,7 +82,9 @@ describe('skip policy (default)', () => {
     expect(projector.quarantine().map((q) => q.line)).toEqual([6, 7]);
     expect(projector.stats()).toMatchObject({ invalid: 2, alreadyApplied: 0 });
     // The entry at that position is applied, not taken for one already applied.
-    expect(projector.applyRecord(entry(4, ev('participant-sent')))._unsafeUnwrap()).toBe('applied');
+    expect(projector.applyRecord(entry(4, buildEvent('participant-sent')))._unsafeUnwrap()).toBe(
+      'applied',
+    );
     expect(projector.checkpoint).toBe(4);
     expect(projector.applyRecord(bad)._unsafeUnwrap()).toBe('already-applied');
   });
@@ -118,9 +120,9 @@ describe('skip policy (default)', () => {
 
   it('quarantines a conflict with the Conflict, and leaves the state as it was', () => {
     const projector = createProjector();
-    projector.applyRecord(entry(1, encodeEvent(ev('participant-sent'))));
+    projector.applyRecord(entry(1, encodeEvent(buildEvent('participant-sent'))));
     const before = projector.state();
-    const bad = encodeEvent(ev('participant-signed', { companyId: 2 }));
+    const bad = encodeEvent(buildEvent('participant-signed', { companyId: 2 }));
     expect(projector.applyRecord(entry(2, bad))._unsafeUnwrap()).toBe('quarantined');
     const [q] = projector.quarantine();
     expect(q).toMatchObject({ position: 2, line: 12, raw: previewRaw(JSON.stringify(bad)) });
@@ -165,11 +167,11 @@ describe('skip policy (default)', () => {
 
 describe('halt policy', () => {
   const items: StreamItem[] = [
-    { kind: 'value', value: encodeEvent(ev('template-activated')) },
-    { kind: 'value', value: encodeEvent(ev('participant-sent')) },
-    { kind: 'value', value: encodeEvent(ev('participant-sent', { companyId: 2 })) },
+    { kind: 'value', value: encodeEvent(buildEvent('template-activated')) },
+    { kind: 'value', value: encodeEvent(buildEvent('participant-sent')) },
+    { kind: 'value', value: encodeEvent(buildEvent('participant-sent', { companyId: 2 })) },
     { kind: 'bad-line', text: 'garbage' },
-    { kind: 'value', value: encodeEvent(ev('participant-signed')) },
+    { kind: 'value', value: encodeEvent(buildEvent('participant-signed')) },
   ];
 
   it('stops at the first bad record with an error naming its position and line', async () => {
@@ -200,15 +202,15 @@ describe('halt policy', () => {
 
   it('live apply halts too, and the halted position can be retried', () => {
     const projector = createProjector({ policy: 'halt' });
-    projector.apply({ position: 1, event: ev('participant-sent') });
+    projector.apply({ position: 1, event: buildEvent('participant-sent') });
     const halted = projector.apply({ position: 2, event: { type: 'nope' } })._unsafeUnwrapErr();
     expect(halted).toMatchObject({ position: 2, line: undefined });
     expect(halted.reason.kind).toBe('invalid-event');
     expect(halted.message).toMatch(/^halted at position 2: type: /);
     // The position is not consumed: a corrected event at the same position applies.
-    expect(projector.apply({ position: 2, event: ev('participant-signed') })._unsafeUnwrap()).toBe(
-      'applied',
-    );
+    expect(
+      projector.apply({ position: 2, event: buildEvent('participant-signed') })._unsafeUnwrap(),
+    ).toBe('applied');
   });
 
   it('a bad line halts with the reader reason', async () => {

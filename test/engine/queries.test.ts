@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { companyId, participantId, signRequestId, templateId, userId } from '../../src/core/ids.js';
 import { initialState } from '../../src/core/projections/projection-state.js';
 import {
@@ -8,7 +9,6 @@ import {
   templateStats,
 } from '../../src/core/projections/queries.js';
 import { fold } from '../../src/core/projections/reduce.js';
-import { ev } from '../support/events.js';
 
 /**
  * 1000 sent (co 1, tpl 100, sender 20) with Ada sent, #6 viewed, #7 signed;
@@ -17,21 +17,26 @@ import { ev } from '../support/events.js';
  * with #8 viewed; 1005 sent (tpl 101); 1006 first seen deleted (draft, no template).
  */
 const EVENTS = [
-  ev('sign-request-sent', { signRequestId: 1000 }),
-  ev('participant-sent', { signRequestId: 1000, participantId: 5 }),
-  ev('participant-viewed', { signRequestId: 1000, participantId: 6 }),
-  ev('participant-signed', { signRequestId: 1000, participantId: 7 }),
-  ev('sign-request-sent', { signRequestId: 1002, companyId: 2, templateId: 200 }),
-  ev('sign-request-declined', { signRequestId: 1002, companyId: 2 }),
-  ev('participant-viewed', { signRequestId: 1002, companyId: 2, participantId: 9 }),
-  ev('sign-request-completed', { signRequestId: 1001, senderId: 21 }),
-  ev('sign-request-sent', { signRequestId: 1003 }),
-  ev('participant-sent', { signRequestId: 1003, participantId: 5 }),
-  ev('sign-request-deleted', { signRequestId: 1003 }),
-  ev('sign-request-sent', { signRequestId: 1004, companyId: 2, templateId: 200, senderId: 22 }),
-  ev('participant-viewed', { signRequestId: 1004, companyId: 2, participantId: 8 }),
-  ev('sign-request-sent', { signRequestId: 1005, templateId: 101 }),
-  ev('sign-request-deleted', { signRequestId: 1006 }),
+  buildEvent('sign-request-sent', { signRequestId: 1000 }),
+  buildEvent('participant-sent', { signRequestId: 1000, participantId: 5 }),
+  buildEvent('participant-viewed', { signRequestId: 1000, participantId: 6 }),
+  buildEvent('participant-signed', { signRequestId: 1000, participantId: 7 }),
+  buildEvent('sign-request-sent', { signRequestId: 1002, companyId: 2, templateId: 200 }),
+  buildEvent('sign-request-declined', { signRequestId: 1002, companyId: 2 }),
+  buildEvent('participant-viewed', { signRequestId: 1002, companyId: 2, participantId: 9 }),
+  buildEvent('sign-request-completed', { signRequestId: 1001, senderId: 21 }),
+  buildEvent('sign-request-sent', { signRequestId: 1003 }),
+  buildEvent('participant-sent', { signRequestId: 1003, participantId: 5 }),
+  buildEvent('sign-request-deleted', { signRequestId: 1003 }),
+  buildEvent('sign-request-sent', {
+    signRequestId: 1004,
+    companyId: 2,
+    templateId: 200,
+    senderId: 22,
+  }),
+  buildEvent('participant-viewed', { signRequestId: 1004, companyId: 2, participantId: 8 }),
+  buildEvent('sign-request-sent', { signRequestId: 1005, templateId: 101 }),
+  buildEvent('sign-request-deleted', { signRequestId: 1006 }),
 ];
 
 const setup = () => {
@@ -93,8 +98,8 @@ describe('participantsAwaitingAction', () => {
 
   it('drops a participant once the request completes', () => {
     const state = fold(setup(), [
-      ev('participant-signed', { signRequestId: 1000, participantId: 5 }),
-      ev('sign-request-completed', { signRequestId: 1000 }),
+      buildEvent('participant-signed', { signRequestId: 1000, participantId: 5 }),
+      buildEvent('sign-request-completed', { signRequestId: 1000 }),
     ]).state;
     expect(participantsAwaitingAction(state).map((p) => p.id)).toEqual([8]);
     expect(
@@ -124,9 +129,9 @@ describe('templateStats', () => {
 
   it('gives a fractional completion rate', () => {
     const state = fold(setup(), [
-      ev('sign-request-declined', { signRequestId: 1005 }),
-      ev('sign-request-completed', { signRequestId: 1007, templateId: 101 }),
-      ev('sign-request-completed', { signRequestId: 1008, templateId: 101 }),
+      buildEvent('sign-request-declined', { signRequestId: 1005 }),
+      buildEvent('sign-request-completed', { signRequestId: 1007, templateId: 101 }),
+      buildEvent('sign-request-completed', { signRequestId: 1008, templateId: 101 }),
     ]).state;
     const stats = templateStats(state).find((s) => s.templateId === templateId(101));
     expect(stats).toMatchObject({ sent: 3, completed: 2, declined: 1 });

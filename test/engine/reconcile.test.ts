@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { initialState } from '../../src/core/projections/projection-state.js';
 import { reconcileSignRequest } from '../../src/core/projections/reconcile.js';
 import { fold } from '../../src/core/projections/reduce.js';
 import { decodeSignRequest } from '../../src/core/sign-request/decode-sign-request.js';
 import type { SignRequest } from '../../src/core/sign-request/sign-request.js';
-import { ev } from '../support/events.js';
 
 /** Request 1000, sent, with Ada (#5) sent, #6 viewed, #7 signed; request 1003 deleted. */
 const STATE = (() => {
   const folded = fold(initialState(), [
-    ev('sign-request-sent'),
-    ev('participant-sent', { participantId: 5 }),
-    ev('participant-viewed', { participantId: 6 }),
-    ev('participant-signed', { participantId: 7 }),
-    ev('sign-request-sent', { signRequestId: 1003 }),
-    ev('sign-request-deleted', { signRequestId: 1003 }),
+    buildEvent('sign-request-sent'),
+    buildEvent('participant-sent', { participantId: 5 }),
+    buildEvent('participant-viewed', { participantId: 6 }),
+    buildEvent('participant-signed', { participantId: 7 }),
+    buildEvent('sign-request-sent', { signRequestId: 1003 }),
+    buildEvent('sign-request-deleted', { signRequestId: 1003 }),
   ]);
   if (folded.conflicts.length > 0) throw new Error('setup conflicts');
   return folded.state;

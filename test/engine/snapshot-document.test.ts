@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { createProjector, type Projector } from '../../src/engine/projector.js';
 import { restoreProjector, SNAPSHOT_VERSION, takeSnapshot } from '../../src/engine/snapshot.js';
 import {
@@ -15,7 +16,6 @@ import {
 import { decodeSnapshot, encodeSnapshot } from '../../src/store/snapshot-checksum.js';
 import { readSnapshotFile, writeSnapshotFile } from '../../src/store/snapshot-file.js';
 import { removeTempDirs, tempDir } from '../cli/cli-helpers.js';
-import { ev } from '../support/events.js';
 
 afterAll(removeTempDirs);
 
@@ -25,7 +25,7 @@ const hex = (bytes: Uint8Array | string): string =>
 /** A projector whose state holds non-ASCII text (a participant named "Zoë"). */
 const projector = (): Projector => {
   const p = createProjector();
-  p.apply({ position: 1, event: ev('participant-sent', { participantName: 'Zoë' }) });
+  p.apply({ position: 1, event: buildEvent('participant-sent', { participantName: 'Zoë' }) });
   p.apply({ position: 2, event: { type: 'nope' } });
   return p;
 };

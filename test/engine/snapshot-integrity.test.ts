@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { signRequestId } from '../../src/core/ids.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
-import { ev } from '../support/events.js';
 
 const projectorWith = (count: number) => {
   const projector = createProjector();
   const types = ['participant-sent', 'participant-viewed', 'participant-signed'] as const;
   for (let i = 0; i < count; i += 1) {
-    projector.apply({ position: i + 1, event: ev(types[i % 3] ?? 'participant-sent') });
+    projector.apply({ position: i + 1, event: buildEvent(types[i % 3] ?? 'participant-sent') });
   }
   return projector;
 };
@@ -18,11 +18,11 @@ describe('snapshot integrity', () => {
     const projector = projectorWith(1);
     const snapshot = takeSnapshot(projector);
     const before = JSON.stringify(snapshot);
-    projector.apply({ position: 2, event: ev('participant-viewed') });
+    projector.apply({ position: 2, event: buildEvent('participant-viewed') });
     expect(JSON.stringify(snapshot)).toBe(before);
     // Restoring it and replaying the tail does not duplicate history.
     const restored = restoreProjector(JSON.parse(before))._unsafeUnwrap();
-    restored.apply({ position: 2, event: ev('participant-viewed') });
+    restored.apply({ position: 2, event: buildEvent('participant-viewed') });
     expect(restored.signRequestHistory(signRequestId(1000)).map((e) => e.position)).toEqual([1, 2]);
   });
 
@@ -107,7 +107,7 @@ describe('positions', () => {
     'apply refuses position %s',
     (position) => {
       const projector = projectorWith(1);
-      expect(() => projector.apply({ position, event: ev('participant-viewed') })).toThrow(
+      expect(() => projector.apply({ position, event: buildEvent('participant-viewed') })).toThrow(
         RangeError,
       );
       expect(projector.checkpoint).toBe(1);

@@ -5,12 +5,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
 import { createMemoryEventLog } from '../../src/store/memory-event-log.js';
 import { rawStreamArb, recordsLog, recordsOf } from '../support/engine-arbitraries.js';
-import { ev } from '../support/events.js';
 
 describe('resuming a snapshot against a log', () => {
   it('refuses a log that ends before the checkpoint, changing nothing; accepts one that reaches it', async () => {
@@ -64,12 +64,12 @@ describe('resuming a snapshot against a log', () => {
       line: position,
       receivedAt: undefined,
       deliveryId: undefined,
-      event: ev('participant-viewed'),
+      event: buildEvent('participant-viewed'),
       raw: '{}',
     });
     const gappy = recordsLog([at(1), at(5), at(9)]);
     const projector = createProjector();
-    projector.apply({ position: 5, event: ev('participant-sent') });
+    projector.apply({ position: 5, event: buildEvent('participant-sent') });
     // The record at the checkpoint is the one already applied; 9 follows it.
     expect((await projector.replay(gappy))._unsafeUnwrap().applied).toBe(2);
     expect(projector.checkpoint).toBe(9);
@@ -82,21 +82,21 @@ describe('resuming a snapshot against a log', () => {
       reason: 'invalid JSON',
     };
     const shared = createProjector();
-    shared.apply({ position: 5, event: ev('participant-sent') });
+    shared.apply({ position: 5, event: buildEvent('participant-sent') });
     const counted = (await shared.replay(recordsLog([at(1), bad, at(5)])))._unsafeUnwrap();
     expect(counted).toMatchObject({ applied: 1, alreadyApplied: 0, invalid: 0 });
     expect(shared.quarantine()).toEqual([]);
     // A checkpoint inside a gap the log does not reach is still refused once past its end.
     const ahead = createProjector();
-    ahead.apply({ position: 10, event: ev('participant-sent') });
+    ahead.apply({ position: 10, event: buildEvent('participant-sent') });
     expect((await ahead.replay(gappy))._unsafeUnwrapErr().kind).toBe('checkpoint-past-log');
   });
 
   it('refuses through a memory log too, and a fresh projector accepts an empty log', async () => {
     const log = createMemoryEventLog();
-    for (let i = 0; i < 3; i += 1) await log.append(ev('participant-viewed'));
+    for (let i = 0; i < 3; i += 1) await log.append(buildEvent('participant-viewed'));
     const projector = createProjector();
-    projector.apply({ position: 3917, event: ev('participant-sent') });
+    projector.apply({ position: 3917, event: buildEvent('participant-sent') });
     const refused = await projector.replay(log);
     expect(refused._unsafeUnwrapErr()).toMatchObject({
       kind: 'checkpoint-past-log',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { signRequestId } from '../../src/core/ids.js';
 import { createProjector } from '../../src/engine/projector.js';
 import {
@@ -22,7 +23,6 @@ import {
   type StreamItem,
   summarize,
 } from '../support/engine-arbitraries.js';
-import { ev } from '../support/events.js';
 
 const dirs: string[] = [];
 const tempDir = async (): Promise<string> => {
@@ -37,12 +37,12 @@ afterAll(async () => {
 const through = (snapshot: Snapshot): unknown => JSON.parse(JSON.stringify(snapshot));
 
 const sample: StreamItem[] = [
-  { kind: 'value', value: ev('template-activated') },
-  { kind: 'value', value: ev('participant-sent') },
+  { kind: 'value', value: buildEvent('template-activated') },
+  { kind: 'value', value: buildEvent('participant-sent') },
   { kind: 'bad-line', text: '{"type":' },
-  { kind: 'value', value: ev('participant-sent', { companyId: 2 }) },
+  { kind: 'value', value: buildEvent('participant-sent', { companyId: 2 }) },
   { kind: 'value', value: { type: 'nope' } },
-  { kind: 'value', value: ev('participant-signed') },
+  { kind: 'value', value: buildEvent('participant-signed') },
 ];
 
 describe('snapshots', () => {
@@ -109,7 +109,9 @@ describe('snapshots', () => {
     const restored = restoreProjector(through(takeSnapshot(projector)))._unsafeUnwrap();
     const request = restored.getSignRequest(signRequestId(1000));
     expect(Object.isFrozen(request)).toBe(true);
-    expect(restored.apply({ position: 7, event: ev('sign-request-completed') }).isOk()).toBe(true);
+    expect(
+      restored.apply({ position: 7, event: buildEvent('sign-request-completed') }).isOk(),
+    ).toBe(true);
     expect(restored.getSignRequest(signRequestId(1000))?.status).toBe('completed');
     expect(request?.status).toBe('sent');
   });
@@ -173,7 +175,7 @@ describe('snapshot files', () => {
     const snapshot = takeSnapshot(projector);
     (await writeSnapshotFile(path, snapshot))._unsafeUnwrap();
     // Overwrite in place: the newer snapshot replaces the older one.
-    projector.apply({ position: 7, event: ev('sign-request-completed') });
+    projector.apply({ position: 7, event: buildEvent('sign-request-completed') });
     (await writeSnapshotFile(path, takeSnapshot(projector)))._unsafeUnwrap();
     expect(await readdir(dir)).toEqual(['state.snapshot.json']);
 
@@ -216,12 +218,12 @@ describe('snapshot versions 2 and 3', () => {
     projector.apply({
       position: 1,
       receivedAt: '2026-01-01T00:00:00.000Z',
-      event: ev('sign-request-sent'),
+      event: buildEvent('sign-request-sent'),
     });
     projector.apply({
       position: 2,
       receivedAt: '2026-01-02T00:00:00.000Z',
-      event: ev('participant-viewed'),
+      event: buildEvent('participant-viewed'),
     });
     const current = through(takeSnapshot(projector)) as Record<string, unknown>;
     const restored = restoreProjector(current)._unsafeUnwrap();

@@ -115,5 +115,5 @@ describe('examples/reactors.js on PostgreSQL', () => {
       await reminders.close();
       await pool.end();
     }
-  }, 120_000);
+  });
 });

@@ -99,7 +99,7 @@ beforeAll(async () => {
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(message.text());
   });
-}, 120_000);
+});
 afterAll(async () => {
   await browser?.close();
   await removeScratch();

@@ -24,7 +24,7 @@ let app: string;
 beforeAll(async () => {
   packed = await packClean();
   app = await installApp(packed.tarball);
-}, 240_000);
+});
 afterAll(removeScratch);
 
 describe('the package packed from a clean checkout', () => {

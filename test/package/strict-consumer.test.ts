@@ -38,7 +38,7 @@ beforeAll(async () => {
   app = await installApp((await packBuilt()).tarball, ['typescript']);
   await writeFile(join(app, 'main.ts'), CONSUMER);
   await writeFile(join(app, 'usage.ts'), usageCode());
-}, 120_000);
+});
 afterAll(removeScratch);
 
 const tsc = (args: readonly string[]) =>

@@ -16,6 +16,7 @@ import { readProjectionStatus } from '../../src/postgres/partition-status.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
 import type { SchemaName } from '../../src/postgres/schema-name.js';
 import { rawStreamArb, recordsLog, recordsOf } from '../support/engine-arbitraries.js';
+import { eventually } from '../support/eventually.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 
@@ -32,8 +33,6 @@ afterAll(async () => {
   await pool?.end();
   server?.stop();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const freshSchema = async (partitions: number): Promise<string> => {
   schemas += 1;
@@ -59,7 +58,9 @@ describe('partitioned workers', () => {
           (await importRecords(pool, recordsLog(records, 7).read(), { schema }))._unsafeUnwrap();
           const started = await Promise.all(
             Array.from({ length: workers }, () =>
-              createProjectionWorker(pool, { schema, batchSize, leaseMs: 2000 }),
+              // A lease no worker of this process loses to a busy machine (nothing here waits
+              // for one to run out: drained workers give their partitions back).
+              createProjectionWorker(pool, { schema, batchSize, leaseMs: 60_000 }),
             ),
           );
           const drained = await Promise.all(started.map((w) => w._unsafeUnwrap().drain()));
@@ -119,33 +120,43 @@ describe('partitioned workers', () => {
 
   it('a worker that starts later gets a fair share within a heartbeat or two', async () => {
     const schema = await freshSchema(8);
-    const leaseMs = 400;
+    // Heartbeats every 500 ms; a batch transaction may idle 2 s before the server ends it.
+    const leaseMs = 2000;
     const a = (await createProjectionWorker(pool, { schema, leaseMs }))._unsafeUnwrap();
     (await a.catchUp())._unsafeUnwrap();
     expect(a.partitions()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     const b = (await createProjectionWorker(pool, { schema, leaseMs }))._unsafeUnwrap();
     const c = (await createProjectionWorker(pool, { schema, leaseMs }))._unsafeUnwrap();
-    for (let i = 0; i < 20; i += 1) {
-      for (const w of [a, b, c]) (await w.catchUp())._unsafeUnwrap();
-      await sleep(leaseMs / 4);
-    }
-    const held = [a, b, c].map((w) => w.partitions());
-    expect(held.map((p) => p.length).sort()).toEqual([2, 3, 3]);
-    expect(held.flat().sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    /** Runs the workers, a heartbeat apart, until they hold all partitions in `shares` (sorted). */
+    const untilShares = (workers: readonly (typeof a)[], shares: readonly number[]) =>
+      eventually(
+        async () => {
+          for (const w of workers) (await w.catchUp())._unsafeUnwrap();
+          const held = workers.map((w) => w.partitions());
+          return (
+            held.flat().sort().join() === '0,1,2,3,4,5,6,7' &&
+            held
+              .map((p) => p.length)
+              .sort()
+              .join() === shares.join()
+          );
+        },
+        `shares of ${shares.join(', ')}`,
+        { intervalMs: leaseMs / 4 },
+      );
+    await untilShares([a, b, c], [2, 3, 3]);
     // A clean exit gives partitions back at once; the others take them.
     (await c.release())._unsafeUnwrap();
-    for (let i = 0; i < 20; i += 1) {
-      for (const w of [a, b]) (await w.catchUp())._unsafeUnwrap();
-      await sleep(leaseMs / 4);
-    }
-    expect([a, b].map((w) => w.partitions().length)).toEqual([4, 4]);
+    await untilShares([a, b], [4, 4]);
   });
 
   it('a batch folded before its lease expired and written after another took over is refused', async () => {
     const schema = await freshSchema(2);
     const records = sampleRecords(9, 200);
     (await importRecords(pool, recordsLog(records, 50).read(), { schema }))._unsafeUnwrap();
-    const leaseMs = 300;
+    // Long enough that no live worker here loses its lease to a busy machine; the stale one's
+    // runs out when the test says so (below), not after a wait.
+    const leaseMs = 60_000;
     let resume: () => void = () => undefined;
     let paused = false;
     const lost: number[] = [];
@@ -165,8 +176,15 @@ describe('partitioned workers', () => {
       })
     )._unsafeUnwrap();
     const staleRun = stale.drain();
-    while (!paused) await sleep(10);
-    await sleep(leaseMs * 2);
+    await eventually(() => paused, 'the stale worker to fold its first batch');
+    // Its lease runs out while it holds the folded batch (as the clock would make it).
+    await pool.query(
+      `UPDATE ${schema}.partitions SET lease_until = clock_timestamp() WHERE owner = $1`,
+      [stale.id],
+    );
+    await pool.query(`UPDATE ${schema}.workers SET lease_until = clock_timestamp() WHERE id = $1`, [
+      stale.id,
+    ]);
     const other = (await createProjectionWorker(pool, { schema, leaseMs }))._unsafeUnwrap();
     (await other.drain())._unsafeUnwrap();
     await expectEqualsSequentialFold(pool, schema);
@@ -221,7 +239,8 @@ describe('partitioned workers', () => {
       const stream = [...generateEvents({ seed: 12, signRequests: 60, duplicateRate: 0.05 })];
       const records = recordsOf(stream.map((value) => ({ kind: 'value' as const, value })));
       (await importRecords(db, recordsLog(records, 50).read()))._unsafeUnwrap();
-      const leaseMs = 400;
+      // Heartbeats every 500 ms; a batch transaction may idle 2 s before the server ends it.
+      const leaseMs = 2000;
       const worker = (await createProjectionWorker(db, { leaseMs, batchSize: 20 }))._unsafeUnwrap();
       (await worker.catchUp())._unsafeUnwrap();
       await expectEqualsSequentialFold(db, 'signfold');
@@ -236,10 +255,14 @@ describe('partitioned workers', () => {
       expect(await rows()).toBe('0');
       expect(worker.partitions()).toEqual([0, 1, 2, 3]);
       // The worker finds partition 3 taken from it, and claims it again at a heartbeat.
-      for (let i = 0; i < 10 && (await rows()) === '0'; i += 1) {
-        await sleep(leaseMs / 4);
-        (await worker.catchUp())._unsafeUnwrap();
-      }
+      await eventually(
+        async () => {
+          (await worker.catchUp())._unsafeUnwrap();
+          return (await rows()) !== '0';
+        },
+        'partition 3 to be claimed again and rebuilt',
+        { intervalMs: leaseMs / 4 },
+      );
       expect(worker.partitions()).toEqual([0, 1, 2, 3]);
       await expectEqualsSequentialFold(db, 'signfold');
     } finally {

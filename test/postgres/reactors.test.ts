@@ -304,5 +304,5 @@ describe('the hostile corpus through pg work --reactors', () => {
         await pool.end();
       }
     }
-  }, 120_000);
+  });
 });

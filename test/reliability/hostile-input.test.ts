@@ -9,6 +9,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import type { DecodeError, DecodeErrorKind } from '../../src/core/decode-error.js';
 import {
   DEFAULT_MAX_EVENT_LENGTH,
@@ -30,7 +31,6 @@ import { createProjector } from '../../src/engine/projector.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
 import { signRequestArb } from '../core/sign-request/sign-request-arbitraries.js';
 import { wireCaseArb, wireEventArb, wireMutationArb } from '../support/arbitraries.js';
-import { ev } from '../support/events.js';
 import {
   assertNotPolluted,
   count,
@@ -323,7 +323,7 @@ describe('decodeEvent / decodeEventJson: fuzzing', () => {
 describe('decodeEvent / decodeEventJson: extreme values', () => {
   it('huge strings (10 MB): accepted as values, refused as text over maxLength, short messages', () => {
     const huge = 'x'.repeat(TEN_MB);
-    const wire = { ...ev('participant-signed'), ownerName: huge };
+    const wire = { ...buildEvent('participant-signed'), ownerName: huge };
     const decoded = decodeEvent(wire)._unsafeUnwrap();
     expect(decoded.ownerName).toBe(huge);
 
@@ -343,7 +343,10 @@ describe('decodeEvent / decodeEventJson: extreme values', () => {
       ['companyId', 'wrong-type'],
       [WIRE_PARTICIPANT_NAME, 'conflicting-spelling'],
     ] as const) {
-      const error = decodeEvent({ ...ev('participant-signed'), [member]: huge })._unsafeUnwrapErr();
+      const error = decodeEvent({
+        ...buildEvent('participant-signed'),
+        [member]: huge,
+      })._unsafeUnwrapErr();
       expect(error.kind).toBe(kind);
       expect(error.message.length).toBeLessThan(300);
     }
@@ -356,7 +359,7 @@ describe('decodeEvent / decodeEventJson: extreme values', () => {
     const deepObject = nestedObject(DEPTH, '__proto__');
     const deepArrayText = `${'['.repeat(DEPTH)}0${']'.repeat(DEPTH)}`;
     const deepObjectText = `${'{"__proto__":'.repeat(DEPTH)}0${'}'.repeat(DEPTH)}`;
-    const base = ev('participant-sent') as unknown as Record<string, unknown>;
+    const base = buildEvent('participant-sent') as unknown as Record<string, unknown>;
     const projector = createProjector();
     let position = 0;
     for (const deep of [deepArray, deepObject]) {
@@ -407,7 +410,7 @@ describe('decodeEvent / decodeEventJson: extreme values', () => {
   });
 
   it('non-safe integers, -0 and 1e400 as ids', () => {
-    const base = JSON.stringify(ev('template-activated')).slice(0, -1);
+    const base = JSON.stringify(buildEvent('template-activated')).slice(0, -1);
     const cases: readonly (readonly [string, DecodeErrorKind | number])[] = [
       ['9007199254740991', Number.MAX_SAFE_INTEGER],
       ['-9007199254740991', -Number.MAX_SAFE_INTEGER],
@@ -438,12 +441,15 @@ describe('decodeEvent / decodeEventJson: extreme values', () => {
     }
     // Values built in code, not parsed.
     for (const value of [2 ** 53, -(2 ** 53), Number.NaN, Infinity, 0.1, 2n, new Number(1)]) {
-      const error = decodeEvent({ ...ev('template-activated'), ownerId: value })._unsafeUnwrapErr();
+      const error = decodeEvent({
+        ...buildEvent('template-activated'),
+        ownerId: value,
+      })._unsafeUnwrapErr();
       expect(error).toMatchObject({ kind: 'wrong-type', path: 'ownerId' });
     }
     expect(
       Object.is(
-        decodeEvent({ ...ev('template-activated'), ownerId: -0 })._unsafeUnwrap().ownerId,
+        decodeEvent({ ...buildEvent('template-activated'), ownerId: -0 })._unsafeUnwrap().ownerId,
         0,
       ),
     ).toBe(true);
@@ -451,7 +457,7 @@ describe('decodeEvent / decodeEventJson: extreme values', () => {
   });
 
   it('__proto__ / constructor / prototype keys: never read as members, never pollute', () => {
-    const valid = ev('sign-request-sent');
+    const valid = buildEvent('sign-request-sent');
     const members = JSON.stringify(valid).slice(1, -1);
     // The members hidden under __proto__ must not be found: JSON.parse makes it an own key.
     const hidden = decodeEventJson(`{"__proto__":{${members}}}`)._unsafeUnwrapErr();
@@ -476,7 +482,7 @@ describe('decodeEvent / decodeEventJson: extreme values', () => {
 
   it('documented limit: a non-JSON object with members on its prototype is read through it', () => {
     // JSON.parse never produces such an object; code that builds one gets its inherited members read.
-    const inherited = Object.create(ev('template-activated')) as object;
+    const inherited = Object.create(buildEvent('template-activated')) as object;
     expect(decodeEvent(inherited).isOk()).toBe(true);
     // The sign-request decoder reads own members only.
     const request = {
@@ -675,7 +681,7 @@ describe('decodeSignRequest: fuzzing', () => {
 describe('restoreProjector: hostile snapshots', () => {
   it(`refuses or restores any JSON value, never throws (${RUNS} cases)`, () => {
     const projector = createProjector();
-    projector.apply({ position: 1, event: ev('participant-signed') });
+    projector.apply({ position: 1, event: buildEvent('participant-signed') });
     const valid = JSON.parse(JSON.stringify(takeSnapshot(projector))) as Record<string, unknown>;
     const memberArb = fc.constantFrom(
       'format',

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bench/generate-stream.js';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { DEFAULT_MAX_EVENT_LENGTH, decodeEventJson } from '../../src/core/events/decode-event.js';
 import { encodeEvent } from '../../src/core/events/encode-event.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
@@ -17,7 +18,6 @@ import { DEFAULT_MAX_LINE_BYTES } from '../../src/engine/log-limits.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { openFileEventLog } from '../../src/store/file-event-log.js';
 import { type FileReadOptions, readFileEventLog } from '../../src/store/file-record-stream.js';
-import { ev } from '../support/events.js';
 import {
   count,
   Figures,
@@ -38,10 +38,10 @@ const MiB = 1024 * 1024;
 
 /** A few valid event lines (bare wire events). */
 const VALID_LINES = [
-  JSON.stringify(encodeEvent(ev('template-activated'))),
-  JSON.stringify(encodeEvent(ev('sign-request-sent'))),
-  JSON.stringify(encodeEvent(ev('participant-sent'))),
-  JSON.stringify(encodeEvent(ev('participant-signed'))),
+  JSON.stringify(encodeEvent(buildEvent('template-activated'))),
+  JSON.stringify(encodeEvent(buildEvent('sign-request-sent'))),
+  JSON.stringify(encodeEvent(buildEvent('participant-sent'))),
+  JSON.stringify(encodeEvent(buildEvent('participant-signed'))),
 ];
 
 const readAll = async (path: string, options?: FileReadOptions): Promise<LogRecord[]> => {
@@ -135,9 +135,9 @@ describe('maxLineBytes: an overlong line is a bad line, skipped in constant memo
     const log = opened._unsafeUnwrap();
     expect(log.lastPosition).toBe(5);
     expect(log.tornTail).toBeUndefined();
-    expect((await log.append(encodeEvent(ev('participant-viewed'))))._unsafeUnwrap()).toMatchObject(
-      { kind: 'appended', position: 6 },
-    );
+    expect(
+      (await log.append(encodeEvent(buildEvent('participant-viewed'))))._unsafeUnwrap(),
+    ).toMatchObject({ kind: 'appended', position: 6 });
     await log.close();
     figures.add('overlong lines read', 2);
   });
@@ -209,7 +209,7 @@ describe('maxLineBytes: an overlong line is a bad line, skipped in constant memo
 
   it("decodeEventJson's maxLength (default 1 MiB of UTF-16 units) is checked before parsing", () => {
     expect(DEFAULT_MAX_EVENT_LENGTH).toBe(MiB);
-    const event = JSON.stringify(encodeEvent(ev('participant-viewed')));
+    const event = JSON.stringify(encodeEvent(buildEvent('participant-viewed')));
     const padded = event + ' '.repeat(DEFAULT_MAX_EVENT_LENGTH - event.length);
     expect(decodeEventJson(padded).isOk()).toBe(true);
     expect(decodeEventJson(`${padded} `)._unsafeUnwrapErr()).toMatchObject({

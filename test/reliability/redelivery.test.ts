@@ -20,13 +20,13 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateEvents, mulberry32 } from '../../bench/generate-stream.js';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { decodeEvent } from '../../src/core/events/decode-event.js';
 import type { SignEvent } from '../../src/core/events/sign-event.js';
 import { initialState, type ProjectionState } from '../../src/core/projections/projection-state.js';
 import { fold } from '../../src/core/projections/reduce.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { createMemoryEventLog } from '../../src/store/memory-event-log.js';
-import { ev } from '../support/events.js';
 import { untimedRecords } from '../support/projection-records.js';
 import { count, Figures } from './fixtures/reliability-helpers.js';
 
@@ -248,8 +248,8 @@ describe('re-delivery storms', () => {
   });
 
   it('the boundary: a late copy of template-activated after template-inactivated really reactivates', () => {
-    const activated = ev('template-activated');
-    const inactivated = ev('template-inactivated');
+    const activated = buildEvent('template-activated');
+    const inactivated = buildEvent('template-inactivated');
     const clean = fold(initialState(), [activated, inactivated]);
     const late = fold(initialState(), [activated, inactivated, activated]);
     expect(clean.state.templates.get(activated.templateId)?.status).toBe('inactive');
@@ -257,12 +257,12 @@ describe('re-delivery storms', () => {
     expect(late.conflicts).toEqual([]);
     // Every other kind of late copy is refused or changes no status.
     const request = [
-      ev('sign-request-sent'),
-      ev('participant-sent'),
-      ev('participant-viewed'),
-      ev('participant-signed'),
-      ev('sign-request-completed'),
-      ev('sign-request-deleted'),
+      buildEvent('sign-request-sent'),
+      buildEvent('participant-sent'),
+      buildEvent('participant-viewed'),
+      buildEvent('participant-signed'),
+      buildEvent('sign-request-completed'),
+      buildEvent('sign-request-deleted'),
     ];
     const base = fold(initialState(), request);
     for (const copy of request) {

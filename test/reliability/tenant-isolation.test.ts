@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import type { EventType } from '../../src/core/events/event-members.js';
 import { EVENT_TYPES } from '../../src/core/events/event-members.js';
 import type { SignEvent } from '../../src/core/events/sign-event.js';
@@ -15,7 +16,6 @@ import type { ParticipantId, SignRequestId, TemplateId } from '../../src/core/id
 import { initialState, type ProjectionState } from '../../src/core/projections/projection-state.js';
 import { fold, reduce } from '../../src/core/projections/reduce.js';
 import { createProjector } from '../../src/engine/projector.js';
-import { ev } from '../support/events.js';
 import { count, Figures } from './fixtures/reliability-helpers.js';
 
 const RUNS = count(300, 10_000);
@@ -45,7 +45,7 @@ const eventArb: fc.Arbitrary<SignEvent> = fc
     name: fc.constantFrom('x', 'y'),
   })
   .map((g) =>
-    ev(g.type, {
+    buildEvent(g.type, {
       companyId: g.company,
       templateId: g.templateId,
       signRequestId: g.signRequestId,

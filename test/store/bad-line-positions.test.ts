@@ -10,13 +10,13 @@ import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { participantId, signRequestId } from '../../src/core/ids.js';
 import { createProjector, type Projector } from '../../src/engine/projector.js';
 import { restoreProjector, takeSnapshot } from '../../src/engine/snapshot.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { badLineTextArb, rawStreamArb, type StreamItem } from '../support/engine-arbitraries.js';
-import { ev } from '../support/events.js';
 import { fileWith, openLog, readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
 
 afterAll(removeTempDirs);
@@ -44,7 +44,7 @@ describe('a bad line in an envelope log', () => {
     const path = join(await tempDir(), 'events.ndjson');
     const log = await openLog(path);
     for (let i = 1; i <= 40; i += 1) {
-      await log.append(ev('participant-viewed', { participantId: i }));
+      await log.append(buildEvent('participant-viewed', { participantId: i }));
     }
     await log.close();
     const lines = (await readAllText(path)).split('\n');
@@ -75,26 +75,29 @@ describe('a bad line in an envelope log', () => {
     // The writer goes on after the last entry, whatever bad lines stand before it.
     const reopened = await openLog(path);
     expect(reopened.lastPosition).toBe(40);
-    expect((await reopened.append(ev('participant-signed')))._unsafeUnwrap().position).toBe(41);
+    expect((await reopened.append(buildEvent('participant-signed')))._unsafeUnwrap().position).toBe(
+      41,
+    );
     await reopened.close();
   });
 
   it('leaves a lifecycle around it whole', async () => {
-    const ids = { signRequestId: 5001, participantId: 3 };
+    const request = { signRequestId: 5001 };
+    const ids = { ...request, participantId: 3 };
     const path = await fileWith(
       [
-        envelope(1, ev('sign-request-sent', ids)),
-        envelope(2, ev('participant-sent', ids)),
+        envelope(1, buildEvent('sign-request-sent', request)),
+        envelope(2, buildEvent('participant-sent', ids)),
         'garbage',
         '{"type":"participant-viewed",',
         '\u00a0',
         '\f',
         '\u2028',
-        `\ufeff${JSON.stringify(ev('participant-viewed', ids))}`,
+        `\ufeff${JSON.stringify(buildEvent('participant-viewed', ids))}`,
         '['.repeat(1000),
-        envelope(3, ev('participant-viewed', ids)),
-        envelope(4, ev('participant-signed', ids)),
-        envelope(5, ev('sign-request-completed', ids)),
+        envelope(3, buildEvent('participant-viewed', ids)),
+        envelope(4, buildEvent('participant-signed', ids)),
+        envelope(5, buildEvent('sign-request-completed', request)),
         '',
       ].join('\r\n'),
     );
@@ -113,7 +116,7 @@ describe('a bad line in an envelope log', () => {
   it('a live log: garbage read at the end is quarantined once, and the entry written after it is applied', async () => {
     const path = join(await tempDir(), 'events.ndjson');
     const log = await openLog(path);
-    await log.append(ev('participant-sent'));
+    await log.append(buildEvent('participant-sent'));
     const projector = createProjector();
     await projector.replay(log);
     await appendFile(path, 'garbage\n');
@@ -125,7 +128,9 @@ describe('a bad line in an envelope log', () => {
     // Resumed from a snapshot or not, the garbage is not quarantined a second time.
     const restored = throughSnapshot(projector);
     const reopened = await openLog(path);
-    expect((await reopened.append(ev('participant-viewed')))._unsafeUnwrap().position).toBe(2);
+    expect((await reopened.append(buildEvent('participant-viewed')))._unsafeUnwrap().position).toBe(
+      2,
+    );
     const fromTwo = await readAll(reopened.read({ fromPosition: 2 }));
     expect(fromTwo.map((r) => [r.kind, r.position, r.line])).toEqual([
       ['bad-line', 2, 2],

@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { parseLogLine } from '../../src/store/parse-log-line.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
-import { ev } from '../support/events.js';
 import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { fileWith, readAll, removeTempDirs } from './fixtures/log-helpers.js';
 
@@ -21,9 +21,11 @@ const envelope = (position: number, event: unknown, deliveryId?: string): string
 
 /** Lines a log may hold, good and bad: the kinds the reader tells apart. */
 const lineArb: fc.Arbitrary<string> = fc.oneof(
-  fc.integer({ min: -2, max: 60 }).map((p) => envelope(p, ev('participant-viewed'))),
-  fc.integer({ min: 1, max: 60 }).map((p) => envelope(p, ev('sign-request-sent'), `d-${p}`)),
-  fc.constant(JSON.stringify(ev('template-activated'))),
+  fc.integer({ min: -2, max: 60 }).map((p) => envelope(p, buildEvent('participant-viewed'))),
+  fc
+    .integer({ min: 1, max: 60 })
+    .map((p) => envelope(p, buildEvent('sign-request-sent'), `d-${p}`)),
+  fc.constant(JSON.stringify(buildEvent('template-activated'))),
   fc.constant('{ "type" : "template-deleted", "companyId": 1 }'),
   fc.constant('{"position":"7","event":{}}'),
   fc.constantFrom(
@@ -106,17 +108,17 @@ describe('parseLogLine', () => {
   });
 
   it('reads an envelope and a bare event, with their own positions', () => {
-    const line = envelope(8, ev('template-deleted'), 'abc');
+    const line = envelope(8, buildEvent('template-deleted'), 'abc');
     expect(parseLogLine(line)).toEqual({
       kind: 'entry',
       position: 8,
       line: 1,
       receivedAt: '2026-01-01T00:00:00.000Z',
       deliveryId: 'abc',
-      event: ev('template-deleted'),
+      event: buildEvent('template-deleted'),
       raw: line,
     });
-    const bare = JSON.stringify(ev('template-deleted'));
+    const bare = JSON.stringify(buildEvent('template-deleted'));
     expect(parseLogLine(bare, { line: 5, lastPosition: 9 })).toMatchObject({
       kind: 'entry',
       position: 10,
@@ -127,7 +129,7 @@ describe('parseLogLine', () => {
   });
 
   it('drops one trailing newline (LF or CRLF) and calls a line holding another one a bad line', () => {
-    const bare = JSON.stringify(ev('template-deleted'));
+    const bare = JSON.stringify(buildEvent('template-deleted'));
     expect(parseLogLine(`${bare}\r\n`)).toMatchObject({ kind: 'entry', raw: bare });
     expect(parseLogLine(`${bare}\n${bare}`)).toMatchObject({
       kind: 'bad-line',

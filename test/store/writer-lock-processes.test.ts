@@ -97,7 +97,7 @@ describe('writer lock across processes (compiled build)', () => {
     figures.set('acknowledged appends', acked.length);
     figures.set('acknowledged appends lost', acked.filter((id) => !stored.has(id)).length);
     figures.print();
-  }, 120_000);
+  });
 
   it('removes the scratch file of an opener SIGKILLed while creating the lock', async () => {
     const path = join(await tempDir(), 'scratch.ndjson');
@@ -118,7 +118,9 @@ describe('writer lock across processes (compiled build)', () => {
       (await readdir(dirname(path))).filter((name) => SCRATCH.test(name));
     // Freeze the loop (SIGSTOP) at random moments until it is caught holding a scratch file.
     let left: string[] = [];
-    const until = Date.now() + 30_000;
+    // A stop lands in the window often enough; a busy machine makes each try slower, so the
+    // deadline is far beyond what it takes.
+    const until = Date.now() + 120_000;
     while (left.length === 0 && Date.now() < until) {
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
       child.kill('SIGSTOP');
@@ -132,7 +134,7 @@ describe('writer lock across processes (compiled build)', () => {
     const { code } = await start(path, 'after', 1).finished;
     expect(code).toBe(0);
     expect((await readdir(dirname(path))).filter((name) => SCRATCH.test(name))).toEqual([]);
-  }, 60_000);
+  });
 
   it('lets exactly one of several processes racing for a stale lock win', async () => {
     for (let round = 0; round < 5; round += 1) {
@@ -154,7 +156,7 @@ describe('writer lock across processes (compiled build)', () => {
       expect(results.filter((result) => result.out.startsWith('locked '))).toHaveLength(3);
       expect((await contents(path)).ids).toHaveLength(50);
     }
-  }, 60_000);
+  });
 
   it('removes its lock when the process exits without closing the log', async () => {
     const path = join(await tempDir(), 'exit.ndjson');

@@ -15,7 +15,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openFileEventLog } from '../../src/store/file-event-log.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { unlockWriterLock } from '../../src/store/writer-unlock.js';
-import { lockOf } from './fixtures/lock-content.js';
+import { eventually } from '../support/eventually.js';
+import { lockOf, startTimeOf } from './fixtures/lock-content.js';
 import { openLog, readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
 
 afterAll(removeTempDirs);
@@ -27,10 +28,11 @@ const deadPid = (): number => {
   return child.pid;
 };
 
-/** Sets a file's modification time `ms` into the past. */
-const age = async (path: string, ms: number): Promise<void> => {
+/** Sets a file's modification time `ms` into the past; resolves to that time (ms epoch). */
+const age = async (path: string, ms: number): Promise<number> => {
   const then = new Date(Date.now() - ms);
   await utimes(path, then, then);
+  return then.getTime();
 };
 
 const freshLog = async (name = 'log.ndjson') => join(await tempDir(), name);
@@ -82,9 +84,19 @@ describe('writer lock', () => {
 
   it('takes over a lock whose pid now belongs to another process (pid reused: other start time)', async () => {
     const path = await freshLog();
+    // The parent of this process runs: with its own start time, its lock is kept...
+    await writeFile(`${path}.lock`, lockOf(process.ppid));
+    const kept = (await openFileEventLog(path))._unsafeUnwrapErr();
+    expect(kept).toMatchObject({ kind: 'locked', holder: { pid: process.ppid } });
+    expect(kept.message).toContain(`pid ${process.ppid} still runs on this host`);
+    // ...with another start time, the lock was another process's that had that pid: taken over.
     await writeFile(`${path}.lock`, lockOf(process.ppid, { startTime: '1' }));
     const log = await openLog(path);
+    const taken = JSON.parse(await readFile(`${path}.lock`, 'utf8'));
+    expect(taken).toMatchObject({ pid: process.pid, startTime: startTimeOf(process.pid) });
+    expect(taken.token).not.toBe('feedface');
     await log.close();
+    expect(await readdir(join(path, '..'))).toEqual(['log.ndjson']);
   });
 
   it('takes over a lock left by an earlier process that had our pid', async () => {
@@ -215,8 +227,12 @@ describe('writer lock', () => {
     const path = await freshLog();
     await writeFile(`${path}.lock`, lockOf(deadPid()));
     await writeFile(`${path}.lock.break`, lockOf(deadPid()));
+    // The stale lock can only be taken under the break-lock: opening proves the dead one was broken.
     const log = await openLog(path);
+    expect(JSON.parse(await readFile(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid });
+    expect((await readdir(join(path, '..'))).sort()).toEqual(['log.ndjson', 'log.ndjson.lock']);
     await log.close();
+    expect(await readdir(join(path, '..'))).toEqual(['log.ndjson']);
   });
 
   it('waits for a break-lock whose holder runs, and then refuses rather than break it', async () => {
@@ -281,10 +297,14 @@ describe('writer lock', () => {
   it('refreshes its heartbeat while open', async () => {
     const path = await freshLog();
     const log = await openLog(path, { lock: { staleAfterMs: 60_000, heartbeatMs: 10 } });
-    await age(`${path}.lock`, 50_000);
-    const before = (await stat(`${path}.lock`)).mtimeMs;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await stat(`${path}.lock`)).mtimeMs).toBeGreaterThan(before + 40_000);
+    const agedTo = await age(`${path}.lock`, 50_000);
+    // Only a beat of the holder can move the modification time back near now; however late
+    // it comes on a busy machine, it comes. (A beat may even land between the aging and a
+    // first look: the aged time is known, so that counts too.)
+    await eventually(
+      async () => (await stat(`${path}.lock`)).mtimeMs > agedTo + 40_000,
+      'a heartbeat after the aging',
+    );
     await log.close();
   });
 

@@ -23,14 +23,25 @@ export interface SinkCall {
 export interface HttpSink {
   readonly url: string;
   readonly calls: SinkCall[];
+  /** Answers the calls `hold` kept waiting, and every later one as usual. */
+  release(): void;
   close(): Promise<void>;
 }
 
-/** Starts a sink on 127.0.0.1; `delayMs` holds each answer back (so kills land mid-call). */
+/**
+ * Starts a sink on 127.0.0.1; `delayMs` holds each answer back (so kills land
+ * mid-call); a call `hold` picks gets no answer until `release()`, however
+ * long that takes.
+ */
 export const startHttpSink = async (
-  options: { fails?: (call: Omit<SinkCall, 'failed'>) => boolean; delayMs?: number } = {},
+  options: {
+    fails?: (call: Omit<SinkCall, 'failed'>) => boolean;
+    delayMs?: number;
+    hold?: (call: Omit<SinkCall, 'failed'>) => boolean;
+  } = {},
 ): Promise<HttpSink> => {
   const calls: SinkCall[] = [];
+  let held: (() => void)[] | undefined = [];
   const server: Server = createServer((request, response) => {
     let text = '';
     request.setEncoding('utf8');
@@ -48,10 +59,14 @@ export const startHttpSink = async (
       };
       const failed = options.fails?.(seen) ?? false;
       calls.push({ ...seen, failed });
-      setTimeout(() => {
-        response.writeHead(failed ? 500 : 200, { 'content-type': 'text/plain' });
-        response.end(failed ? 'refused by the test sink' : 'ok');
-      }, options.delayMs ?? 0);
+      const answer = (): void => {
+        setTimeout(() => {
+          response.writeHead(failed ? 500 : 200, { 'content-type': 'text/plain' });
+          response.end(failed ? 'refused by the test sink' : 'ok');
+        }, options.delayMs ?? 0);
+      };
+      if (held !== undefined && options.hold?.(seen) === true) held.push(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -60,6 +75,11 @@ export const startHttpSink = async (
   return {
     url: `http://127.0.0.1:${port}/`,
     calls,
+    release: () => {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const answer of waiting) answer();
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

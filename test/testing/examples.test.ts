@@ -20,7 +20,7 @@ const nodeTest = (file: string) =>
   spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: 120_000, // a hang guard: a busy machine may take long to start it
   });
 
 describe('docs/testing.md examples', () => {

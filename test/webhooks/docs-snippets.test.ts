@@ -113,5 +113,5 @@ describe.each(['node:http', 'Hono'])('the %s snippet of docs/webhooks.md', (titl
     } finally {
       child.kill('SIGKILL');
     }
-  }, 120_000);
+  });
 });

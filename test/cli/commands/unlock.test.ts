@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lockOf } from '../../store/fixtures/lock-content.js';
+import { lockOf, startTimeOf } from '../../store/fixtures/lock-content.js';
+import { eventually } from '../../support/eventually.js';
 import { removeTempDirs, runCli, tempDir } from '../cli-helpers.js';
 
 afterAll(removeTempDirs);
@@ -53,7 +54,7 @@ describe('signfold unlock', () => {
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
     try {
       const pid = holder.pid ?? 0;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await eventually(() => startTimeOf(pid) !== '1', 'the holder to show in /proc');
       await writeFile(`${log}.lock`, lockOf(pid));
       const kept = await runCli(['unlock', log]);
       expect(kept.code).toBe(1);

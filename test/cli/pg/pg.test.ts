@@ -6,6 +6,7 @@ import { createProjector } from '../../../src/engine/projector.js';
 import { openPostgresEventLog } from '../../../src/postgres/postgres-event-log.js';
 import { readProjections } from '../../../src/postgres/read-projections.js';
 import { readFileEventLog } from '../../../src/store/file-record-stream.js';
+import { eventually } from '../../support/eventually.js';
 import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
 import { sortedRecords } from '../../support/projection-records.js';
 import {
@@ -129,7 +130,8 @@ describe('signfold pg', () => {
     const url = await server.createDatabase('cli_follow');
     await runCli(['pg', 'migrate', '--database', url]);
     const db = new pg.Pool({ connectionString: url, max: 2 });
-    // A poll this slow cannot be what projects the event within the wait below.
+    // A poll and a heartbeat (a quarter of the lease) this slow cannot be what projects the
+    // event within the wait below (30 s at most).
     const child = spawn(process.execPath, [
       CLI,
       'pg',
@@ -137,6 +139,8 @@ describe('signfold pg', () => {
       '--database',
       url,
       '--poll-interval',
+      '600000',
+      '--lease',
       '600000',
     ]);
     let stdout = '';
@@ -150,19 +154,15 @@ describe('signfold pg', () => {
       );
       return rows[0] === undefined ? undefined : Number(rows[0].position);
     };
-    const waitFor = async (ok: (at: number | undefined) => boolean): Promise<void> => {
-      for (let tries = 0; tries < 200 && !ok(await checkpoint()); tries += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      expect(ok(await checkpoint())).toBe(true);
-    };
+    const waitFor = (ok: (at: number | undefined) => boolean, what: string): Promise<void> =>
+      eventually(async () => ok(await checkpoint()), what);
     try {
-      await waitFor((at) => at === 0); // drained once: now it is waiting
+      await waitFor((at) => at === 0, 'the first catch-up'); // drained once: now it is waiting
       const log = (await openPostgresEventLog(db))._unsafeUnwrap();
       const sent = await log.append(requestEvent('sign-request-sent', 10, true));
       await log.close();
       const position = sent._unsafeUnwrap().position;
-      await waitFor((at) => at === position);
+      await waitFor((at) => at === position, 'the appended event to be projected');
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       expect(stdout).toBe(
@@ -191,11 +191,10 @@ describe('signfold pg', () => {
       expect(stderr).toMatch(pattern);
     };
     try {
-      for (let tries = 0; tries < 200; tries += 1) {
-        const { rows } = await db.query('SELECT 1 FROM signfold.workers');
-        if (rows.length > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await eventually(
+        async () => (await db.query('SELECT 1 FROM signfold.workers')).rows.length > 0,
+        'the worker to register',
+      );
       await db.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid()`,

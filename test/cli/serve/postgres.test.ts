@@ -50,7 +50,7 @@ describe('serve on PostgreSQL', () => {
 
       database.server.pause();
       try {
-        await eventually(async () => (await readyStatus(serve.url)) === 503, 10_000, '503');
+        await eventually(async () => (await readyStatus(serve.url)) === 503, '503');
         const text = await (await fetch(`${serve.url}/readyz`)).text();
         answers.push(text);
         const readyz = JSON.parse(text) as { reason: string };
@@ -71,7 +71,7 @@ describe('serve on PostgreSQL', () => {
         database.server.resume();
       }
 
-      await eventually(async () => (await readyStatus(serve.url)) === 200, 15_000, '200');
+      await eventually(async () => (await readyStatus(serve.url)) === 200, '200');
       // The sender delivers the refused one again, and it is stored once, after the first.
       const again = await deliver(serve.url, eventBody(2), { 'x-delivery-id': 'pg-2' });
       expect(await again.json()).toEqual({ position: 2, duplicate: false });
@@ -135,5 +135,5 @@ describe('serve on PostgreSQL', () => {
       await blocker.query('ROLLBACK').catch(() => undefined);
       await blocker.end();
     }
-  }, 120_000);
+  });
 });

@@ -47,7 +47,6 @@ describe('serve --reactors', () => {
       await eventually(
         async () =>
           (await metricValue(serve.url, 'signfold_effects_parked{reactor="documents"}')) === 1,
-        10_000,
         'a parked effect',
       );
       expect(await metricValue(serve.url, 'signfold_effects_pending{reactor="documents"}')).toBe(0);
@@ -83,7 +82,6 @@ describe('serve --reactors', () => {
     try {
       await eventually(
         async () => (await readFile(`${log}.reactors.lock`, 'utf8').catch(() => '')) !== '',
-        10_000,
         'the lock',
       );
       const refused = await runCli(

@@ -106,18 +106,8 @@ export const metricValue = async (url: string, sample: string): Promise<number |
   return line === undefined ? undefined : Number(line.slice(sample.length + 1));
 };
 
-/** Polls `check` every 50 ms until it returns true, or fails after `ms`. */
-export const eventually = async (
-  check: () => Promise<boolean> | boolean,
-  ms = 10_000,
-  what = 'condition',
-): Promise<void> => {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
+/** Polls `check` until it holds (see test/support/eventually.ts: a 30 s deadline). */
+export { eventually } from '../../support/eventually.js';
 
 /** A template event body as the service sends it. */
 export const eventBody = (templateId: number): string =>

@@ -256,7 +256,7 @@ describe('serve: routes, metrics and log lines on a file log', () => {
     await fetch(`${serve.url}/nowhere?x=1`);
     // A line is written once its answer is (a line of the previous test may still come too).
     const parsed = () => serve.logLines(mark);
-    await eventually(() => parsed().some((line) => line.path === '/nowhere'), 5000, 'the 404');
+    await eventually(() => parsed().some((line) => line.path === '/nowhere'), 'the 404');
     const raw = serve.stderr().slice(mark);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is that none are there.
     expect(raw).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028-\u202e]/);
@@ -273,7 +273,7 @@ describe('serve: routes, metrics and log lines on a file log', () => {
     });
     expect(delivered[0]?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(delivered[0]?.durationMs).toBeGreaterThan(0);
-    expect(delivered[0]?.durationMs).toBeLessThan(10_000);
+    expect(delivered[0]?.durationMs).toBeLessThan(60_000); // milliseconds, not a speed target
     // The line format docs/cli.md shows: the same members, in the same order.
     const example = /"event":"request"[^\n]*"outcome":"stored"[^\n]*/.exec(CLI_DOC)?.[0] ?? '';
     expect(Object.keys(delivered[0] ?? {})).toEqual(

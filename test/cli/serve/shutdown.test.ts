@@ -74,7 +74,6 @@ const startDelivery = (url: string, body: string, deliveryId: string, sent: numb
 const inProgress = (url: string, n: number) =>
   eventually(
     async () => (await metricValue(url, 'signfold_webhook_requests_in_flight')) === n,
-    10_000,
     `${n} deliveries in progress`,
   );
 
@@ -158,7 +157,6 @@ describe('serve on a file log', () => {
     serve.child.kill('SIGTERM');
     await eventually(
       () => serve.logLines().some((line) => line.event === 'stopping'),
-      5000,
       'the stopping line',
     );
     // The body ends well within the second a body still arriving is given.
@@ -198,11 +196,12 @@ describe('serve on a file log', () => {
     // Before this, a stalled sender held the stop up to the 10 s bound and made it exit 1.
     expect(exit.code, exit.stderr).toBe(0);
     expect(took).toBeGreaterThanOrEqual(1_900);
-    expect(took).toBeLessThan(6_000);
+    // Not held up to the 10 s bound (however slowly a busy machine then ends the process).
+    expect(took).toBeLessThan(9_500);
     // The sender got no answer, so it delivers again; nothing of it was stored.
     expect(await cut).toBe('cut');
     expect(exit.stderr.split('\n').filter((line) => line.startsWith('signfold: '))).toEqual([]);
     expect(await readFile(log, 'utf8')).toBe('');
     expect(existsSync(`${log}.lock`)).toBe(false);
-  }, 120_000);
+  });
 });

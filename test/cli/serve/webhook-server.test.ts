@@ -195,7 +195,7 @@ describe('examples/webhook-server.js without a secret', () => {
     const refused = spawnSync(process.execPath, [SCRIPT, join(await tempDir(), 'e.ndjson')], {
       env,
       encoding: 'utf8',
-      timeout: 10_000,
+      timeout: 60_000, // a hang guard: a busy machine may take seconds to start it
     });
     expect(refused.status).toBe(2);
     expect(refused.stderr).toBe(
@@ -239,7 +239,7 @@ describe('examples/webhook-server.js run twice on one log', () => {
       const second = spawnSync(process.execPath, [SCRIPT, shared], {
         env: { ...process.env, PORT: '0', SIGNFOLD_WEBHOOK_SECRET: SECRET },
         encoding: 'utf8',
-        timeout: 10_000,
+        timeout: 60_000, // a hang guard: a busy machine may take seconds to start it
       });
       expect(second.status).toBe(1);
       expect(second.stderr.split('\n')).toEqual([

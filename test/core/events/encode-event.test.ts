@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Result } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../../src/core/builders/plain-builders.js';
 import type { DecodeError } from '../../../src/core/decode-error.js';
 import { decodeEvent, decodeEventJson } from '../../../src/core/events/decode-event.js';
 import { encodeEvent } from '../../../src/core/events/encode-event.js';
@@ -17,7 +18,6 @@ import {
   wireCaseArb,
   wireMutationArb,
 } from '../../support/arbitraries.js';
-import { ev } from '../../support/events.js';
 
 const RUNS = { numRuns: 300 };
 
@@ -68,13 +68,13 @@ const SPEC_ORDER: Readonly<Record<EventType, readonly string[]>> = (() => {
 
 describe('encodeEvent', () => {
   it.each(EVENT_TYPES)('emits %s with the members in the order of spec 6.3', (type) => {
-    expect(Object.keys(encodeEvent(ev(type)))).toEqual(SPEC_ORDER[type]);
+    expect(Object.keys(encodeEvent(buildEvent(type)))).toEqual(SPEC_ORDER[type]);
   });
 
   it.each(EVENT_TYPES.filter(hasParticipantName))(
     '%s carries the participant name as partcipantName only (spec 6.1 rule 2)',
     (type) => {
-      const wire = encodeEvent(ev(type, { participantName: 'Ada' }));
+      const wire = encodeEvent(buildEvent(type, { participantName: 'Ada' }));
       expect(wire.partcipantName).toBe('Ada');
       expect(Object.hasOwn(wire, 'participantName')).toBe(false);
     },
@@ -83,14 +83,18 @@ describe('encodeEvent', () => {
   it.each(EVENT_TYPES.filter((t) => !hasParticipantName(t)))(
     '%s carries no participant name at all',
     (type) => {
-      const wire = encodeEvent(ev(type));
+      const wire = encodeEvent(buildEvent(type));
       expect(Object.hasOwn(wire, 'partcipantName')).toBe(false);
       expect(Object.hasOwn(wire, 'participantName')).toBe(false);
     },
   );
 
   it('copies the values unchanged', () => {
-    const event = ev('participant-signed', { companyId: 3, roleName: 'Witness', templateId: 0 });
+    const event = buildEvent('participant-signed', {
+      companyId: 3,
+      roleName: 'Witness',
+      templateId: 0,
+    });
     expect(encodeEvent(event)).toMatchObject({
       type: 'participant-signed',
       companyId: 3,
@@ -235,7 +239,7 @@ describe('decoder totality', () => {
   });
 
   it('renaming one participant-name spelling to the other is still valid', () => {
-    const wire = encodeEvent(ev('participant-viewed'));
+    const wire = encodeEvent(buildEvent('participant-viewed'));
     const { partcipantName, ...rest } = wire;
     expect(decodeEvent({ ...rest, participantName: partcipantName }).isOk()).toBe(true);
   });

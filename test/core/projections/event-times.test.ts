@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../../src/core/builders/plain-builders.js';
 import type { SignEvent } from '../../../src/core/events/sign-event.js';
 import { participantId, signRequestId } from '../../../src/core/ids.js';
 import {
@@ -12,7 +13,6 @@ import {
   type ProjectionState,
 } from '../../../src/core/projections/projection-state.js';
 import { fold, reduce } from '../../../src/core/projections/reduce.js';
-import { ev } from '../../support/events.js';
 
 const request = (state: ProjectionState) => state.signRequests.get(signRequestId(1000));
 const participant = (state: ProjectionState, id = 5) =>
@@ -25,11 +25,11 @@ describe('event times of the views', () => {
     const { state } = fold(
       initialState(),
       [
-        ev('sign-request-sent'),
-        ev('participant-sent'),
-        ev('participant-viewed'),
-        ev('participant-viewed'),
-        ev('participant-signed'),
+        buildEvent('sign-request-sent'),
+        buildEvent('participant-sent'),
+        buildEvent('participant-viewed'),
+        buildEvent('participant-viewed'),
+        buildEvent('participant-signed'),
       ],
       [T(1), T(2), T(3), T(4), T(5)],
     );
@@ -44,7 +44,7 @@ describe('event times of the views', () => {
   });
 
   it('a participant event that implies the send stamps the request sentAt', () => {
-    const { state } = fold(initialState(), [ev('participant-viewed')], [T(7)]);
+    const { state } = fold(initialState(), [buildEvent('participant-viewed')], [T(7)]);
     expect(request(state)).toMatchObject({ status: 'sent', sentAt: T(7), lastEventAt: T(7) });
     expect(participant(state)).toMatchObject({ status: 'viewed', sentAt: null, viewedAt: T(7) });
   });
@@ -52,12 +52,16 @@ describe('event times of the views', () => {
   it('bare lines (no receivedAt) leave the times as they were; reduce without a time gives null', () => {
     const { state } = fold(
       initialState(),
-      [ev('sign-request-sent'), ev('participant-sent'), ev('participant-signed')],
+      [
+        buildEvent('sign-request-sent'),
+        buildEvent('participant-sent'),
+        buildEvent('participant-signed'),
+      ],
       [T(1), undefined, undefined],
     );
     expect(request(state)).toMatchObject({ sentAt: T(1), lastEventAt: T(1) });
     expect(participant(state)).toMatchObject({ sentAt: null, viewedAt: null, lastEventAt: null });
-    const bare = reduce(initialState(), ev('sign-request-sent'))._unsafeUnwrap();
+    const bare = reduce(initialState(), buildEvent('sign-request-sent'))._unsafeUnwrap();
     expect(request(bare)).toMatchObject({ sentAt: null, lastEventAt: null });
   });
 
@@ -65,10 +69,10 @@ describe('event times of the views', () => {
     const { state, conflicts } = fold(
       initialState(),
       [
-        ev('sign-request-sent'),
-        ev('sign-request-sent'),
-        ev('sign-request-declined'),
-        ev('sign-request-completed'),
+        buildEvent('sign-request-sent'),
+        buildEvent('sign-request-sent'),
+        buildEvent('sign-request-declined'),
+        buildEvent('sign-request-completed'),
       ],
       [T(1), T(2), T(3), T(4)],
     );
@@ -104,7 +108,7 @@ describe('event times of the views', () => {
           let expectedRequest: string | null = null;
           const expectedParticipant = new Map<number, string | null>();
           items.forEach((item, i) => {
-            const event: SignEvent = ev(item.type, { participantId: item.p });
+            const event: SignEvent = buildEvent(item.type, { participantId: item.p });
             const at = item.timed ? T(i) : undefined;
             const next = reduce(state, event, at);
             if (next.isErr() || next.value === state) return;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../../src/core/builders/plain-builders.js';
 import { EVENT_TYPES } from '../../../src/core/events/event-members.js';
 import {
   type CompanyId,
@@ -19,7 +20,6 @@ import {
 import type { ParticipantView, SignRequestView } from '../../../src/core/projections/records.js';
 import { fold, reduce } from '../../../src/core/projections/reduce.js';
 import { events, given as givenEvents } from '../../../src/testing/index.js';
-import { ev } from '../../support/events.js';
 import { given, whenConflict } from '../../support/specification.js';
 
 const R = signRequestId(1000);
@@ -27,15 +27,15 @@ const R = signRequestId(1000);
 /** One record of every kind, all of company 1, participant 5 viewed. */
 const world = () =>
   given(
-    ev('template-activated', { companyId: 1 }),
-    ev('sign-request-sent', { companyId: 1 }),
-    ev('participant-viewed', { companyId: 1 }),
+    buildEvent('template-activated', { companyId: 1 }),
+    buildEvent('sign-request-sent', { companyId: 1 }),
+    buildEvent('participant-viewed', { companyId: 1 }),
   );
 
 describe('isolation: one company never changes another company’s records', () => {
   it.each(EVENT_TYPES)('%s from company 2 on company 1 records conflicts', (type) => {
     const state = world();
-    const conflict = whenConflict(state, ev(type, { companyId: 2 }));
+    const conflict = whenConflict(state, buildEvent(type, { companyId: 2 }));
     expect(conflict).toMatchObject({
       kind: 'company-mismatch',
       recordCompanyId: 1,
@@ -49,10 +49,10 @@ describe('isolation: one company never changes another company’s records', () 
 
   it('company mismatch wins over every other check', () => {
     const state = given(
-      ev('template-deleted', { companyId: 1 }),
-      ev('sign-request-sent', { companyId: 1, templateId: 101 }),
-      ev('participant-signed', { companyId: 1, templateId: 101 }),
-      ev('sign-request-deleted', { companyId: 1 }),
+      buildEvent('template-deleted', { companyId: 1 }),
+      buildEvent('sign-request-sent', { companyId: 1, templateId: 101 }),
+      buildEvent('participant-signed', { companyId: 1, templateId: 101 }),
+      buildEvent('sign-request-deleted', { companyId: 1 }),
     );
     // Other company + other template + other role + deleted record: company first.
     for (const type of [
@@ -60,10 +60,13 @@ describe('isolation: one company never changes another company’s records', () 
       'participant-signed',
       'participant-declined',
     ] as const) {
-      const conflict = whenConflict(state, ev(type, { companyId: 2, templateId: 102, roleId: 9 }));
+      const conflict = whenConflict(
+        state,
+        buildEvent(type, { companyId: 2, templateId: 102, roleId: 9 }),
+      );
       expect(conflict).toMatchObject({ kind: 'company-mismatch', entity: 'sign-request' });
     }
-    const onTemplate = whenConflict(state, ev('template-activated', { companyId: 2 }));
+    const onTemplate = whenConflict(state, buildEvent('template-activated', { companyId: 2 }));
     expect(onTemplate).toMatchObject({ kind: 'company-mismatch', entity: 'template' });
   });
 
@@ -114,7 +117,7 @@ describe('isolation: one company never changes another company’s records', () 
         [R, new Map<ParticipantId, ParticipantView>([[participantId(5), participantRecord]])],
       ]),
     };
-    const conflict = whenConflict(state, ev('participant-viewed', { companyId: 1 }));
+    const conflict = whenConflict(state, buildEvent('participant-viewed', { companyId: 1 }));
     expect(conflict).toMatchObject({
       kind: 'company-mismatch',
       entity: 'participant',
@@ -128,11 +131,11 @@ describe('isolation: one company never changes another company’s records', () 
 
   it('companies with different ids live side by side', () => {
     const state = given(
-      ev('template-activated', { companyId: 1, templateId: 100 }),
-      ev('template-activated', { companyId: 2, templateId: 101 }),
-      ev('sign-request-sent', { companyId: 1, signRequestId: 1000, templateId: 100 }),
-      ev('sign-request-sent', { companyId: 2, signRequestId: 1001, templateId: 101 }),
-      ev('participant-signed', { companyId: 2, signRequestId: 1001, templateId: 101 }),
+      buildEvent('template-activated', { companyId: 1, templateId: 100 }),
+      buildEvent('template-activated', { companyId: 2, templateId: 101 }),
+      buildEvent('sign-request-sent', { companyId: 1, signRequestId: 1000, templateId: 100 }),
+      buildEvent('sign-request-sent', { companyId: 2, signRequestId: 1001, templateId: 101 }),
+      buildEvent('participant-signed', { companyId: 2, signRequestId: 1001, templateId: 101 }),
     );
     expect(getTemplate(state, templateId(101))?.companyId).toBe(2);
     expect(getSignRequest(state, signRequestId(1001))?.companyId).toBe(2);
@@ -144,8 +147,8 @@ describe('isolation: one company never changes another company’s records', () 
 
   it('a conflicting event in a fold does not stop later events', () => {
     const { state, conflicts } = fold(world(), [
-      ev('sign-request-completed', { companyId: 2 }),
-      ev('sign-request-completed', { companyId: 1 }),
+      buildEvent('sign-request-completed', { companyId: 2 }),
+      buildEvent('sign-request-completed', { companyId: 1 }),
     ]);
     expect(conflicts.map((c) => [c.index, c.kind])).toEqual([[0, 'company-mismatch']]);
     expect(getSignRequest(state, R)?.status).toBe('completed');
@@ -154,7 +157,10 @@ describe('isolation: one company never changes another company’s records', () 
 
 describe('references never change', () => {
   it('a sign request whose templateId changes conflicts', () => {
-    const conflict = whenConflict(world(), ev('sign-request-completed', { templateId: 101 }));
+    const conflict = whenConflict(
+      world(),
+      buildEvent('sign-request-completed', { templateId: 101 }),
+    );
     expect(conflict).toMatchObject({
       kind: 'reference-mismatch',
       reference: 'templateId',
@@ -166,7 +172,7 @@ describe('references never change', () => {
   });
 
   it('a participant whose roleId changes conflicts', () => {
-    const conflict = whenConflict(world(), ev('participant-signed', { roleId: 8 }));
+    const conflict = whenConflict(world(), buildEvent('participant-signed', { roleId: 8 }));
     expect(conflict).toMatchObject({
       kind: 'reference-mismatch',
       reference: 'roleId',
@@ -179,19 +185,19 @@ describe('references never change', () => {
 
   it('the same role id on another participant or request is fine', () => {
     const state = world();
-    const other = reduce(state, ev('participant-viewed', { participantId: 6, roleId: 8 }));
+    const other = reduce(state, buildEvent('participant-viewed', { participantId: 6, roleId: 8 }));
     expect(other.isOk()).toBe(true);
     const elsewhere = reduce(
       state,
-      ev('participant-viewed', { signRequestId: 1001, roleId: 8, templateId: 101 }),
+      buildEvent('participant-viewed', { signRequestId: 1001, roleId: 8 }),
     );
     expect(elsewhere.isOk()).toBe(true);
   });
 
   it('names may change (latest wins) on every record', () => {
     const { state, conflicts } = fold(world(), [
-      ev('template-activated', { templateName: 'T2', ownerName: 'O2' }),
-      ev('participant-viewed', {
+      buildEvent('template-activated', { templateName: 'T2', ownerName: 'O2' }),
+      buildEvent('participant-viewed', {
         signRequestName: 'R2',
         participantName: 'P2',
         roleName: 'Role2',

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../../src/core/builders/plain-builders.js';
 import type { SignEvent } from '../../../src/core/events/sign-event.js';
 import type { Conflict } from '../../../src/core/projections/conflict.js';
 import {
@@ -16,7 +17,6 @@ import {
 } from '../../../src/core/projections/projection-state.js';
 import { fold, reduce } from '../../../src/core/projections/reduce.js';
 import { eventStreamArb, splitStreamArb } from '../../support/arbitraries.js';
-import { ev } from '../../support/events.js';
 
 const RUNS = { numRuns: 200 };
 
@@ -82,7 +82,7 @@ describe('projection laws', () => {
   it('the initial state is deeply frozen, and so is a fold that leaves parts of it untouched', () => {
     expectDeepFrozen(initialState());
     expectDeepFrozen(fold(initialState(), []).state);
-    const { state } = fold(initialState(), [ev('template-activated')]);
+    const { state } = fold(initialState(), [buildEvent('template-activated')]);
     expectDeepFrozen(state);
     expect(state.signRequests).toBe(initialState().signRequests);
     expect(() => (initialState().templates as Map<unknown, unknown>).set('x', 1)).toThrow();

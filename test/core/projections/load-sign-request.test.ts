@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../../src/core/builders/plain-builders.js';
 import { companyId, participantId, signRequestId } from '../../../src/core/ids.js';
 import {
   loadSignRequest,
@@ -14,7 +15,6 @@ import {
 import { reduce } from '../../../src/core/projections/reduce.js';
 import { decodeSignRequest } from '../../../src/core/sign-request/decode-sign-request.js';
 import type { SignRequest } from '../../../src/core/sign-request/sign-request.js';
-import { ev } from '../../support/events.js';
 import { given } from '../../support/specification.js';
 
 const R = signRequestId(1000);
@@ -129,11 +129,11 @@ describe('loadSignRequest: creating from a representation', () => {
     const loaded = loadOk(initialState(), snapshot());
     expect(request(loaded)?.companyId).toBeNull();
     expect(participant(loaded)?.companyId).toBeNull();
-    const next = reduce(loaded, ev('participant-viewed', { companyId: 2 }))._unsafeUnwrap();
+    const next = reduce(loaded, buildEvent('participant-viewed', { companyId: 2 }))._unsafeUnwrap();
     expect(request(next)?.companyId).toBe(2);
     expect(participant(next)?.companyId).toBe(2);
     // From then on, the company is fixed.
-    const other = reduce(next, ev('sign-request-completed', { companyId: 1 }));
+    const other = reduce(next, buildEvent('sign-request-completed', { companyId: 1 }));
     expect(other._unsafeUnwrapErr()).toMatchObject({
       kind: 'company-mismatch',
       recordCompanyId: 2,
@@ -143,7 +143,10 @@ describe('loadSignRequest: creating from a representation', () => {
 
   it('a request event is also enough to adopt the company', () => {
     const loaded = loadOk(initialState(), snapshot());
-    const next = reduce(loaded, ev('sign-request-completed', { companyId: 2 }))._unsafeUnwrap();
+    const next = reduce(
+      loaded,
+      buildEvent('sign-request-completed', { companyId: 2 }),
+    )._unsafeUnwrap();
     expect(request(next)).toMatchObject({ companyId: 2, status: 'completed', templateId: 100 });
   });
 
@@ -151,7 +154,7 @@ describe('loadSignRequest: creating from a representation', () => {
     const loaded = loadOk(initialState(), snapshot({ participants: [], fields: [] }));
     const first = reduce(
       loaded,
-      ev('sign-request-sent', { signRequestName: 'NDA for Ada' }),
+      buildEvent('sign-request-sent', { signRequestName: 'NDA for Ada' }),
     )._unsafeUnwrap();
     expect(first).not.toBe(loaded);
     expect(request(first)?.companyId).toBe(1);
@@ -171,7 +174,7 @@ describe('loadSignRequest: creating from a representation', () => {
     const loaded = loadOk(initialState(), snapshot({ status: 'draft', ...participantsWith({}) }), {
       companyId: companyId(1),
     });
-    const next = reduce(loaded, ev('participant-signed'))._unsafeUnwrap();
+    const next = reduce(loaded, buildEvent('participant-signed'))._unsafeUnwrap();
     expect(request(next)?.status).toBe('sent');
     expect(participant(next)).toMatchObject({ status: 'signed', sequence: 0 });
   });
@@ -179,7 +182,7 @@ describe('loadSignRequest: creating from a representation', () => {
 
 describe('loadSignRequest: merging into known records, forward only', () => {
   it('moves a known request forward and keeps what events taught', () => {
-    const state = given(ev('sign-request-sent'), ev('participant-viewed'));
+    const state = given(buildEvent('sign-request-sent'), buildEvent('participant-viewed'));
     const next = loadOk(
       state,
       snapshot({ status: 'Completed', ...participantsWith({ status: 'Signed' }) }),
@@ -203,13 +206,13 @@ describe('loadSignRequest: merging into known records, forward only', () => {
   });
 
   it('the same status again is accepted and merges the details', () => {
-    const state = given(ev('sign-request-sent'));
+    const state = given(buildEvent('sign-request-sent'));
     const next = loadOk(state, snapshot({ name: 'Renamed' }));
     expect(request(next)).toMatchObject({ status: 'sent', name: 'Renamed', companyId: 1 });
   });
 
   it('an unknown participant status leaves a known participant’s status as it was', () => {
-    const state = given(ev('participant-viewed'));
+    const state = given(buildEvent('participant-viewed'));
     const next = loadOk(state, snapshot(participantsWith({ status: 'Bounced' })));
     expect(participant(next)?.status).toBe('viewed');
   });
@@ -220,7 +223,7 @@ describe('loadSignRequest: merging into known records, forward only', () => {
     ['sign-request-declined', 'Completed', 'declined'],
     ['sign-request-sent', 'Draft', 'sent'],
   ] as const)('after %s, a representation with status %s conflicts', (type, status, current) => {
-    const conflict = loadConflict(given(ev(type)), snapshot({ status }));
+    const conflict = loadConflict(given(buildEvent(type)), snapshot({ status }));
     expect(conflict).toMatchObject({
       kind: 'invalid-transition',
       entity: 'sign-request',
@@ -231,7 +234,7 @@ describe('loadSignRequest: merging into known records, forward only', () => {
   });
 
   it('an older participant status conflicts on the participant', () => {
-    const state = given(ev('participant-signed'));
+    const state = given(buildEvent('participant-signed'));
     const conflict = loadConflict(state, snapshot(participantsWith({ status: 'Viewed' })));
     expect(conflict).toMatchObject({
       kind: 'invalid-transition',
@@ -244,7 +247,7 @@ describe('loadSignRequest: merging into known records, forward only', () => {
   });
 
   it('a deleted request refuses the representation', () => {
-    const state = given(ev('sign-request-sent'), ev('sign-request-deleted'));
+    const state = given(buildEvent('sign-request-sent'), buildEvent('sign-request-deleted'));
     const conflict = loadConflict(state, snapshot());
     expect(conflict).toMatchObject({
       kind: 'deleted',
@@ -255,7 +258,7 @@ describe('loadSignRequest: merging into known records, forward only', () => {
   });
 
   it('a representation fetched for another company conflicts', () => {
-    const state = given(ev('sign-request-sent', { companyId: 1 }));
+    const state = given(buildEvent('sign-request-sent', { companyId: 1 }));
     const conflict = loadConflict(state, snapshot(), { companyId: companyId(2) });
     expect(conflict).toMatchObject({
       kind: 'company-mismatch',
@@ -265,20 +268,20 @@ describe('loadSignRequest: merging into known records, forward only', () => {
       eventType: 'load-sign-request',
     });
     // The company is checked before deletion.
-    const deleted = given(ev('sign-request-sent'), ev('sign-request-deleted'));
+    const deleted = given(buildEvent('sign-request-sent'), buildEvent('sign-request-deleted'));
     expect(loadConflict(deleted, snapshot(), { companyId: companyId(2) }).kind).toBe(
       'company-mismatch',
     );
   });
 
   it('a representation with the same origin company, or none, merges', () => {
-    const state = given(ev('sign-request-sent', { companyId: 1 }));
+    const state = given(buildEvent('sign-request-sent', { companyId: 1 }));
     expect(request(loadOk(state, snapshot(), { companyId: companyId(1) }))?.companyId).toBe(1);
     expect(request(loadOk(state, snapshot()))?.companyId).toBe(1);
   });
 
   it('a participant whose role changed conflicts', () => {
-    const state = given(ev('participant-sent', { roleId: 7 }));
+    const state = given(buildEvent('participant-sent', { roleId: 7 }));
     const conflict = loadConflict(
       state,
       snapshot(participantsWith({ role: { id: 8, name: 'Signer', sequence: 0 } })),
@@ -295,7 +298,7 @@ describe('loadSignRequest: merging into known records, forward only', () => {
   });
 
   it('a conflict in the second participant leaves the first untouched', () => {
-    const state = given(ev('participant-sent', { participantId: 6, roleId: 8 }));
+    const state = given(buildEvent('participant-sent', { participantId: 6, roleId: 8 }));
     const s = snapshot({
       participants: [
         { id: 5, name: 'Ada', status: 'Signed', role: { id: 7 } },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../../src/core/builders/plain-builders.js';
 import type { SignEvent } from '../../../src/core/events/sign-event.js';
 import { participantId, signRequestId } from '../../../src/core/ids.js';
 import {
@@ -10,7 +11,6 @@ import {
 } from '../../../src/core/projections/projection-state.js';
 import { fold, reduce } from '../../../src/core/projections/reduce.js';
 import { events, given as givenEvents } from '../../../src/testing/index.js';
-import { ev } from '../../support/events.js';
 import {
   given,
   givenDraft,
@@ -35,7 +35,7 @@ type ParticipantType = (typeof PARTICIPANT_EVENTS)[number];
 
 /** A sent request whose participant 5 went through the given events. */
 const givenParticipant = (...types: ParticipantType[]): ProjectionState =>
-  given(ev('sign-request-sent'), ...types.map((t) => ev(t)));
+  given(buildEvent('sign-request-sent'), ...types.map((t) => buildEvent(t)));
 
 describe('participant events imply the request was sent', () => {
   it.each([
@@ -49,7 +49,7 @@ describe('participant events imply the request was sent', () => {
     (type, status, viewCount, downloadCount) => {
       const state = whenApplied(
         initialState(),
-        ev(type, { participantName: 'Ada', roleName: 'Signer' }),
+        buildEvent(type, { participantName: 'Ada', roleName: 'Signer' }),
       );
       expect(request(state)).toMatchObject({
         id: 1000,
@@ -85,31 +85,35 @@ describe('participant events imply the request was sent', () => {
   ] as const)(
     '%s on a draft request makes it sent and the participant %s',
     (type, status, viewCount, downloadCount) => {
-      const state = whenApplied(givenDraft(), ev(type));
+      const state = whenApplied(givenDraft(), buildEvent(type));
       expect(request(state)?.status).toBe('sent');
       expect(participant(state)).toMatchObject({ status, viewCount, downloadCount });
     },
   );
 
   it('participant-sent and participant-signed carry the template to the request', () => {
-    expect(request(given(ev('participant-sent', { templateId: 101 })))?.templateId).toBe(101);
-    expect(request(given(ev('participant-signed', { templateId: 101 })))?.templateId).toBe(101);
-    expect(request(given(ev('participant-viewed')))).not.toHaveProperty('templateId');
+    expect(request(given(buildEvent('participant-sent', { templateId: 101 })))?.templateId).toBe(
+      101,
+    );
+    expect(request(given(buildEvent('participant-signed', { templateId: 101 })))?.templateId).toBe(
+      101,
+    );
+    expect(request(given(buildEvent('participant-viewed')))).not.toHaveProperty('templateId');
   });
 
   it('a participant event names the request (latest wins) without changing its status', () => {
-    const state = given(ev('sign-request-completed', { signRequestName: 'A' }));
-    const next = whenApplied(state, ev('participant-viewed', { signRequestName: 'B' }));
+    const state = given(buildEvent('sign-request-completed', { signRequestName: 'A' }));
+    const next = whenApplied(state, buildEvent('participant-viewed', { signRequestName: 'B' }));
     expect(request(next)).toMatchObject({ name: 'B', status: 'completed' });
   });
 });
 
 describe('participant events on a completed request', () => {
   const completed = (...before: SignEvent[]) =>
-    given(ev('sign-request-sent'), ...before, ev('sign-request-completed'));
+    given(buildEvent('sign-request-sent'), ...before, buildEvent('sign-request-completed'));
 
   it('a late participant-signed of an unknown participant applies', () => {
-    const state = whenApplied(completed(), ev('participant-signed'));
+    const state = whenApplied(completed(), buildEvent('participant-signed'));
     expect(participant(state)?.status).toBe('signed');
     expect(request(state)?.status).toBe('completed');
   });
@@ -117,7 +121,7 @@ describe('participant events on a completed request', () => {
   it.each(['participant-sent', 'participant-viewed'] as const)(
     'a late participant-signed of a participant in %s applies',
     (type) => {
-      const state = whenApplied(completed(ev(type)), ev('participant-signed'));
+      const state = whenApplied(completed(buildEvent(type)), buildEvent('participant-signed'));
       expect(participant(state)?.status).toBe('signed');
     },
   );
@@ -125,7 +129,7 @@ describe('participant events on a completed request', () => {
   it.each(['participant-sent', 'participant-declined'] as const)(
     '%s conflicts (invalid-transition on the request)',
     (type) => {
-      const conflict = whenConflict(completed(), ev(type));
+      const conflict = whenConflict(completed(), buildEvent(type));
       expect(conflict).toMatchObject({
         kind: 'invalid-transition',
         entity: 'sign-request',
@@ -155,11 +159,11 @@ describe('participant events on a completed request', () => {
   });
 
   it('a repeated participant-signed is a no-op', () => {
-    whenNoOp(completed(ev('participant-signed')), ev('participant-signed'));
+    whenNoOp(completed(buildEvent('participant-signed')), buildEvent('participant-signed'));
   });
 
   it.each(['participant-viewed', 'participant-downloaded'] as const)('%s applies', (type) => {
-    const state = whenApplied(completed(ev('participant-signed')), ev(type));
+    const state = whenApplied(completed(buildEvent('participant-signed')), buildEvent(type));
     expect(participant(state)?.status).toBe('signed');
     expect(request(state)?.status).toBe('completed');
   });
@@ -167,10 +171,13 @@ describe('participant events on a completed request', () => {
 
 describe('participant events on a declined request', () => {
   const declined = (...before: SignEvent[]) =>
-    given(ev('sign-request-sent'), ...before, ev('sign-request-declined'));
+    given(buildEvent('sign-request-sent'), ...before, buildEvent('sign-request-declined'));
 
   it('a late participant-declined applies', () => {
-    const state = whenApplied(declined(ev('participant-viewed')), ev('participant-declined'));
+    const state = whenApplied(
+      declined(buildEvent('participant-viewed')),
+      buildEvent('participant-declined'),
+    );
     expect(participant(state)?.status).toBe('declined');
     expect(request(state)?.status).toBe('declined');
   });
@@ -178,7 +185,7 @@ describe('participant events on a declined request', () => {
   it.each(['participant-signed', 'participant-sent'] as const)(
     '%s conflicts (invalid-transition on the request)',
     (type) => {
-      const conflict = whenConflict(declined(), ev(type));
+      const conflict = whenConflict(declined(), buildEvent(type));
       expect(conflict).toMatchObject({
         kind: 'invalid-transition',
         entity: 'sign-request',
@@ -193,7 +200,7 @@ describe('participant events on a declined request', () => {
     ['participant-viewed', 'viewed', 1, 0],
     ['participant-downloaded', 'sent', 0, 1],
   ] as const)('%s applies (participant %s)', (type, status, viewCount, downloadCount) => {
-    const state = whenApplied(declined(), ev(type));
+    const state = whenApplied(declined(), buildEvent(type));
     expect(request(state)?.status).toBe('declined');
     expect(participant(state)).toMatchObject({ status, viewCount, downloadCount });
   });
@@ -213,7 +220,7 @@ describe('participant lifecycle: sent < viewed < signed | declined', () => {
     [['participant-viewed'], 'participant-downloaded', 'viewed'],
     [['participant-viewed'], 'participant-viewed', 'viewed'],
   ] as const)('after %j, %s → %s', (before, type, status) => {
-    const state = whenApplied(givenParticipant(...before), ev(type));
+    const state = whenApplied(givenParticipant(...before), buildEvent(type));
     expect(participant(state)?.status).toBe(status);
     expect(request(state)?.status).toBe('sent');
   });
@@ -221,13 +228,13 @@ describe('participant lifecycle: sent < viewed < signed | declined', () => {
   it('participant-sent on a viewed participant keeps viewed (a no-op)', () => {
     const state = givenParticipant('participant-viewed');
     // whenNoOp checks that reduce returns `state` itself (still viewed) and fold agrees.
-    whenNoOp(state, ev('participant-sent'));
+    whenNoOp(state, buildEvent('participant-sent'));
   });
 
   it('participant-sent on a viewed participant with a new name keeps viewed', () => {
     const state = whenApplied(
       givenParticipant('participant-viewed'),
-      ev('participant-sent', { participantName: 'Ada L.' }),
+      buildEvent('participant-sent', { participantName: 'Ada L.' }),
     );
     expect(participant(state)).toMatchObject({ status: 'viewed', name: 'Ada L.' });
   });
@@ -238,7 +245,7 @@ describe('participant lifecycle: sent < viewed < signed | declined', () => {
     ['participant-signed', 'participant-sent', 'signed'],
     ['participant-declined', 'participant-sent', 'declined'],
   ] as const)('after %s, %s conflicts on the participant', (first, type, current) => {
-    const conflict = whenConflict(givenParticipant(first), ev(type));
+    const conflict = whenConflict(givenParticipant(first), buildEvent(type));
     expect(conflict).toMatchObject({
       kind: 'invalid-transition',
       entity: 'participant',
@@ -253,7 +260,7 @@ describe('participant lifecycle: sent < viewed < signed | declined', () => {
   it.each(['participant-sent', 'participant-signed', 'participant-declined'] as const)(
     'a repeated identical %s is a no-op returning the same state object',
     (type) => {
-      whenNoOp(givenParticipant(type), ev(type));
+      whenNoOp(givenParticipant(type), buildEvent(type));
     },
   );
 });
@@ -263,9 +270,9 @@ describe('views and downloads are counted on every delivery', () => {
     'after %s, views and downloads are counted without moving the status',
     (final) => {
       let state = givenParticipant('participant-viewed', final);
-      state = whenApplied(state, ev('participant-viewed'));
-      state = whenApplied(state, ev('participant-downloaded'));
-      state = whenApplied(state, ev('participant-downloaded'));
+      state = whenApplied(state, buildEvent('participant-viewed'));
+      state = whenApplied(state, buildEvent('participant-downloaded'));
+      state = whenApplied(state, buildEvent('participant-downloaded'));
       expect(participant(state)).toMatchObject({
         status: final === 'participant-signed' ? 'signed' : 'declined',
         viewCount: 2,
@@ -276,14 +283,14 @@ describe('views and downloads are counted on every delivery', () => {
 
   it('a repeated identical view is never a no-op', () => {
     const state = givenParticipant('participant-viewed');
-    const result = reduce(state, ev('participant-viewed'));
+    const result = reduce(state, buildEvent('participant-viewed'));
     const next = result._unsafeUnwrap();
     expect(next).not.toBe(state);
     expect(participant(next)?.viewCount).toBe(2);
     expect(participant(state)?.viewCount).toBe(1);
-    expect(fold(state, [ev('participant-viewed'), ev('participant-viewed')]).state).toSatisfy(
-      (s: ProjectionState) => participant(s)?.viewCount === 3,
-    );
+    expect(
+      fold(state, [buildEvent('participant-viewed'), buildEvent('participant-viewed')]).state,
+    ).toSatisfy((s: ProjectionState) => participant(s)?.viewCount === 3);
   });
 
   it('a repeated identical download is never a no-op', () => {
@@ -300,7 +307,7 @@ describe('participant identity', () => {
   it('a roleId change conflicts (reference-mismatch on the participant)', () => {
     const state = givenParticipant('participant-viewed');
     for (const type of PARTICIPANT_EVENTS) {
-      const conflict = whenConflict(state, ev(type, { roleId: 8 }));
+      const conflict = whenConflict(state, buildEvent(type, { roleId: 8 }));
       expect(conflict).toMatchObject({
         kind: 'reference-mismatch',
         reference: 'roleId',
@@ -319,7 +326,7 @@ describe('participant identity', () => {
     const state = givenParticipant('participant-sent');
     const next = whenApplied(
       state,
-      ev('participant-sent', { participantName: 'Ada King', roleName: 'Approver' }),
+      buildEvent('participant-sent', { participantName: 'Ada King', roleName: 'Approver' }),
     );
     expect(participant(next)).toMatchObject({
       name: 'Ada King',
@@ -331,9 +338,9 @@ describe('participant identity', () => {
 
   it('participants are keyed by request and participant id', () => {
     const state = given(
-      ev('participant-signed', { signRequestId: 1000, participantId: 5 }),
-      ev('participant-declined', { signRequestId: 1001, participantId: 5 }),
-      ev('participant-viewed', { signRequestId: 1000, participantId: 6 }),
+      buildEvent('participant-signed', { signRequestId: 1000, participantId: 5 }),
+      buildEvent('participant-declined', { signRequestId: 1001, participantId: 5 }),
+      buildEvent('participant-viewed', { signRequestId: 1000, participantId: 6 }),
     );
     expect(participant(state)?.status).toBe('signed');
     expect(getParticipant(state, signRequestId(1001), P)?.status).toBe('declined');

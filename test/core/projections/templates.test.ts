@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildEvent } from '../../../src/core/builders/plain-builders.js';
 import { templateId } from '../../../src/core/ids.js';
 import {
   getTemplate,
@@ -6,7 +7,6 @@ import {
   listTemplates,
   type ProjectionState,
 } from '../../../src/core/projections/projection-state.js';
-import { ev } from '../../support/events.js';
 import { given, whenApplied, whenConflict, whenNoOp } from '../../support/specification.js';
 
 const T = templateId(100);
@@ -18,7 +18,10 @@ describe('template projection', () => {
     ['template-inactivated', 'inactive'],
     ['template-deleted', 'deleted'],
   ] as const)('first sight of %s creates the template as %s', (type, expected) => {
-    const state = whenApplied(initialState(), ev(type, { templateName: 'NDA', companyId: 3 }));
+    const state = whenApplied(
+      initialState(),
+      buildEvent(type, { templateName: 'NDA', companyId: 3 }),
+    );
     expect(getTemplate(state, T)).toEqual({
       id: 100,
       companyId: 3,
@@ -30,23 +33,23 @@ describe('template projection', () => {
   });
 
   it('active → inactive → active (⇄)', () => {
-    const active = given(ev('template-activated'));
-    const inactive = whenApplied(active, ev('template-inactivated'));
+    const active = given(buildEvent('template-activated'));
+    const inactive = whenApplied(active, buildEvent('template-inactivated'));
     expect(status(inactive)).toBe('inactive');
-    const again = whenApplied(inactive, ev('template-activated'));
+    const again = whenApplied(inactive, buildEvent('template-activated'));
     expect(status(again)).toBe('active');
   });
 
   it.each(['template-activated', 'template-inactivated'] as const)('%s → deleted', (first) => {
-    const state = whenApplied(given(ev(first)), ev('template-deleted'));
+    const state = whenApplied(given(buildEvent(first)), buildEvent('template-deleted'));
     expect(status(state)).toBe('deleted');
   });
 
   it.each(['template-activated', 'template-inactivated'] as const)(
     'deleted is final: %s after deletion conflicts (kind deleted)',
     (type) => {
-      const state = given(ev('template-activated'), ev('template-deleted'));
-      const conflict = whenConflict(state, ev(type));
+      const state = given(buildEvent('template-activated'), buildEvent('template-deleted'));
+      const conflict = whenConflict(state, buildEvent(type));
       expect(conflict).toMatchObject({
         kind: 'deleted',
         entity: 'template',
@@ -59,22 +62,22 @@ describe('template projection', () => {
   );
 
   it('a repeated delete is a no-op, even with other names', () => {
-    const state = given(ev('template-deleted'));
-    whenNoOp(state, ev('template-deleted'));
-    whenNoOp(state, ev('template-deleted', { templateName: 'Renamed' }));
+    const state = given(buildEvent('template-deleted'));
+    whenNoOp(state, buildEvent('template-deleted'));
+    whenNoOp(state, buildEvent('template-deleted', { templateName: 'Renamed' }));
   });
 
   it('a repeated identical event is a no-op returning the same state object', () => {
     for (const type of ['template-activated', 'template-inactivated'] as const) {
-      whenNoOp(given(ev(type)), ev(type));
+      whenNoOp(given(buildEvent(type)), buildEvent(type));
     }
   });
 
   it('names and owner change, latest wins, with the same status', () => {
-    const state = given(ev('template-activated', { templateName: 'NDA' }));
+    const state = given(buildEvent('template-activated', { templateName: 'NDA' }));
     const renamed = whenApplied(
       state,
-      ev('template-activated', { templateName: 'NDA v2', ownerId: 11, ownerName: 'Otto' }),
+      buildEvent('template-activated', { templateName: 'NDA v2', ownerId: 11, ownerName: 'Otto' }),
     );
     expect(getTemplate(renamed, T)).toMatchObject({
       name: 'NDA v2',
@@ -87,13 +90,13 @@ describe('template projection', () => {
 
   it("another company's event conflicts (company-mismatch), even on a deleted template", () => {
     for (const last of ['template-activated', 'template-deleted'] as const) {
-      const state = given(ev(last, { companyId: 1 }));
+      const state = given(buildEvent(last, { companyId: 1 }));
       for (const type of [
         'template-activated',
         'template-inactivated',
         'template-deleted',
       ] as const) {
-        const conflict = whenConflict(state, ev(type, { companyId: 2 }));
+        const conflict = whenConflict(state, buildEvent(type, { companyId: 2 }));
         expect(conflict).toMatchObject({
           kind: 'company-mismatch',
           entity: 'template',
@@ -109,10 +112,10 @@ describe('template projection', () => {
 
   it('templates are independent of each other', () => {
     const state = given(
-      ev('template-activated', { templateId: 100 }),
-      ev('template-deleted', { templateId: 101 }),
+      buildEvent('template-activated', { templateId: 100 }),
+      buildEvent('template-deleted', { templateId: 101 }),
     );
-    const next = whenApplied(state, ev('template-inactivated', { templateId: 100 }));
+    const next = whenApplied(state, buildEvent('template-inactivated', { templateId: 100 }));
     expect(status(next)).toBe('inactive');
     expect(getTemplate(next, templateId(101))?.status).toBe('deleted');
     expect([...listTemplates(next)].map((t) => t.id)).toEqual([100, 101]);
@@ -120,6 +123,6 @@ describe('template projection', () => {
 
   it('getTemplate of an unknown id is undefined', () => {
     expect(getTemplate(initialState(), T)).toBeUndefined();
-    expect(getTemplate(given(ev('template-activated')), templateId(999))).toBeUndefined();
+    expect(getTemplate(given(buildEvent('template-activated')), templateId(999))).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { appendFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defineReactor } from '../../../src/core/reactors/define-reactor.js';
@@ -7,6 +7,7 @@ import { retryDelayBounds } from '../../../src/core/reactors/retry-policy.js';
 import { createFileReactorRunner } from '../../../src/store/reactors/file-reactor-runner.js';
 import { editJournal } from '../../../src/store/reactors/journal-edit.js';
 import { removeTempDirs, tempDir } from '../../reliability/fixtures/reliability-helpers.js';
+import { eventually } from '../../support/eventually.js';
 import {
   envelopeLine,
   firedReminders,
@@ -132,8 +133,9 @@ describe('the file reactor runner', () => {
         const gap = (attempts[n]?.at ?? 0) - (attempts[n - 1]?.at ?? 0);
         const { minMs, maxMs } = retryDelayBounds(reactor.retry, n);
         expect(gap).toBeGreaterThanOrEqual(minMs - 2);
-        // The runner wakes at the due time; the slack covers a busy machine only.
-        expect(gap).toBeLessThanOrEqual(maxMs + 250);
+        // Not seconds when the policy says milliseconds; how late a busy machine wakes the
+        // runner after the due time is no bound of the policy.
+        expect(gap).toBeLessThanOrEqual(maxMs + 5_000);
       }
     }
     const [first, second] = run.report.parked;
@@ -203,7 +205,10 @@ describe('the file reactor runner', () => {
     const runner = createFileReactorRunner({ logPath: log, reactors: [reactor], pollMs: 20 });
     const stop = new AbortController();
     const running = runner.run(stop.signal);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(
+      async () => (await readFile(`${log}.reactors.lock`, 'utf8').catch(() => '')) !== '',
+      'the runner to take its lock',
+    );
     const second = await createFileReactorRunner({
       logPath: log,
       reactors: [reactor],
@@ -220,9 +225,7 @@ describe('the file reactor runner', () => {
     );
     runner.notify();
     const expected = events.filter((e) => e.event.type === 'sign-request-completed').length;
-    for (let waited = 0; calls.length < expected && waited < 5000; waited += 20) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(() => calls.length >= expected, 'the effects of the appended events');
     stop.abort();
     const summary = (await running)._unsafeUnwrap();
     expect(summary.succeeded).toBe(expected);
