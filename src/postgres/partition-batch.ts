@@ -90,7 +90,7 @@ export const projectPartitionBatch = async (
   const from = Number(row.position);
   const high = Number(row.high ?? 0);
   if (high <= from) {
-    // Caught up: with reactors, the watermark follows the wall clock, which releases due timers.
+    // Caught up: with reactors, the timers due by the wall clock are released (and only now).
     if (context.reactors === undefined || context.reactors.length === 0) {
       return { kind: 'projected', processed: 0, caughtUp: true };
     }

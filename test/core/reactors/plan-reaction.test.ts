@@ -27,7 +27,7 @@ describe('planReaction', () => {
       ]),
       changeAt(7, T),
     );
-    expect(plan.releaseUpTo).toBe(T);
+    expect(plan.eventTime).toBe(T);
     expect(plan.steps).toEqual([
       {
         kind: 'enqueue',
@@ -90,12 +90,12 @@ describe('planReaction', () => {
     ]);
   });
 
-  it('refuses timed effects on a bare line, and releases nothing there', () => {
+  it('refuses timed effects on a bare line, which has no time', () => {
     const plan = planReaction(
       reactorOf(() => [{ type: 'x', after: 5 }, { type: 'y' }]),
       changeAt(3, undefined),
     );
-    expect(plan.releaseUpTo).toBeUndefined();
+    expect(plan.eventTime).toBeUndefined();
     expect(plan.steps.map((s) => s.kind)).toEqual(['park', 'enqueue']);
     expect(plan.steps[0]).toMatchObject({
       error: 'a timed effect on a bare line (the event has no receivedAt)',
