@@ -135,11 +135,12 @@ const foldAndWrite = async (
   // partition 0 counts them and quarantines them, so each is counted once.
   const records = rows.map(recordOfRow);
   const templateRows = templateRowsOf(partition);
-  const before = await loadRecords(pool, schema, keysOf(records), templateRows);
   const reacting =
     context.reactors !== undefined && context.reactors.length > 0
       ? new ReactorBatch({ schema, partition, reactors: context.reactors })
       : undefined;
+  const keys = keysOf(records, reacting !== undefined);
+  const before = await loadRecords(pool, schema, keys, templateRows);
   const projector = createProjector(
     {
       policy: 'skip',

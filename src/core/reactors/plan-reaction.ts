@@ -14,6 +14,8 @@ import { receivedTimeOf } from './received-time.js';
 export type PlanStep =
   /** Cancels the scheduled timers of `key` that were not due by the plan's `eventTime`. */
   | { readonly kind: 'cancel'; readonly key: string }
+  /** The same, for every key that starts with `prefix` (which ends with `:` or `/`). */
+  | { readonly kind: 'cancel-prefix'; readonly prefix: string }
   | {
       readonly kind: 'enqueue';
       readonly index: number;
@@ -93,6 +95,26 @@ const dueAtOf = (
   return { ok: true, dueAt: hasAt ? at : receivedAt + (item.after as number) };
 };
 
+/** Whether `prefix` may be cancelled by: it ends a segment, so `r:1/` never reaches `r:10/`. */
+export const isKeyPrefix = (prefix: unknown): prefix is string =>
+  typeof prefix === 'string' && (prefix.endsWith(':') || prefix.endsWith('/'));
+
+/** The step of a valid cancel: a `key`, or a `keyPrefix` (one of them). */
+const cancelStep = (item: JsonValue, effect: Effect): PlanStep | undefined => {
+  const { keyPrefix } = item as { keyPrefix?: unknown };
+  if (effect.key !== undefined)
+    return keyPrefix === undefined ? { kind: 'cancel', key: effect.key } : undefined;
+  return isKeyPrefix(keyPrefix) ? { kind: 'cancel-prefix', prefix: keyPrefix } : undefined;
+};
+
+/** Why a cancel has no step. */
+const cancelError = (effect: Effect): string => {
+  if (effect.key !== undefined) return 'a cancel with both key and keyPrefix';
+  return effect.keyPrefix === undefined
+    ? 'a cancel without a key or a keyPrefix'
+    : 'keyPrefix must be a string that ends with ":" or "/"';
+};
+
 const sqlOf = (
   reactor: Reactor,
   item: Effect,
@@ -147,9 +169,7 @@ const planItem = (
     return [park(reactor, position, index, item, 'key must be a string')];
   }
   if (effect.type === 'cancel') {
-    return effect.key === undefined
-      ? [park(reactor, position, index, item, 'a cancel without a key')]
-      : [{ kind: 'cancel', key: effect.key }];
+    return [cancelStep(item, effect) ?? park(reactor, position, index, item, cancelError(effect))];
   }
   const due = dueAtOf(effect, receivedAt);
   if (!due.ok) {

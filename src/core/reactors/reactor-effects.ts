@@ -43,12 +43,20 @@ class ReactorTimers {
   /** Scheduled timers by due time: a release touches only what it releases. */
   readonly scheduled = new DueHeap<Mutable<EffectEntry>>((entry) => entry.state === 'scheduled');
 
+  /**
+   * Segment prefix (a key's start up to and including a `:` or `/`) → the
+   * scheduled keyed timers under it. Built by the first prefix cancel (a
+   * reactor that never sends one pays nothing), kept up to date after that.
+   */
+  #byPrefix: Map<string, Set<Mutable<EffectEntry>>> | undefined;
+
   /** Files a scheduled timer under its key. */
   addKeyed(entry: Mutable<EffectEntry>): void {
     if (entry.key === undefined) return;
     const timers = this.keyed.get(entry.key);
     if (timers === undefined) this.keyed.set(entry.key, [entry]);
     else timers.push(entry);
+    if (this.#byPrefix !== undefined) this.#file(this.#byPrefix, entry, entry.key);
   }
 
   /** Takes a timer that leaves `scheduled` out of its key's list. */
@@ -59,8 +67,49 @@ class ReactorTimers {
     const at = timers.indexOf(entry);
     if (at >= 0) timers.splice(at, 1);
     if (timers.length === 0) this.keyed.delete(entry.key);
+    const byPrefix = this.#byPrefix;
+    if (byPrefix === undefined) return;
+    forEachPrefix(entry.key, (prefix) => {
+      const under = byPrefix.get(prefix);
+      under?.delete(entry);
+      if (under?.size === 0) byPrefix.delete(prefix);
+    });
+  }
+
+  /** The scheduled keyed timers whose key starts with `prefix` (a segment prefix), in no order. */
+  underPrefix(prefix: string): readonly Mutable<EffectEntry>[] {
+    if (this.#byPrefix === undefined) {
+      const byPrefix = new Map<string, Set<Mutable<EffectEntry>>>();
+      for (const [key, timers] of this.keyed)
+        for (const entry of timers) this.#file(byPrefix, entry, key);
+      this.#byPrefix = byPrefix;
+    }
+    return [...(this.#byPrefix.get(prefix) ?? [])];
+  }
+
+  #file(
+    byPrefix: Map<string, Set<Mutable<EffectEntry>>>,
+    entry: Mutable<EffectEntry>,
+    key: string,
+  ): void {
+    forEachPrefix(key, (prefix) => {
+      const under = byPrefix.get(prefix);
+      if (under === undefined) byPrefix.set(prefix, new Set([entry]));
+      else under.add(entry);
+    });
   }
 }
+
+const COLON = 58;
+const SLASH = 47;
+
+/** Calls `visit` with each start of `key` that ends with `:` or `/` (what a prefix cancel may name). */
+const forEachPrefix = (key: string, visit: (prefix: string) => void): void => {
+  for (let at = 0; at < key.length; at += 1) {
+    const code = key.charCodeAt(at);
+    if (code === COLON || code === SLASH) visit(key.slice(0, at + 1));
+  }
+};
 
 /**
  * Whether a cancel (or a replacement) from an event received at `eventTime`
@@ -201,10 +250,12 @@ export class ReactorEffects {
     step: PlanStep,
   ): void {
     const lane = this.#lane(reactor);
-    if (step.kind === 'cancel') {
-      const timers = lane.keyed.get(step.key);
-      if (timers === undefined) return;
-      for (const entry of [...timers]) {
+    if (step.kind === 'cancel' || step.kind === 'cancel-prefix') {
+      const timers =
+        step.kind === 'cancel'
+          ? [...(lane.keyed.get(step.key) ?? [])]
+          : lane.underPrefix(step.prefix);
+      for (const entry of timers) {
         if (!reaches(entry, eventTime)) continue;
         lane.dropKeyed(entry);
         this.#moveTo(entry, 'cancelled');

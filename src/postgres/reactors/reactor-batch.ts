@@ -79,20 +79,28 @@ export class ReactorBatch {
     const plans = this.#plans.filter(
       (plan) => reacting.has(plan.reactor) && plan.position > (positions.get(plan.reactor) ?? 0),
     );
-    // Only the scheduled timers these plans can reach are read: those of the keys they cancel
-    // or replace. The others wait in the table, however many a long catch-up leaves there.
+    // Only the scheduled timers these plans can reach are read: those of the keys (and key
+    // prefixes) they cancel or replace. The others wait in the table, however many a long
+    // catch-up leaves there.
     const keys = new Set<string>();
-    for (const plan of plans)
-      for (const step of plan.steps) if (step.kind === 'cancel') keys.add(step.key);
+    const prefixes = new Set<string>();
+    for (const plan of plans) {
+      for (const step of plan.steps) {
+        if (step.kind === 'cancel') keys.add(step.key);
+        if (step.kind === 'cancel-prefix') prefixes.add(step.prefix);
+      }
+    }
     const scheduled =
-      keys.size === 0
+      keys.size === 0 && prefixes.size === 0
         ? []
         : (
             await db.query<EffectRow>(
               `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects
                 WHERE partition = $1 AND reactor = ANY($2::text[]) AND state = 'scheduled'
-                  AND key = ANY($3::text[])`,
-              [partition, names, [...keys]],
+                  AND (key = ANY($3::text[])
+                       OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS p(prefix)
+                                   WHERE starts_with(key, p.prefix)))`,
+              [partition, names, [...keys], [...prefixes]],
             )
           ).rows;
     const entries = scheduled.map(entryOfRow);

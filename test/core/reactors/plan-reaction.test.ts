@@ -64,6 +64,20 @@ describe('planReaction', () => {
     expect(enqueued?.kind === 'enqueue' ? enqueued.effect : undefined).toBe(remind);
   });
 
+  it('plans a cancel by key prefix', () => {
+    const plan = planReaction(
+      reactorOf(() => [
+        { type: 'cancel', keyPrefix: 'remind:1/' },
+        { type: 'cancel', keyPrefix: 'remind:' },
+      ]),
+      changeAt(2, T),
+    );
+    expect(plan.steps).toEqual([
+      { kind: 'cancel-prefix', prefix: 'remind:1/' },
+      { kind: 'cancel-prefix', prefix: 'remind:' },
+    ]);
+  });
+
   it('parks each invalid item with the reason and keeps the valid ones', () => {
     expect(
       errorsOf([
@@ -72,6 +86,9 @@ describe('planReaction', () => {
         { type: 'x', after: -1 },
         { type: 'x', at: 'soon' },
         { type: 'cancel' },
+        { type: 'cancel', key: 'k', keyPrefix: 'k:' },
+        { type: 'cancel', keyPrefix: 'remind:1' },
+        { type: 'cancel', keyPrefix: 7 },
         { type: 'x', key: 3 },
         { type: 'x', when: new Date() },
         [1],
@@ -82,7 +99,10 @@ describe('planReaction', () => {
       'the effect has both after and at',
       'after must be a finite number of milliseconds ≥ 0',
       'at must be an ISO 8601 time',
-      'a cancel without a key',
+      'a cancel without a key or a keyPrefix',
+      'a cancel with both key and keyPrefix',
+      'keyPrefix must be a string that ends with ":" or "/"',
+      'keyPrefix must be a string that ends with ":" or "/"',
       'key must be a string',
       'the effect is not plain JSON',
       'the effect is not an object',
@@ -145,7 +165,9 @@ describe('planReaction', () => {
             changeAt(1, receivedAt ?? undefined),
           );
           for (const step of plan.steps) {
-            if (step.kind !== 'cancel') expect(step.idempotencyKey).toMatch(/^[\x21-\x7e]+$/);
+            if (step.kind === 'enqueue' || step.kind === 'park') {
+              expect(step.idempotencyKey).toMatch(/^[\x21-\x7e]+$/);
+            }
             if (step.kind === 'enqueue') expect(typeof step.effect.type).toBe('string');
           }
         },

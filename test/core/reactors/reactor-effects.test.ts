@@ -46,6 +46,42 @@ describe('ReactorEffects', () => {
     expect(book.entries()[1]).toMatchObject({ key: 'q', state: 'ready' });
   });
 
+  it('cancels by key prefix every scheduled timer under it, whole segments only, by the same rule of time', () => {
+    const book = new ReactorEffects();
+    const remind = (key: string, after = 72 * H) => ({ type: 'remind', key, after });
+    apply(book, 1, T, [remind('remind:1/1'), remind('remind:1/2'), remind('remind:10/1')]);
+    apply(book, 2, T, [remind('remind:1'), remind('remind:1/3', H)]);
+    // The first prefix cancel builds the index; what is scheduled after it is filed too.
+    apply(book, 3, T + 2 * H, [{ type: 'cancel', keyPrefix: 'remind:1/' }]);
+    apply(book, 4, T + 2 * H, [remind('remind:1/4'), remind('remind:2/1')]);
+    apply(book, 5, T + 3 * H, [{ type: 'cancel', keyPrefix: 'remind:' }]);
+    expect(book.entries().map((e) => [e.key, e.state])).toEqual([
+      ['remind:1/1', 'cancelled'],
+      ['remind:1/2', 'cancelled'],
+      ['remind:10/1', 'cancelled'],
+      ['remind:1', 'cancelled'],
+      // Due an hour after it was made, before either prefix cancel happened: not reached.
+      ['remind:1/3', 'scheduled'],
+      ['remind:1/4', 'cancelled'],
+      ['remind:2/1', 'cancelled'],
+    ]);
+    apply(book, 6, T + 4 * H, [remind('remind:3/1')]);
+    book.release('r', T + 4 * H);
+    // Released: out of the index; a timer made after that is filed under its prefixes.
+    apply(book, 7, T + 4 * H, [remind('remind:3/2')]);
+    apply(book, 8, T, [{ type: 'cancel', keyPrefix: 'remind:' }]);
+    expect(
+      book
+        .entries()
+        .map((e) => [e.key, e.state])
+        .slice(-2),
+    ).toEqual([
+      ['remind:3/1', 'cancelled'],
+      ['remind:3/2', 'cancelled'],
+    ]);
+    expect(book.entries()[4]).toMatchObject({ key: 'remind:1/3', state: 'ready' });
+  });
+
   it('keeps one pending timer per key when replacing', () => {
     const book = new ReactorEffects();
     apply(book, 1, T, [{ type: 'remind', key: 'p', after: H }]);
@@ -108,14 +144,19 @@ describe('ReactorEffects', () => {
     expect(book.skip([1])).toEqual({ changed: [1], refused: [] });
   });
 
-  it('law: a timer fires at the first release that finds it due, unless an event stored after it and before that release, received before it was due, cancelled or replaced its key', () => {
+  it('law: a timer fires at the first release that finds it due, unless an event stored after it and before that release, received before it was due, cancelled or replaced its key (or cancelled a prefix of it)', () => {
     // Events in any order of time (late ones among live ones), releases in between.
     const step = fc.oneof(
       fc.record({
         kind: fc.constantFrom('timer' as const, 'cancel' as const),
         at: fc.integer({ min: 0, max: 200 * H }),
-        key: fc.constantFrom('a', 'b', 'c'),
+        key: fc.constantFrom('a/1', 'a/2', 'ab/1', 'b:1'),
         after: fc.integer({ min: 0, max: 100 * H }),
+      }),
+      fc.record({
+        kind: fc.constant('prefix' as const),
+        at: fc.integer({ min: 0, max: 200 * H }),
+        key: fc.constantFrom('a/', 'ab/', 'b:'),
       }),
       fc.record({
         kind: fc.constant('release' as const),
@@ -134,7 +175,9 @@ describe('ReactorEffects', () => {
           const item =
             s.kind === 'cancel'
               ? { type: 'cancel', key: s.key }
-              : { type: 'remind', key: s.key, after: s.after };
+              : s.kind === 'prefix'
+                ? { type: 'cancel', keyPrefix: s.key }
+                : { type: 'remind', key: s.key, after: s.after };
           apply(book, i + 1, T + s.at, [item]);
           if (s.kind === 'timer') timers.push({ step: i, key: s.key, due: T + s.at + s.after });
         });
@@ -146,7 +189,11 @@ describe('ReactorEffects', () => {
           const end = release < 0 ? steps.length : release;
           const cancelled = steps.some(
             (s, i) =>
-              i > made && i < end && s.kind !== 'release' && s.key === key && T + s.at < due,
+              i > made &&
+              i < end &&
+              s.kind !== 'release' &&
+              (s.kind === 'prefix' ? key.startsWith(s.key) : s.key === key) &&
+              T + s.at < due,
           );
           return cancelled ? 'cancelled' : release < 0 ? 'scheduled' : 'ready';
         });
