@@ -217,7 +217,7 @@ describe("the state of a change (the event's sign request with all its participa
     );
   });
 
-  it('holds the other participants of the request, is deeply frozen, and is taken by fold as a base', () => {
+  it('holds the other participants of the request, is deeply frozen, and fold folds on from it', () => {
     let state: ProjectionState = initialState();
     const projector = createProjector({
       onApplied: (change) => {
@@ -238,7 +238,7 @@ describe("the state of a change (the event's sign request with all its participa
     expect(() => {
       (getSignRequest(state, request) as { status: string }).status = 'sent';
     }).toThrow(TypeError);
-    // A published state: fold starts from it without copying, and it stays as it was.
+    // fold folds on from it, and it stays as it was.
     const signed = fold(state, [events.participantSigned({ participantId: 1 })]).state;
     expect(signed.participants.get(request)?.get(participantId(1))?.status).toBe('signed');
     expect(state.participants.get(request)?.get(participantId(1))?.status).toBe('sent');
