@@ -35,11 +35,11 @@ class ReactorTimers {
   /** Whether `watermark` was ever set (only those are saved). */
   marked = false;
   /**
-   * key → its scheduled timers, in id order. Mostly one; several when an
-   * event replaced the key after the older timer was due (it still fires),
-   * or arrived late behind it.
+   * key → its scheduled timers, in id order (a Set: a release or cancel takes
+   * one out in O(1)). Mostly one; several when an event replaced the key after
+   * the older timer was due (it still fires), or arrived late behind it.
    */
-  readonly keyed = new Map<string, Mutable<EffectEntry>[]>();
+  readonly keyed = new Map<string, Set<Mutable<EffectEntry>>>();
   /** Scheduled timers by due time: a release touches only what it releases. */
   readonly scheduled = new DueHeap<Mutable<EffectEntry>>((entry) => entry.state === 'scheduled');
 
@@ -54,8 +54,8 @@ class ReactorTimers {
   addKeyed(entry: Mutable<EffectEntry>): void {
     if (entry.key === undefined) return;
     const timers = this.keyed.get(entry.key);
-    if (timers === undefined) this.keyed.set(entry.key, [entry]);
-    else timers.push(entry);
+    if (timers === undefined) this.keyed.set(entry.key, new Set([entry]));
+    else timers.add(entry);
     if (this.#byPrefix !== undefined) this.#file(this.#byPrefix, entry, entry.key);
   }
 
@@ -64,9 +64,8 @@ class ReactorTimers {
     if (entry.key === undefined) return;
     const timers = this.keyed.get(entry.key);
     if (timers === undefined) return;
-    const at = timers.indexOf(entry);
-    if (at >= 0) timers.splice(at, 1);
-    if (timers.length === 0) this.keyed.delete(entry.key);
+    timers.delete(entry);
+    if (timers.size === 0) this.keyed.delete(entry.key);
     const byPrefix = this.#byPrefix;
     if (byPrefix === undefined) return;
     forEachPrefix(entry.key, (prefix) => {
