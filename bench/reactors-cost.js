@@ -14,6 +14,9 @@
 // event writes (one copy per record written, where copying every view before and after was two),
 // the watermark time parsed once per event without Date.parse or startsWith, and no plan object
 // for a reaction without effects (reactInto).
+// 2026-11-27 (late timers, change.state): a reaction without effects reads no time and releases
+// nothing (events release no timer); change.state is made only when read, so a reactor that does
+// not read it pays one more empty slot per change.
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -61,6 +64,22 @@ const load = loadavg()
 const silent = [1, 2].map((i) =>
   defineReactor({ name: `silent-${i}`, react: () => [], execute: async () => {} }),
 );
+// Reactors that read change.state (the event's request with every participant, or its template)
+// for every event, and return []: what seeing the state costs a reactor that uses it.
+const { listParticipants } = await import(join(ROOT, 'dist/index.js'));
+let participantsSeen = 0;
+const reading = [1, 2].map((i) =>
+  defineReactor({
+    name: `reading-${i}`,
+    react: ({ event, state }) => {
+      if ('signRequestId' in event) {
+        for (const _ of listParticipants(state, event.signRequestId)) participantsSeen += 1;
+      }
+      return [];
+    },
+    execute: async () => {},
+  }),
+);
 
 // What a store does per applied event, in steps, so the figure says where the cost goes: the
 // views and the change alone (a no-op onApplied), then planReaction, then ReactorEffects.applyPlan.
@@ -74,6 +93,12 @@ const modes = {
     const book = new ReactorEffects();
     return (change) => {
       for (const reactor of silent) reactInto(book, reactor, change);
+    };
+  },
+  state: () => {
+    const book = new ReactorEffects();
+    return (change) => {
+      for (const reactor of reading) reactInto(book, reactor, change);
     };
   },
 };
@@ -111,8 +136,9 @@ ${fmt(records.length)} generated events in memory (seed 11, ${fmt(Number(opts.re
 | a no-op onApplied (the change, and pre-images of what each event writes) | ${fmt(rateOf('hook'))} events/s | | (${(rateOf('hook') / plainRate).toFixed(2)}) |
 | + planReaction for 2 reactors whose react returns [] | ${fmt(rateOf('plan'))} events/s | | (${(rateOf('plan') / plainRate).toFixed(2)}) |
 | reactInto a ReactorEffects instead (what the file runner does per applied event) | ${fmt(reactingRate)} events/s | (diagnostic) | (${ratio.toFixed(2)}) |
+| the same with 2 reactors whose react reads change.state (listParticipants of the event's request) | ${fmt(rateOf('state'))} events/s | (diagnostic) | (${(rateOf('state') / plainRate).toFixed(2)}) |
 
-Per applied event: the change and the pre-images ${nsPerEvent('hook', 'plain')} ns, planReaction × 2 ${nsPerEvent('plan', 'hook')} ns, reactInto × 2 ${nsPerEvent('full', 'hook')} ns, against ${((median(runs.plain.map((r) => r.ms)) * 1e6) / applied).toFixed(0)} ns for the plain replay's whole work on an in-memory log.
+Per applied event: the change and the pre-images ${nsPerEvent('hook', 'plain')} ns, planReaction × 2 ${nsPerEvent('plan', 'hook')} ns, reactInto × 2 ${nsPerEvent('full', 'hook')} ns, reading change.state in both reactors ${nsPerEvent('state', 'full')} ns more (${(participantsSeen / (ROUNDS + 1) / applied).toFixed(1)} participants seen per event), against ${((median(runs.plain.map((r) => r.ms)) * 1e6) / applied).toFixed(0)} ns for the plain replay's whole work on an in-memory log.
 `;
 console.log(section);
 if (!opts['no-write']) replaceResultsSection('<!-- bench/reactors-cost.js -->', section);

@@ -194,8 +194,8 @@ Options:
                      or retrying (timers not yet due stay in the journal);
                      without it, follow appends until SIGINT or SIGTERM
   --from end         a reactor without a checkpoint starts at the end of the
-                     log (default: at its start; the watermark keeps history
-                     from firing stale timers)
+                     log (default: at its start; timers wait until it has read
+                     the whole log, so history fires none that it cancels)
   -h, --help         show this help
 
 SIGINT/SIGTERM: no new effect starts; running ones get 10 s to finish; the

@@ -11,10 +11,13 @@
  * The working copy moves on with the next event, so a view can be made only
  * until `onApplied` returns: the change is then revoked, and a view first
  * read later throws, as an immer draft does once its recipe has returned.
- * A view read in time stays readable.
+ * A view read in time stays readable. `state` (the event's sign request with
+ * all its participants, or its template) follows the same rules.
  */
 import type { SignEvent } from '../core/events/sign-event.js';
 import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
+import { FrozenMap } from '../core/projections/frozen-map.js';
+import type { ProjectionState } from '../core/projections/projection-state.js';
 import type {
   ParticipantView,
   SignRequestView,
@@ -74,6 +77,58 @@ export const touchedViewsOf = (copy: WorkingCopy, event: SignEvent): TouchedView
   );
 };
 
+/**
+ * A record as it stands, frozen: a published one is shared, one of the working
+ * copy's own is copied. The copy is made with `Object.assign`, not a spread: V8
+ * gives a spread copy a map of its own, and freezing such an object costs about
+ * 5 µs (a new map each time) against about 1 µs.
+ */
+const frozen = <T extends object>(record: T | undefined): T | undefined =>
+  record === undefined || Object.isFrozen(record)
+    ? record
+    : Object.freeze(Object.assign({}, record));
+
+/** The collections a scoped state leaves empty, shared (they cannot change). */
+const NO_TEMPLATES: ReadonlyMap<TemplateId, TemplateView> = new FrozenMap();
+const NO_SIGN_REQUESTS: ReadonlyMap<SignRequestId, SignRequestView> = new FrozenMap();
+const NO_PARTICIPANTS: ProjectionState['participants'] = new FrozenMap();
+
+/**
+ * The projection as `copy` stands, as far as `event` goes (see
+ * `Change.state`): its sign request with every participant of it, in id
+ * order, or its template. Deeply frozen (its Maps refuse writes). Not marked
+ * published: a WeakSet entry per change made the garbage collector's work
+ * grow with every state (`fold` copies its few records instead).
+ */
+export const scopedStateOf = (copy: WorkingCopy, event: SignEvent): ProjectionState => {
+  const { templateId, signRequestId } = event as TouchedIds;
+  if (signRequestId === undefined) {
+    const template = templateId === undefined ? undefined : frozen(copy.template(templateId));
+    return Object.freeze({
+      templates: template === undefined ? NO_TEMPLATES : new FrozenMap([[template.id, template]]),
+      signRequests: NO_SIGN_REQUESTS,
+      participants: NO_PARTICIPANTS,
+    });
+  }
+  const request = frozen(copy.signRequest(signRequestId));
+  // Copied out at once (what peek hands over must not be kept), in id order: engines hold
+  // participants in different orders (first seen in memory, as loaded on PostgreSQL), and a
+  // reactor must see the same state on each.
+  const ofRequest = copy.peek((state) => {
+    const found = [...(state.participants.get(signRequestId)?.values() ?? [])];
+    found.sort((a, b) => a.id - b.id);
+    return found.map((p): [ParticipantId, ParticipantView] => [p.id, frozen(p) as ParticipantView]);
+  });
+  return Object.freeze({
+    templates: NO_TEMPLATES,
+    signRequests: request === undefined ? NO_SIGN_REQUESTS : new FrozenMap([[request.id, request]]),
+    participants:
+      ofRequest.length === 0
+        ? NO_PARTICIPANTS
+        : new FrozenMap([[signRequestId, new FrozenMap(ofRequest)]]),
+  });
+};
+
 /** A change whose views are made on first read, until it is revoked (see the module comment). */
 export class AppliedChange implements Change, WriteWatcher {
   readonly event: SignEvent;
@@ -86,6 +141,7 @@ export class AppliedChange implements Change, WriteWatcher {
   #participant: PreImage<ParticipantView> = UNWRITTEN;
   #before: TouchedViews | undefined;
   #after: TouchedViews | undefined;
+  #state: ProjectionState | undefined;
 
   constructor(
     copy: WorkingCopy,
@@ -113,6 +169,14 @@ export class AppliedChange implements Change, WriteWatcher {
   get after(): TouchedViews {
     this.#after ??= this.#views('after');
     return this.#after;
+  }
+
+  /** The projection after the event, as far as the event goes (see `Change.state`). */
+  get state(): ProjectionState {
+    if (this.#state === undefined) {
+      this.#state = scopedStateOf(this.#live('state'), this.event);
+    }
+    return this.#state;
   }
 
   /** For the working copy (see `WriteWatcher`): keeps the first pre-image of a touched record. */
@@ -152,15 +216,19 @@ export class AppliedChange implements Change, WriteWatcher {
     }
   }
 
-  /** The change as plain data, for `JSON.stringify` and logging while it is valid. */
-  toJSON(): Change {
+  /**
+   * The change as plain data, for `JSON.stringify` and logging while it is
+   * valid. Without `state`, whose Maps JSON cannot show (and which the views
+   * hold the touched part of).
+   */
+  toJSON(): Omit<Change, 'state'> {
     const { event, position, receivedAt, deliveryId, before, after } = this;
     return { event, position, receivedAt, deliveryId, before, after };
   }
 
-  /** What Node's `console.log` and `util.inspect` show: the views too, as far as they can be made. */
+  /** What Node's `console.log` and `util.inspect` show: the views and state too, as far as they can be made. */
   [Symbol.for('nodejs.util.inspect.custom')](): Record<string, unknown> {
-    const viewOr = (which: 'before' | 'after'): unknown => {
+    const viewOr = (which: 'before' | 'after' | 'state'): unknown => {
       try {
         return this[which];
       } catch {
@@ -175,17 +243,24 @@ export class AppliedChange implements Change, WriteWatcher {
       deliveryId,
       before: viewOr('before'),
       after: viewOr('after'),
+      state: viewOr('state'),
     };
   }
 
-  #views(which: 'before' | 'after'): TouchedViews {
+  /** The working copy, while the change is valid; a `TypeError` naming `member` after that. */
+  #live(member: 'before' | 'after' | 'state'): WorkingCopy {
     const copy = this.#copy;
     if (copy === undefined) {
       throw new TypeError(
-        `change.${which} of position ${this.position} was first read after onApplied returned; ` +
+        `change.${member} of position ${this.position} was first read after onApplied returned; ` +
           'read the views while react runs and keep what you need',
       );
     }
+    return copy;
+  }
+
+  #views(which: 'before' | 'after'): TouchedViews {
+    const copy = this.#live(which);
     // Made once for both: a record the event did not write is the same before and after.
     this.#after ??= touchedViewsOf(copy, this.event);
     const now = this.#after;

@@ -8,9 +8,12 @@ import type { RecordKeys } from './projection-tables.js';
 /**
  * The records a batch may read, keyed by the ids the decoder would read
  * (`wireId`): a member that is no id (`0.5`, `1e400`, a string) makes its
- * event invalid, so it names no record and is never sent as a key.
+ * event invalid, so it names no record and is never sent as a key. The
+ * participants of a request are read for its participant events, and with
+ * `everyParticipant` for all its events: a reactor's `change.state` holds
+ * every participant of the event's request.
  */
-export const keysOf = (records: readonly LogRecord[]): RecordKeys => {
+export const keysOf = (records: readonly LogRecord[], everyParticipant = false): RecordKeys => {
   const templates = new Set<number>();
   const signRequests = new Set<number>();
   const participantsOf = new Set<number>();
@@ -24,7 +27,9 @@ export const keysOf = (records: readonly LogRecord[]): RecordKeys => {
     if (template !== undefined) templates.add(template);
     if (signRequest !== undefined) {
       signRequests.add(signRequest);
-      if (wireId(members.participantId) !== undefined) participantsOf.add(signRequest);
+      if (everyParticipant || wireId(members.participantId) !== undefined) {
+        participantsOf.add(signRequest);
+      }
     }
   }
   return { templates, signRequests, participantsOf };

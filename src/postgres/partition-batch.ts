@@ -91,7 +91,7 @@ export const projectPartitionBatch = async (
   const from = Number(row.position);
   const high = Number(row.high ?? 0);
   if (high <= from) {
-    // Caught up: with reactors, the watermark follows the wall clock, which releases due timers.
+    // Caught up: with reactors, the timers due by the wall clock are released (and only now).
     if (context.reactors === undefined || context.reactors.length === 0) {
       return { kind: 'projected', processed: 0, caughtUp: true };
     }
@@ -136,11 +136,12 @@ const foldAndWrite = async (
   // partition 0 counts them and quarantines them, so each is counted once.
   const records = rows.map(recordOfRow);
   const templateRows = templateRowsOf(partition);
-  const before = await loadRecords(pool, schema, keysOf(records), templateRows);
   const reacting =
     context.reactors !== undefined && context.reactors.length > 0
       ? new ReactorBatch({ schema, partition, reactors: context.reactors })
       : undefined;
+  const keys = keysOf(records, reacting !== undefined);
+  const before = await loadRecords(pool, schema, keys, templateRows);
   const projector = createProjector(
     {
       policy: 'skip',

@@ -12,6 +12,7 @@ const keep = (change: Change): Change => ({
   deliveryId: change.deliveryId,
   before: change.before,
   after: change.after,
+  state: change.state,
 });
 
 describe('ProjectorOptions.onApplied', () => {

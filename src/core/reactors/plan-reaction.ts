@@ -12,7 +12,10 @@ import { receivedTimeOf } from './received-time.js';
 
 /** One step of a plan; a store applies them in order (see `ReactorEffects`). */
 export type PlanStep =
+  /** Cancels the scheduled timers of `key` that were not due by the plan's `eventTime`. */
   | { readonly kind: 'cancel'; readonly key: string }
+  /** The same, for every key that starts with `prefix` (which ends with `:` or `/`). */
+  | { readonly kind: 'cancel-prefix'; readonly prefix: string }
   | {
       readonly kind: 'enqueue';
       readonly index: number;
@@ -38,8 +41,11 @@ export type PlanStep =
 export interface ReactionPlan {
   readonly reactor: string;
   readonly position: number;
-  /** `Date.parse(change.receivedAt)`; `undefined` for a bare line (releases nothing). */
-  readonly releaseUpTo: number | undefined;
+  /**
+   * `Date.parse(change.receivedAt)`; `undefined` for a bare line. A cancel
+   * in this plan reaches only the timers due after it.
+   */
+  readonly eventTime: number | undefined;
   readonly steps: readonly PlanStep[];
 }
 
@@ -81,11 +87,32 @@ const dueAtOf = (
   if (hasAt && !Number.isFinite(at)) {
     return { ok: false, error: 'at must be an ISO 8601 time' };
   }
-  // Even an absolute `at` needs the event's time: the watermark decides when it may fire.
+  // An absolute `at` could do without the event's time, but a bare line comes from a log
+  // written without times, where a timer is a guess either way: one rule for both.
   if (receivedAt === undefined) {
     return { ok: false, error: BARE_LINE };
   }
   return { ok: true, dueAt: hasAt ? at : receivedAt + (item.after as number) };
+};
+
+/** Whether `prefix` may be cancelled by: it ends a segment, so `r:1/` never reaches `r:10/`. */
+export const isKeyPrefix = (prefix: unknown): prefix is string =>
+  typeof prefix === 'string' && (prefix.endsWith(':') || prefix.endsWith('/'));
+
+/** The step of a valid cancel: a `key`, or a `keyPrefix` (one of them). */
+const cancelStep = (item: JsonValue, effect: Effect): PlanStep | undefined => {
+  const { keyPrefix } = item as { keyPrefix?: unknown };
+  if (effect.key !== undefined)
+    return keyPrefix === undefined ? { kind: 'cancel', key: effect.key } : undefined;
+  return isKeyPrefix(keyPrefix) ? { kind: 'cancel-prefix', prefix: keyPrefix } : undefined;
+};
+
+/** Why a cancel has no step. */
+const cancelError = (effect: Effect): string => {
+  if (effect.key !== undefined) return 'a cancel with both key and keyPrefix';
+  return effect.keyPrefix === undefined
+    ? 'a cancel without a key or a keyPrefix'
+    : 'keyPrefix must be a string that ends with ":" or "/"';
 };
 
 const sqlOf = (
@@ -142,9 +169,7 @@ const planItem = (
     return [park(reactor, position, index, item, 'key must be a string')];
   }
   if (effect.type === 'cancel') {
-    return effect.key === undefined
-      ? [park(reactor, position, index, item, 'a cancel without a key')]
-      : [{ kind: 'cancel', key: effect.key }];
+    return [cancelStep(item, effect) ?? park(reactor, position, index, item, cancelError(effect))];
   }
   const due = dueAtOf(effect, receivedAt);
   if (!due.ok) {
@@ -177,37 +202,30 @@ const planItem = (
  * the reason; a keyed enqueue is preceded by a cancel of its key.
  */
 export const planReaction = (reactor: Reactor, change: Change): ReactionPlan => {
-  const releaseUpTo = receivedTimeOf(change.receivedAt);
-  const steps = stepsOf(reactor, change, releaseUpTo);
-  return { reactor: reactor.name, position: change.position, releaseUpTo, steps };
+  const steps = stepsOf(reactor, change);
+  const eventTime = receivedTimeOf(change.receivedAt);
+  return { reactor: reactor.name, position: change.position, eventTime, steps };
 };
 
 /** What {@link reactInto} needs of a book (a `ReactorEffects` has it). */
 export interface PlanTarget {
-  release(reactor: string, upTo: number): void;
   applyPlan(plan: ReactionPlan): void;
 }
 
 /**
  * `target.applyPlan(planReaction(reactor, change))`, without building a plan
- * when `react` returns nothing (most events): what a catch-up pays per
- * reactor and applied event.
+ * when `react` returns nothing (most events): a reaction without steps
+ * changes nothing, since events release no timer (a caught-up runner does).
  */
 export const reactInto = (target: PlanTarget, reactor: Reactor, change: Change): void => {
-  const releaseUpTo = receivedTimeOf(change.receivedAt);
-  const steps = stepsOf(reactor, change, releaseUpTo);
+  const steps = stepsOf(reactor, change);
   if (steps.length > 0) {
-    target.applyPlan({ reactor: reactor.name, position: change.position, releaseUpTo, steps });
-  } else if (releaseUpTo !== undefined) {
-    target.release(reactor.name, releaseUpTo);
+    const eventTime = receivedTimeOf(change.receivedAt);
+    target.applyPlan({ reactor: reactor.name, position: change.position, eventTime, steps });
   }
 };
 
-const stepsOf = (
-  reactor: Reactor,
-  change: Change,
-  releaseUpTo: number | undefined,
-): readonly PlanStep[] => {
+const stepsOf = (reactor: Reactor, change: Change): readonly PlanStep[] => {
   let items: unknown;
   try {
     items = reactor.react(change);
@@ -219,9 +237,11 @@ const stepsOf = (
   }
   // Most events call for nothing: no array is built for them.
   if (items.length === 0) return NO_STEPS;
+  // Read only here: an event that calls for nothing needs no time (receivedTimeOf keeps its last answer).
+  const eventTime = receivedTimeOf(change.receivedAt);
   const steps: PlanStep[] = [];
   for (let index = 0; index < items.length; index += 1) {
-    steps.push(...planItem(reactor, change.position, releaseUpTo, items[index], index));
+    steps.push(...planItem(reactor, change.position, eventTime, items[index], index));
   }
   return steps;
 };

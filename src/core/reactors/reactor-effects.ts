@@ -1,7 +1,16 @@
 /**
  * The semantics of timers, cancels, retries and parking, written once in
- * memory: the file engine keeps its state in one, the test kit and the
- * PostgreSQL adapter apply plans with one. Watermarks are per reactor.
+ * memory: the file engine keeps its state in one, the PostgreSQL adapter
+ * applies each batch's plans with one.
+ *
+ * A timer is released (made runnable, and never cancellable again) only by
+ * {@link ReactorEffects.release}, which a runner calls once it has reacted to
+ * every stored event; until then a cancel of its key, from an event received
+ * before the timer was due, still reaches it, wherever in the log that event
+ * was stored. Events are not stored in the order they happened (a late
+ * delivery, imported history), so an event's own time cannot tell a runner
+ * that nothing earlier is still to come: only having read the whole log can.
+ * Release watermarks ("released up to") are per reactor.
  */
 
 import { DueHeap } from './due-heap.js';
@@ -16,21 +25,100 @@ export type { EffectEntry, EffectState, SavedEffects } from './effect-entry.js';
 import { afterFailure } from './retry-policy.js';
 
 /**
- * One reactor's share of {@link ReactorEffects}: its event-time watermark, its
- * scheduled timers by due time and the keys that can still cancel them. One
- * object per reactor, so the step every applied event takes (raise the
- * watermark, release nothing) is one lookup and one comparison.
+ * One reactor's share of {@link ReactorEffects}: how far its timers have
+ * been released, its scheduled timers by due time and, by key, those a
+ * cancel can still reach.
  */
 class ReactorTimers {
-  /** ms epoch; -∞ before any event or clock reached it. */
+  /** The time (ms epoch) timers were last released up to; -∞ before any release. */
   watermark = Number.NEGATIVE_INFINITY;
   /** Whether `watermark` was ever set (only those are saved). */
   marked = false;
-  /** key → id of its scheduled (cancellable) entry. */
-  readonly keyed = new Map<string, number>();
+  /**
+   * key → its scheduled timers, in id order (a Set: a release or cancel takes
+   * one out in O(1)). Mostly one; several when an event replaced the key after
+   * the older timer was due (it still fires), or arrived late behind it.
+   */
+  readonly keyed = new Map<string, Set<Mutable<EffectEntry>>>();
   /** Scheduled timers by due time: a release touches only what it releases. */
   readonly scheduled = new DueHeap<Mutable<EffectEntry>>((entry) => entry.state === 'scheduled');
+
+  /**
+   * Segment prefix (a key's start up to and including a `:` or `/`) → the
+   * scheduled keyed timers under it. Built by the first prefix cancel (a
+   * reactor that never sends one pays nothing), kept up to date after that.
+   */
+  #byPrefix: Map<string, Set<Mutable<EffectEntry>>> | undefined;
+
+  /** Files a scheduled timer under its key. */
+  addKeyed(entry: Mutable<EffectEntry>): void {
+    if (entry.key === undefined) return;
+    const timers = this.keyed.get(entry.key);
+    if (timers === undefined) this.keyed.set(entry.key, new Set([entry]));
+    else timers.add(entry);
+    if (this.#byPrefix !== undefined) this.#file(this.#byPrefix, entry, entry.key);
+  }
+
+  /** Takes a timer that leaves `scheduled` out of its key's list. */
+  dropKeyed(entry: Mutable<EffectEntry>): void {
+    if (entry.key === undefined) return;
+    const timers = this.keyed.get(entry.key);
+    if (timers === undefined) return;
+    timers.delete(entry);
+    if (timers.size === 0) this.keyed.delete(entry.key);
+    const byPrefix = this.#byPrefix;
+    if (byPrefix === undefined) return;
+    forEachPrefix(entry.key, (prefix) => {
+      const under = byPrefix.get(prefix);
+      under?.delete(entry);
+      if (under?.size === 0) byPrefix.delete(prefix);
+    });
+  }
+
+  /** The scheduled keyed timers whose key starts with `prefix` (a segment prefix), in no order. */
+  underPrefix(prefix: string): readonly Mutable<EffectEntry>[] {
+    if (this.#byPrefix === undefined) {
+      const byPrefix = new Map<string, Set<Mutable<EffectEntry>>>();
+      for (const [key, timers] of this.keyed)
+        for (const entry of timers) this.#file(byPrefix, entry, key);
+      this.#byPrefix = byPrefix;
+    }
+    return [...(this.#byPrefix.get(prefix) ?? [])];
+  }
+
+  #file(
+    byPrefix: Map<string, Set<Mutable<EffectEntry>>>,
+    entry: Mutable<EffectEntry>,
+    key: string,
+  ): void {
+    forEachPrefix(key, (prefix) => {
+      const under = byPrefix.get(prefix);
+      if (under === undefined) byPrefix.set(prefix, new Set([entry]));
+      else under.add(entry);
+    });
+  }
 }
+
+const COLON = 58;
+const SLASH = 47;
+
+/** Calls `visit` with each start of `key` that ends with `:` or `/` (what a prefix cancel may name). */
+const forEachPrefix = (key: string, visit: (prefix: string) => void): void => {
+  for (let at = 0; at < key.length; at += 1) {
+    const code = key.charCodeAt(at);
+    if (code === COLON || code === SLASH) visit(key.slice(0, at + 1));
+  }
+};
+
+/**
+ * Whether a cancel (or a replacement) from an event received at `eventTime`
+ * reaches a scheduled timer: unless the timer was due at or before that
+ * time (it was due before the event happened, so the event does not undo
+ * it). A bare line has no time: its cancel reaches every scheduled timer of
+ * its key, the choice that never fires a timer a cancel may have meant.
+ */
+const reaches = (entry: EffectEntry, eventTime: number | undefined): boolean =>
+  eventTime === undefined || (entry.dueAt as number) > eventTime;
 
 /** The in-memory store of reactor effects (see the module comment). */
 export class ReactorEffects {
@@ -57,9 +145,7 @@ export class ReactorEffects {
       const copy: Mutable<EffectEntry> = { ...entry };
       book.#entries.set(copy.id, copy);
       book.#moveTo(copy, copy.state, true);
-      if (copy.state === 'scheduled' && copy.key !== undefined) {
-        book.#lane(copy.reactor).keyed.set(copy.key, copy.id);
-      }
+      if (copy.state === 'scheduled') book.#lane(copy.reactor).addKeyed(copy);
     }
     let highest = 0;
     for (const entry of saved.entries) highest = Math.max(highest, entry.id);
@@ -108,25 +194,28 @@ export class ReactorEffects {
     return times.length === 0 ? undefined : times.reduce((a, b) => Math.min(a, b));
   }
 
-  /** The reactor's event-time watermark (ms epoch), or -∞ before any. */
+  /** The time (ms epoch) the reactor's timers were last released up to, or -∞ before any. */
   watermark(reactor: string): number {
     return this.#lanes.get(reactor)?.watermark ?? Number.NEGATIVE_INFINITY;
   }
 
-  /** Raises the watermark to `upTo` and releases the timers due by then (never cancellable again). */
+  /**
+   * Releases the reactor's timers due at or before `upTo` (the wall clock):
+   * they become runnable and no cancel reaches them again. Call it only
+   * once every stored event has been reacted to (see the module comment).
+   */
   release(reactor: string, upTo: number): void {
     const lane = this.#lane(reactor);
-    if (upTo <= lane.watermark) {
-      return;
+    // No early return for an earlier time: timers scheduled since the last release are due by it
+    // too (a clock that stepped back, or two workers' clocks), and the watermark never goes back.
+    if (upTo > lane.watermark) {
+      lane.watermark = upTo;
+      lane.marked = true;
     }
-    lane.watermark = upTo;
-    lane.marked = true;
-    const { keyed, scheduled } = lane;
+    const { scheduled } = lane;
     for (let entry = scheduled.popDue(upTo); entry !== undefined; entry = scheduled.popDue(upTo)) {
       this.#moveTo(entry, 'ready');
-      if (entry.key !== undefined && keyed.get(entry.key) === entry.id) {
-        keyed.delete(entry.key);
-      }
+      lane.dropKeyed(entry);
     }
   }
 
@@ -146,26 +235,29 @@ export class ReactorEffects {
     }
   }
 
-  /** Applies a plan: release up to its `releaseUpTo` first, then its steps in order. */
+  /** Applies a plan's steps in order. It releases nothing (see {@link ReactorEffects.release}). */
   applyPlan(plan: ReactionPlan): void {
-    if (plan.releaseUpTo !== undefined) {
-      this.release(plan.reactor, plan.releaseUpTo);
-    }
     for (const step of plan.steps) {
-      this.#applyStep(plan.reactor, plan.position, step);
+      this.#applyStep(plan.reactor, plan.position, plan.eventTime, step);
     }
   }
 
-  #applyStep(reactor: string, position: number, step: PlanStep): void {
-    const { keyed } = this.#lane(reactor);
-    if (step.kind === 'cancel') {
-      const id = keyed.get(step.key);
-      if (id !== undefined) {
-        keyed.delete(step.key);
-        const entry = this.#entries.get(id);
-        if (entry !== undefined) {
-          this.#moveTo(entry, 'cancelled');
-        }
+  #applyStep(
+    reactor: string,
+    position: number,
+    eventTime: number | undefined,
+    step: PlanStep,
+  ): void {
+    const lane = this.#lane(reactor);
+    if (step.kind === 'cancel' || step.kind === 'cancel-prefix') {
+      const timers =
+        step.kind === 'cancel'
+          ? [...(lane.keyed.get(step.key) ?? [])]
+          : lane.underPrefix(step.prefix);
+      for (const entry of timers) {
+        if (!reaches(entry, eventTime)) continue;
+        lane.dropKeyed(entry);
+        this.#moveTo(entry, 'cancelled');
       }
       return;
     }
@@ -191,7 +283,9 @@ export class ReactorEffects {
       this.#changed.add(id);
       return;
     }
-    const scheduled = step.dueAt !== undefined && step.dueAt > this.watermark(reactor);
+    // Every timer waits for a release, even one due already: the events stored after it
+    // may cancel it (a late history's signature), and only a caught-up runner has read them.
+    const scheduled = step.dueAt !== undefined;
     const entry: Mutable<EffectEntry> = {
       ...common,
       key: step.key,
@@ -204,9 +298,7 @@ export class ReactorEffects {
     };
     this.#entries.set(id, entry);
     this.#moveTo(entry, entry.state, true);
-    if (scheduled && step.key !== undefined) {
-      keyed.set(step.key, id);
-    }
+    if (scheduled) lane.addKeyed(entry);
   }
 
   /** Released effects whose time has come by `now` (ms epoch), in (dueAt, id) order. */

@@ -4,6 +4,7 @@
  * `plan-reaction.ts`, the retry rule in `retry-policy.ts`.
  */
 import type { SignEvent } from '../events/sign-event.js';
+import type { ProjectionState } from '../projections/projection-state.js';
 import type { ParticipantView, SignRequestView, TemplateView } from '../projections/records.js';
 
 /** A JSON value, as an effect must be made of (it is stored and shown as JSON). */
@@ -33,6 +34,17 @@ export interface Change {
   readonly deliveryId: string | undefined;
   readonly before: TouchedViews;
   readonly after: TouchedViews;
+  /**
+   * The projection after the event, read-only, as far as the event goes:
+   * for a sign-request or participant event, its sign request and every
+   * participant of it (not only the one the event touched), in id order; for a template
+   * event, the template. Nothing else: every engine has that much at hand
+   * (a PostgreSQL batch loads no other request), so a reactor reacts the
+   * same on each. Read it with the core's queries (`getSignRequest`,
+   * `listParticipants`, `participantsAwaitingAction`, …). Deeply frozen;
+   * like the views, made when first read, and only while `react` runs.
+   */
+  readonly state: ProjectionState;
 }
 
 /**
@@ -49,11 +61,16 @@ export interface Effect {
   readonly [member: string]: JsonValue | undefined;
 }
 
-/** Cancels the pending timer of the same reactor with this key, if any. */
-export interface CancelEffect {
-  readonly type: 'cancel';
-  readonly key: string;
-}
+/**
+ * Cancels the scheduled timers of the same reactor with this `key`, or with
+ * a key that starts with `keyPrefix` (one of the two). A prefix ends with
+ * `:` or `/`, so that `remind:1/` reaches `remind:1/2` but not `remind:10/2`.
+ * Either reaches only timers due after the event's `receivedAt`
+ * (docs/reactors.md, "Timers and keys").
+ */
+export type CancelEffect =
+  | { readonly type: 'cancel'; readonly key: string; readonly keyPrefix?: undefined }
+  | { readonly type: 'cancel'; readonly keyPrefix: string; readonly key?: undefined };
 
 /**
  * The least of an abort signal these types rely on, for a program compiled

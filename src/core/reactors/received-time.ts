@@ -1,7 +1,8 @@
 /**
- * `Date.parse(receivedAt)` for the watermark, once per applied event (every
- * reactor of a process plans the same change in turn, so the last answer is
- * kept), and for the canonical `YYYY-MM-DDTHH:MM:SS.sssZ` that logs write
+ * `Date.parse(receivedAt)` for a reaction's times (timers count from it,
+ * cancels compare due times with it), once per applied event that calls for
+ * an effect (every reactor of a process plans the same change in turn, so
+ * the last answer is kept), and for the canonical `YYYY-MM-DDTHH:MM:SS.sssZ` that logs write
  * (Date#toISOString) without `Date.parse`, which costs as much as folding
  * the event. Consecutive events mostly share their day, so the day's start
  * is kept too. Any other shape goes to `Date.parse`, which judges it.

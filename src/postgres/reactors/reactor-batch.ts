@@ -2,8 +2,9 @@
  * Reactors inside a partition batch. While the batch folds, each applied
  * change is planned (`reactInto`); once the batch holds its partition's
  * lock, the plans of the positions past each reactor's own checkpoint are
- * applied to a `ReactorEffects` holding the partition's scheduled timers, SQL
- * effects run, and the changed effects and the reactors' checkpoints are
+ * applied to a `ReactorEffects` holding the partition's scheduled timers
+ * that they can cancel, SQL effects run, a batch that caught up releases the
+ * timers due by the wall clock, and the changed effects and the reactors' checkpoints are
  * written, all in the batch's transaction: enqueueing is exactly once and
  * the partition's lease fences it.
  */
@@ -29,16 +30,9 @@ export interface ReactorBatchTarget {
 /** Plans collected while a batch folds; see the module comment. */
 export class ReactorBatch {
   readonly #target: ReactorBatchTarget;
+  /** The plans with steps, in log order (a reaction without steps changes nothing). */
   readonly #plans: ReactionPlan[] = [];
-  /**
-   * Per reactor, the releases of the plans without steps since its last plan
-   * with steps, as one: with no step between them, releasing up to a, then b,
-   * releases what releasing up to max(a, b) does. Most events call for
-   * nothing, so this keeps a batch from holding a plan per event and reactor.
-   */
-  readonly #pending = new Map<string, { position: number; releaseUpTo: number }>();
-  /** The position of the change being planned. */
-  #position = 0;
+  readonly #collector: PlanTarget = { applyPlan: (plan) => this.#plans.push(plan) };
 
   constructor(target: ReactorBatchTarget) {
     this.#target = target;
@@ -47,40 +41,17 @@ export class ReactorBatch {
   /** The projector's `onApplied`: template events are reacted to by partition 0 only. */
   readonly onApplied = (change: Change): void => {
     if (!('signRequestId' in change.event) && this.#target.partition !== 0) return;
-    this.#position = change.position;
     for (const reactor of this.#target.reactors) reactInto(this.#collector, reactor, change);
-  };
-
-  #flushPending(reactor: string): void {
-    const pending = this.#pending.get(reactor);
-    if (pending === undefined) return;
-    this.#pending.delete(reactor);
-    this.#plans.push({ reactor, ...pending, steps: [] });
-  }
-
-  readonly #collector: PlanTarget = {
-    release: (reactor, upTo) => {
-      const pending = this.#pending.get(reactor);
-      // The position is the last one's: a reactor past it has had every release merged here.
-      if (pending === undefined) {
-        this.#pending.set(reactor, { position: this.#position, releaseUpTo: upTo });
-      } else {
-        pending.position = this.#position;
-        pending.releaseUpTo = Math.max(pending.releaseUpTo, upTo);
-      }
-    },
-    applyPlan: (plan) => {
-      this.#flushPending(plan.reactor);
-      this.#plans.push(plan);
-    },
   };
 
   /**
    * Writes the reactions in `db`'s transaction, which must hold the
    * partition's lock. The batch covers (`from`, `to`]; a reactor whose
    * checkpoint lies before `from` is behind (new, catching up) and is left
-   * to the catch-up, untouched. `clockMs`, when the batch caught up with
-   * every stored event, is the wall clock the watermark then becomes.
+   * to the catch-up, untouched. `clockMs` is set when the batch caught up
+   * with every stored event: the partition's timers due by then are
+   * released (never before: a timer stays cancellable until its partition
+   * has read everything stored, see `ReactorEffects`).
    */
   async write(
     db: SqlQueryable,
@@ -104,13 +75,37 @@ export class ReactorBatch {
     const watermarks: Record<string, number> = {};
     for (const row of progress.rows)
       if (row.watermark_ms !== null) watermarks[row.reactor] = Number(row.watermark_ms);
-    const scheduled = await db.query<EffectRow>(
-      `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects
-        WHERE partition = $1 AND reactor = ANY($2::text[]) AND state = 'scheduled'`,
-      [partition, names],
+    const reacting = new Set(names);
+    const plans = this.#plans.filter(
+      (plan) => reacting.has(plan.reactor) && plan.position > (positions.get(plan.reactor) ?? 0),
     );
-    const entries = scheduled.rows.map(entryOfRow);
+    // Only the scheduled timers these plans can reach are read: those of the keys (and key
+    // prefixes) they cancel or replace. The others wait in the table, however many a long
+    // catch-up leaves there.
+    const keys = new Set<string>();
+    const prefixes = new Set<string>();
+    for (const plan of plans) {
+      for (const step of plan.steps) {
+        if (step.kind === 'cancel') keys.add(step.key);
+        if (step.kind === 'cancel-prefix') prefixes.add(step.prefix);
+      }
+    }
+    const scheduled =
+      keys.size === 0 && prefixes.size === 0
+        ? []
+        : (
+            await db.query<EffectRow>(
+              `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects
+                WHERE partition = $1 AND reactor = ANY($2::text[]) AND state = 'scheduled'
+                  AND (key = ANY($3::text[])
+                       OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS p(prefix)
+                                   WHERE starts_with(key, p.prefix)))`,
+              [partition, names, [...keys], [...prefixes]],
+            )
+          ).rows;
+    const entries = scheduled.map(entryOfRow);
     const stored = new Set(entries.map((entry) => entry.id));
+    // Ids of the book's new entries only tell them from the stored ones; the table numbers them.
     const firstNew = entries.reduce((high, entry) => Math.max(high, entry.id), 0) + 1;
     const book = ReactorEffects.restore({ entries, watermarks, nextId: firstNew });
     const sqlDone: {
@@ -119,11 +114,7 @@ export class ReactorBatch {
       idempotencyKey: string;
       effect: unknown;
     }[] = [];
-    const reacting = new Set(names);
-    for (const reactor of reactors) this.#flushPending(reactor.name);
-    for (const plan of this.#plans) {
-      if (!reacting.has(plan.reactor) || plan.position <= (positions.get(plan.reactor) ?? 0))
-        continue;
+    for (const plan of plans) {
       const steps = plan.steps.filter((step) => step.kind !== 'enqueue' || step.sql === undefined);
       book.applyPlan({ ...plan, steps });
       for (const step of plan.steps) {
@@ -188,6 +179,18 @@ export class ReactorBatch {
         ],
       );
     }
+    // The scheduled timers the book did not read, released in the table itself.
+    const released =
+      clockMs === undefined || names.length === 0
+        ? 0
+        : ((
+            await db.query(
+              `UPDATE ${schema}.effects SET state = 'ready', updated_at = clock_timestamp()
+                WHERE partition = $1 AND reactor = ANY($2::text[]) AND state = 'scheduled'
+                  AND due_ms <= $3`,
+              [partition, names, clockMs],
+            )
+          ).rowCount ?? 0);
     const marks = book.watermarks();
     await db.query(
       `INSERT INTO ${schema}.reactor_progress (reactor, partition, position, watermark_ms)
@@ -198,7 +201,7 @@ export class ReactorBatch {
              updated_at = clock_timestamp()`,
       [names, partition, to, names.map((name) => marks[name] ?? null)],
     );
-    if (changed.some((entry) => entry.state === 'ready')) {
+    if (released > 0 || changed.some((entry) => entry.state === 'ready')) {
       await db.query('SELECT pg_notify($1, $2)', [EFFECTS_CHANNEL, schema]);
     }
   }

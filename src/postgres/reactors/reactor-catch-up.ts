@@ -4,8 +4,9 @@
  * partition's events up to the checkpoint are folded again in memory, from
  * an empty state, only to give `react` the views before and after each
  * event; the projection tables are not touched. Its reactions are written
- * like a batch's, in one transaction under the partition's lock, and the
- * watermark keeps history from firing stale timers. Once per claim.
+ * like a batch's, in one transaction under the partition's lock, and release
+ * nothing: the partition's next batch that catches up does, so every cancel
+ * stored in the history has been read by then. Once per claim.
  */
 
 import type { Reactor } from '../../core/reactors/reactor-types.js';

@@ -244,7 +244,8 @@ const runLoop = async (
           });
         }
       }
-      // Every stored event is reacted to: the watermark is the wall clock.
+      // Every stored event is reacted to (caught up): now, and only now, timers due by the wall
+      // clock are released, since no cancel stored behind them is still unread.
       const clock = now();
       for (const reactor of reactors) book.release(reactor.name, clock);
       // Journal first: it frees the slots of the outcomes it records.

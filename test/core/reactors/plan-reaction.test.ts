@@ -27,7 +27,7 @@ describe('planReaction', () => {
       ]),
       changeAt(7, T),
     );
-    expect(plan.releaseUpTo).toBe(T);
+    expect(plan.eventTime).toBe(T);
     expect(plan.steps).toEqual([
       {
         kind: 'enqueue',
@@ -64,6 +64,20 @@ describe('planReaction', () => {
     expect(enqueued?.kind === 'enqueue' ? enqueued.effect : undefined).toBe(remind);
   });
 
+  it('plans a cancel by key prefix', () => {
+    const plan = planReaction(
+      reactorOf(() => [
+        { type: 'cancel', keyPrefix: 'remind:1/' },
+        { type: 'cancel', keyPrefix: 'remind:' },
+      ]),
+      changeAt(2, T),
+    );
+    expect(plan.steps).toEqual([
+      { kind: 'cancel-prefix', prefix: 'remind:1/' },
+      { kind: 'cancel-prefix', prefix: 'remind:' },
+    ]);
+  });
+
   it('parks each invalid item with the reason and keeps the valid ones', () => {
     expect(
       errorsOf([
@@ -72,6 +86,9 @@ describe('planReaction', () => {
         { type: 'x', after: -1 },
         { type: 'x', at: 'soon' },
         { type: 'cancel' },
+        { type: 'cancel', key: 'k', keyPrefix: 'k:' },
+        { type: 'cancel', keyPrefix: 'remind:1' },
+        { type: 'cancel', keyPrefix: 7 },
         { type: 'x', key: 3 },
         { type: 'x', when: new Date() },
         [1],
@@ -82,7 +99,10 @@ describe('planReaction', () => {
       'the effect has both after and at',
       'after must be a finite number of milliseconds ≥ 0',
       'at must be an ISO 8601 time',
-      'a cancel without a key',
+      'a cancel without a key or a keyPrefix',
+      'a cancel with both key and keyPrefix',
+      'keyPrefix must be a string that ends with ":" or "/"',
+      'keyPrefix must be a string that ends with ":" or "/"',
       'key must be a string',
       'the effect is not plain JSON',
       'the effect is not an object',
@@ -90,12 +110,12 @@ describe('planReaction', () => {
     ]);
   });
 
-  it('refuses timed effects on a bare line, and releases nothing there', () => {
+  it('refuses timed effects on a bare line, which has no time', () => {
     const plan = planReaction(
       reactorOf(() => [{ type: 'x', after: 5 }, { type: 'y' }]),
       changeAt(3, undefined),
     );
-    expect(plan.releaseUpTo).toBeUndefined();
+    expect(plan.eventTime).toBeUndefined();
     expect(plan.steps.map((s) => s.kind)).toEqual(['park', 'enqueue']);
     expect(plan.steps[0]).toMatchObject({
       error: 'a timed effect on a bare line (the event has no receivedAt)',
@@ -145,7 +165,9 @@ describe('planReaction', () => {
             changeAt(1, receivedAt ?? undefined),
           );
           for (const step of plan.steps) {
-            if (step.kind !== 'cancel') expect(step.idempotencyKey).toMatch(/^[\x21-\x7e]+$/);
+            if (step.kind === 'enqueue' || step.kind === 'park') {
+              expect(step.idempotencyKey).toMatch(/^[\x21-\x7e]+$/);
+            }
             if (step.kind === 'enqueue') expect(typeof step.effect.type).toBe('string');
           }
         },

@@ -50,7 +50,7 @@ const plansArb = fc
                   sql: undefined,
                 },
               ];
-      return { reactor: 'r', position, releaseUpTo: at, steps };
+      return { reactor: 'r', position, eventTime: at, steps };
     });
   });
 
@@ -85,7 +85,7 @@ describe('ReactorEffects.restore', () => {
     book.applyPlan({
       reactor: 'r',
       position: 1,
-      releaseUpTo: 0,
+      eventTime: 0,
       steps: [
         {
           kind: 'enqueue',

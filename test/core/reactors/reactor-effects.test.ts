@@ -15,16 +15,71 @@ const apply = (book: ReactorEffects, position: number, at: number | undefined, i
   book.applyPlan(planReaction(reactorOf(items), changeAt(position, at)));
 
 describe('ReactorEffects', () => {
-  it('cancels a pending reminder in event time but not one already released', () => {
+  it('cancels a timer from an event that happened before it was due, wherever that event was stored', () => {
     const book = new ReactorEffects();
     apply(book, 1, T, [{ type: 'remind', key: 'p', after: 72 * H }]);
     apply(book, 2, T + H, [{ type: 'cancel', key: 'p' }]);
     apply(book, 3, T + 2 * H, [{ type: 'remind', key: 'q', after: H }]);
+    // Received exactly when q was due: q was due before it happened.
     apply(book, 4, T + 3 * H, [{ type: 'cancel', key: 'q' }]);
-    expect(book.entries().map((e) => e.state)).toEqual(['cancelled', 'ready']);
-    expect(book.ready(T + 3 * H).map((e) => e.effect)).toEqual([
-      { type: 'remind', key: 'q', after: H },
+    // Late history, stored after events of a later time: a reminder already due when it is
+    // made, cancelled by the signature 10 h after it (stored later still), and one whose
+    // signature came 100 h after, when it had been due for 28 h.
+    apply(book, 5, T + 240 * H, [{ type: 'note' }]);
+    apply(book, 6, T - 480 * H, [{ type: 'remind', key: 'late', after: 72 * H }]);
+    apply(book, 7, T - 470 * H, [{ type: 'cancel', key: 'late' }]);
+    apply(book, 8, T - 480 * H, [{ type: 'remind', key: 'due', after: 72 * H }]);
+    apply(book, 9, T - 380 * H, [{ type: 'cancel', key: 'due' }]);
+    // Nothing is runnable before a release, however due: only the immediate effect.
+    expect(book.ready(T + 300 * H).map((e) => e.id)).toEqual([3]);
+    expect(book.entries().map((e) => [e.key, e.state])).toEqual([
+      ['p', 'cancelled'],
+      ['q', 'scheduled'],
+      [undefined, 'ready'],
+      ['late', 'cancelled'],
+      ['due', 'scheduled'],
     ]);
+    book.release('r', T + 240 * H);
+    expect(book.ready(T + 240 * H).map((e) => e.key)).toEqual([undefined, 'due', 'q']);
+    // Released: no cancel reaches it any more, however early its event.
+    apply(book, 10, T - 500 * H, [{ type: 'cancel', key: 'q' }]);
+    expect(book.entries()[1]).toMatchObject({ key: 'q', state: 'ready' });
+  });
+
+  it('cancels by key prefix every scheduled timer under it, whole segments only, by the same rule of time', () => {
+    const book = new ReactorEffects();
+    const remind = (key: string, after = 72 * H) => ({ type: 'remind', key, after });
+    apply(book, 1, T, [remind('remind:1/1'), remind('remind:1/2'), remind('remind:10/1')]);
+    apply(book, 2, T, [remind('remind:1'), remind('remind:1/3', H)]);
+    // The first prefix cancel builds the index; what is scheduled after it is filed too.
+    apply(book, 3, T + 2 * H, [{ type: 'cancel', keyPrefix: 'remind:1/' }]);
+    apply(book, 4, T + 2 * H, [remind('remind:1/4'), remind('remind:2/1')]);
+    apply(book, 5, T + 3 * H, [{ type: 'cancel', keyPrefix: 'remind:' }]);
+    expect(book.entries().map((e) => [e.key, e.state])).toEqual([
+      ['remind:1/1', 'cancelled'],
+      ['remind:1/2', 'cancelled'],
+      ['remind:10/1', 'cancelled'],
+      ['remind:1', 'cancelled'],
+      // Due an hour after it was made, before either prefix cancel happened: not reached.
+      ['remind:1/3', 'scheduled'],
+      ['remind:1/4', 'cancelled'],
+      ['remind:2/1', 'cancelled'],
+    ]);
+    apply(book, 6, T + 4 * H, [remind('remind:3/1')]);
+    book.release('r', T + 4 * H);
+    // Released: out of the index; a timer made after that is filed under its prefixes.
+    apply(book, 7, T + 4 * H, [remind('remind:3/2')]);
+    apply(book, 8, T, [{ type: 'cancel', keyPrefix: 'remind:' }]);
+    expect(
+      book
+        .entries()
+        .map((e) => [e.key, e.state])
+        .slice(-2),
+    ).toEqual([
+      ['remind:3/1', 'cancelled'],
+      ['remind:3/2', 'cancelled'],
+    ]);
+    expect(book.entries()[4]).toMatchObject({ key: 'remind:1/3', state: 'ready' });
   });
 
   it('keeps one pending timer per key when replacing', () => {
@@ -89,41 +144,62 @@ describe('ReactorEffects', () => {
     expect(book.skip([1])).toEqual({ changed: [1], refused: [] });
   });
 
-  it('laws: a cancel never affects a released timer; at most one scheduled timer per key', () => {
-    const step = fc.record({
-      gap: fc.integer({ min: 0, max: 3 * H }),
-      key: fc.constantFrom('a', 'b', 'c'),
-      cancel: fc.boolean(),
-      after: fc.integer({ min: 0, max: 4 * H }),
-    });
+  it('law: a timer fires at the first release that finds it due, unless an event stored after it and before that release, received before it was due, cancelled or replaced its key (or cancelled a prefix of it)', () => {
+    // Events in any order of time (late ones among live ones), releases in between.
+    const step = fc.oneof(
+      fc.record({
+        kind: fc.constantFrom('timer' as const, 'cancel' as const),
+        at: fc.integer({ min: 0, max: 200 * H }),
+        key: fc.constantFrom('a/1', 'a/2', 'ab/1', 'b:1'),
+        after: fc.integer({ min: 0, max: 100 * H }),
+      }),
+      fc.record({
+        kind: fc.constant('prefix' as const),
+        at: fc.integer({ min: 0, max: 200 * H }),
+        key: fc.constantFrom('a/', 'ab/', 'b:'),
+      }),
+      fc.record({
+        kind: fc.constant('release' as const),
+        at: fc.integer({ min: 0, max: 300 * H }),
+      }),
+    );
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
         const book = new ReactorEffects();
-        let at = T;
+        const timers: { step: number; key: string; due: number }[] = [];
         steps.forEach((s, i) => {
-          at += s.gap;
-          const releasedBefore = book
-            .entries()
-            .filter((e) => e.state === 'ready')
-            .map((e) => e.id);
-          apply(book, i + 1, at, [
-            s.cancel
+          if (s.kind === 'release') {
+            book.release('r', T + s.at);
+            return;
+          }
+          const item =
+            s.kind === 'cancel'
               ? { type: 'cancel', key: s.key }
-              : { type: 'remind', key: s.key, after: s.after },
-          ]);
-          const entries = book.entries();
-          for (const id of releasedBefore)
-            expect(entries.find((e) => e.id === id)?.state).toBe('ready');
-          for (const key of ['a', 'b', 'c']) {
-            expect(
-              entries.filter((e) => e.key === key && e.state === 'scheduled').length,
-            ).toBeLessThanOrEqual(1);
-          }
-          for (const e of entries) {
-            if (e.state === 'scheduled') expect(e.dueAt).toBeGreaterThan(at);
-          }
+              : s.kind === 'prefix'
+                ? { type: 'cancel', keyPrefix: s.key }
+                : { type: 'remind', key: s.key, after: s.after };
+          apply(book, i + 1, T + s.at, [item]);
+          if (s.kind === 'timer') timers.push({ step: i, key: s.key, due: T + s.at + s.after });
         });
+        // The rule, written again from the steps alone.
+        const expected = timers.map(({ step: made, key, due }) => {
+          const release = steps.findIndex(
+            (s, i) => i > made && s.kind === 'release' && T + s.at >= due,
+          );
+          const end = release < 0 ? steps.length : release;
+          const cancelled = steps.some(
+            (s, i) =>
+              i > made &&
+              i < end &&
+              s.kind !== 'release' &&
+              (s.kind === 'prefix' ? key.startsWith(s.key) : s.key === key) &&
+              T + s.at < due,
+          );
+          return cancelled ? 'cancelled' : release < 0 ? 'scheduled' : 'ready';
+        });
+        expect(book.entries().map((e) => e.state)).toEqual(expected);
       }),
+      { numRuns: 500 },
     );
   });
 });

@@ -1,4 +1,5 @@
 import { events } from '../../../src/core/builders/plain-builders.js';
+import { initialState } from '../../../src/core/projections/projection-state.js';
 import type { Change } from '../../../src/core/reactors/reactor-types.js';
 
 /** A change for `participantSent` at `position`, received at `receivedAt` (ms) or a bare line. */
@@ -9,4 +10,5 @@ export const changeAt = (position: number, receivedAt: number | undefined): Chan
   deliveryId: undefined,
   before: {},
   after: {},
+  state: initialState(),
 });

@@ -15,7 +15,7 @@ const changeAt = (receivedAt: string | undefined): Change =>
     after: {},
   }) as unknown as Change;
 
-describe('the release time of a plan', () => {
+describe('the event time of a plan', () => {
   it('is Date.parse of receivedAt, for canonical times (the fast path) and any other text', () => {
     const canonical = fc
       .integer({ min: -8.64e15, max: 8.64e15 })
@@ -36,10 +36,10 @@ describe('the release time of a plan', () => {
       fc.property(fc.oneof(canonical, other), (text) => {
         const parsed = Date.parse(text);
         const expected = Number.isFinite(parsed) ? parsed : undefined;
-        expect(planReaction(reactor, changeAt(text)).releaseUpTo).toBe(expected);
+        expect(planReaction(reactor, changeAt(text)).eventTime).toBe(expected);
       }),
       { numRuns: 2000 },
     );
-    expect(planReaction(reactor, changeAt(undefined)).releaseUpTo).toBeUndefined();
+    expect(planReaction(reactor, changeAt(undefined)).eventTime).toBeUndefined();
   });
 });
