@@ -200,5 +200,5 @@ describe.each(STORES)('serve on $name, paused with SIGSTOP during load', ({ open
       expect(ended.code).toBe(0);
       await store.close();
     }
-  }, 120_000);
+  });
 });

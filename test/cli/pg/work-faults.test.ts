@@ -255,7 +255,7 @@ describe('a silent connection (sever)', () => {
     expect(worker.stderr()).not.toMatch(SKIP_ADVICE);
     await proxy.set({ kind: 'pass' });
     await finalDrain(schema);
-  }, 60_000);
+  });
 });
 
 describe('PostgreSQL restarted (pg_ctl restart)', () => {
@@ -294,7 +294,7 @@ describe('PostgreSQL restarted (pg_ctl restart)', () => {
     }
     for (const worker of workers) expect((await terminate(worker)).code).toBe(0);
     await finalDrain(schema);
-  }, 120_000);
+  });
 });
 
 describe('pg_terminate_backend of the workers’ connections', () => {
@@ -337,7 +337,7 @@ describe('pg_terminate_backend of the workers’ connections', () => {
       expect((await terminate(worker)).code).toBe(0);
     }
     await finalDrain(schema);
-  }, 90_000);
+  });
 });
 
 describe('a lock held past lock_timeout', () => {
@@ -375,7 +375,7 @@ describe('a lock held past lock_timeout', () => {
     expect(worker.child.exitCode).toBeNull();
     expect((await terminate(worker)).code).toBe(0);
     await finalDrain(schema);
-  }, 60_000);
+  });
 });
 
 describe('the effects loop of pg work --reactors', () => {
@@ -422,5 +422,5 @@ describe('the effects loop of pg work --reactors', () => {
       `SELECT count(*) AS n FROM ${schema}.effects WHERE state <> 'done'`,
     );
     expect(rows[0]?.n).toBe('0');
-  }, 60_000);
+  });
 });
