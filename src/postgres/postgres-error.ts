@@ -9,8 +9,9 @@ export type PostgresError =
   /**
    * The server refused the statement or could not be reached; `code` is the
    * SQLSTATE, if any. `retryable` is `true` when the fault is the connection's
-   * or the server's (see {@link isRetryableCause}): the same work may succeed
-   * once the server is reachable again.
+   * or the server's (classes 08, 40, 53, 55, 57, 58, state 25P03, socket
+   * errors and timeouts): the same work may succeed once the server is
+   * reachable again.
    */
   | {
       readonly kind: 'database';
