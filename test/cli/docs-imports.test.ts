@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as core from '../../src/core/index.js';
 import * as api from '../../src/index.js';
@@ -51,7 +51,10 @@ const importsOf = (markdown: string): { names: string[]; from: string }[] => {
   );
 };
 
-/** Type names an entry point's source exports (`export type { A, B as C }`). */
+/**
+ * Type names an entry point's source exports (`export type { A, B as C }`),
+ * following its `export * from './x.js'` re-exports (the domain, listed once).
+ */
 const exportedTypes = async (source: string): Promise<Set<string>> => {
   const index = await readFile(join(ROOT, source), 'utf8');
   const names = [...index.matchAll(/export type \{([^}]*)\}/g)].flatMap(([, list = '']) =>
@@ -63,7 +66,12 @@ const exportedTypes = async (source: string): Promise<Set<string>> => {
           .pop() ?? '',
     ),
   );
-  return new Set(names.filter((name) => name !== ''));
+  const found = new Set(names.filter((name) => name !== ''));
+  for (const [, from = ''] of index.matchAll(/^export \* from '([^']+)';/gm)) {
+    const target = join(dirname(source), from).replace(/\.js$/, '.ts');
+    for (const name of await exportedTypes(target)) found.add(name);
+  }
+  return found;
 };
 
 const DOCS = (await readdir(join(ROOT, 'docs'))).filter((name) => name.endsWith('.md'));
