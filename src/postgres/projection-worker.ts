@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { err, ok, type Result, ResultAsync, safeTry } from 'neverthrow';
-import type { Reactor } from '../core/reactors/reactor-types.js';
+import type { MinimalAbortSignal, Reactor } from '../core/reactors/reactor-types.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
 import {
@@ -73,7 +73,7 @@ export interface ProjectionWorker {
    */
   catchUp(
     onBatch?: (progress: WorkerProgress) => void,
-    signal?: AbortSignal,
+    signal?: MinimalAbortSignal,
   ): Promise<Result<WorkerProgress, PostgresError>>;
   /**
    * Runs until every event stored when it began is projected in every
@@ -245,7 +245,7 @@ const workerOn = (
 
   const catchUpLoop = async (
     onBatch?: (progress: WorkerProgress) => void,
-    signal?: AbortSignal,
+    signal?: MinimalAbortSignal,
   ): Promise<number> => {
     behind = new Set(claims.keys());
     let processed = 0;
@@ -261,7 +261,7 @@ const workerOn = (
 
   const catchUp = (
     onBatch?: (progress: WorkerProgress) => void,
-    signal?: AbortSignal,
+    signal?: MinimalAbortSignal,
   ): Promise<Result<WorkerProgress, PostgresError>> =>
     guarded(`projecting ${schema}.events`, async () => {
       await heartbeat();
