@@ -55,6 +55,11 @@ export {
   templateId,
   userId,
 } from './ids.js';
+export { decodeObservation } from './observations/decode-observation.js';
+export type { Observation } from './observations/observation.js';
+export { isObservationValue, OBSERVATION_RECORD } from './observations/observation.js';
+export type { ObservationRecordOptions } from './observations/observation-record.js';
+export { observationRecord } from './observations/observation-record.js';
 export type {
   Conflict,
   ConflictKind,
@@ -108,6 +113,7 @@ export type {
   MinimalAbortSignal,
   Reactor,
   ReactorDefinition,
+  Repair,
   RetryPolicy,
   ShutdownSignal,
   SqlEffects,

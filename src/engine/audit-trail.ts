@@ -4,14 +4,24 @@ import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
 import type { ConflictKind } from '../core/projections/conflict.js';
 import type { Outcome } from '../core/projections/projection-draft.js';
 
-/** One event in the history of a record: where it is in the log and what it did. */
+/** The `type` of an audit entry made by an observation record rather than an event. */
+export const REPAIR = 'repair';
+
+/**
+ * One record in the history of a sign request or template: where it is in
+ * the log and what it did. An event's entry has its `type`; an observation
+ * record's has type `repair` and the `differences` it closed (none when it
+ * found the projection right: outcome `no-op`).
+ */
 export interface AuditEntry {
   readonly position: number;
-  readonly type: EventType;
+  readonly type: EventType | 'repair';
   /** For participant events: which participant. */
   readonly participantId: ParticipantId | undefined;
   readonly receivedAt: string | undefined;
   readonly outcome: Outcome | ConflictKind;
+  /** For a repair: the differences with the service it closed, as `reconcileSignRequest` words them. */
+  readonly differences?: readonly string[];
 }
 
 /** The audit trails, as stored in snapshots. */
@@ -66,6 +76,25 @@ export class AuditTrail {
     } else {
       append(this.#templates, event.templateId, entry);
     }
+  }
+
+  /** Records what an observation record did to its sign request. */
+  recordRepair(
+    signRequestId: SignRequestId,
+    position: number,
+    receivedAt: string | undefined,
+    outcome: AuditEntry['outcome'],
+    differences: readonly string[],
+  ): void {
+    const entry: AuditEntry = Object.freeze({
+      position,
+      type: REPAIR,
+      participantId: undefined,
+      receivedAt,
+      outcome,
+      differences: Object.freeze([...differences]),
+    });
+    append(this.#signRequests, signRequestId, entry);
   }
 
   /** Every event that touched a sign request or its participants, in log order. */

@@ -1,6 +1,9 @@
 import { err, ok, type Result } from 'neverthrow';
 import { type DecodeEventOptions, decodeEvent } from '../core/events/decode-event.js';
 import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
+import { decodeObservation } from '../core/observations/decode-observation.js';
+import { isObservationValue } from '../core/observations/observation.js';
+import { repairEvents } from '../core/observations/repair-events.js';
 import type { Conflict } from '../core/projections/conflict.js';
 import { applyEvent } from '../core/projections/dispatch.js';
 import {
@@ -8,6 +11,7 @@ import {
   type SnapshotOrigin,
 } from '../core/projections/load-sign-request.js';
 import { initialState, type ProjectionState } from '../core/projections/projection-state.js';
+import { reconcileSignRequest } from '../core/projections/reconcile.js';
 import type {
   ParticipantView,
   SignRequestView,
@@ -16,7 +20,7 @@ import type {
 import { WorkingCopy } from '../core/projections/working-copy.js';
 import type { Change } from '../core/reactors/reactor-types.js';
 import type { SignRequest } from '../core/sign-request/sign-request.js';
-import { AppliedChange } from './applied-change.js';
+import { AppliedChange, scopedStateOf } from './applied-change.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
 import type { LogRecord } from './event-log.js';
 import { checkPosition } from './event-log.js';
@@ -40,6 +44,7 @@ import {
   type QuarantineReason,
   rawTextOf,
 } from './quarantine.js';
+import { repairChanges, requestImageOf } from './repair-changes.js';
 import { replayRecords } from './replay-records.js';
 
 // Results are immutable: share one per outcome instead of allocating per event.
@@ -226,6 +231,10 @@ export class Projector {
     this.#incompleteTail = undefined;
     const decoded = decodeEvent(value, this.#decodeOptions);
     if (decoded.isErr()) {
+      // Looked for only once decoding failed: a log without observations pays nothing for them.
+      if (isObservationValue(value)) {
+        return this.#observe(position, line, receivedAt, value, source);
+      }
       const raw = source.raw ?? rawTextOf(value);
       return this.#reject(position, line, raw, invalidEvent(decoded.error));
     }
@@ -246,6 +255,65 @@ export class Projector {
     if (outcome !== 'applied') return this.#noOp();
     this.#stats.applied += 1;
     if (change) change.handTo(this.#onApplied);
+    return APPLIED;
+  }
+
+  /** An observation record: `loadSignRequest`'s rules, a repair in the audit trail, changes for reactors. */
+  #observe(
+    position: number,
+    line: number | undefined,
+    receivedAt: string | undefined,
+    value: unknown,
+    source: { readonly raw?: string | undefined },
+  ): Result<ApplyResult, Halted> {
+    const decoded = decodeObservation(value);
+    if (decoded.isErr()) {
+      return this.#reject(
+        position,
+        line,
+        source.raw ?? rawTextOf(value),
+        invalidEvent(decoded.error),
+      );
+    }
+    const { signRequest, fetchedAt, companyId } = decoded.value;
+    const id = signRequest.id;
+    const differences = this.#copy
+      .peek((state) => reconcileSignRequest(state, signRequest))
+      .map((difference) => difference.message);
+    const before = this.#onApplied && requestImageOf(this.#copy, id);
+    const origin = companyId === undefined ? {} : { companyId };
+    const outcome = applySignRequestSnapshot(this.#copy, signRequest, origin);
+    if (typeof outcome === 'object') {
+      const rejected = this.#reject(
+        position,
+        line,
+        source.raw ?? rawTextOf(value),
+        conflicting(outcome),
+      );
+      if (rejected.isOk())
+        this.#audit?.recordRepair(id, position, receivedAt, outcome.kind, differences);
+      return rejected;
+    }
+    const repaired = differences.length > 0;
+    this.#audit?.recordRepair(
+      id,
+      position,
+      receivedAt,
+      repaired ? 'applied' : 'no-op',
+      differences,
+    );
+    this.#advance(position);
+    if (!repaired) return this.#noOp();
+    this.#stats.applied += 1;
+    if (before) {
+      const after = requestImageOf(this.#copy, id);
+      const { events } = repairEvents(before, after);
+      const state = events[0] === undefined ? undefined : scopedStateOf(this.#copy, events[0]);
+      const context = { position, receivedAt, fetchedAt, differences, before, after };
+      for (const change of state ? repairChanges({ ...context, state }, events) : []) {
+        this.#onApplied?.(change);
+      }
+    }
     return APPLIED;
   }
 

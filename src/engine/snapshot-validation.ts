@@ -1,4 +1,5 @@
 import { isEventType } from '../core/events/event-members.js';
+import { REPAIR } from './audit-trail.js';
 
 /**
  * Checks the contents of a snapshot's records before they are trusted: a
@@ -100,7 +101,7 @@ const STATS: RecordShape = {
 const AUDIT_ENTRY: RecordShape = {
   required: {
     position: isId,
-    type: (v) => typeof v === 'string' && isEventType(v),
+    type: (v) => typeof v === 'string' && (isEventType(v) || v === REPAIR),
     outcome: oneOf(
       'applied',
       'no-op',
@@ -110,7 +111,11 @@ const AUDIT_ENTRY: RecordShape = {
       'reference-mismatch',
     ),
   },
-  optional: { participantId: orNull(isId), receivedAt: orNull(isString) },
+  optional: {
+    participantId: orNull(isId),
+    receivedAt: orNull(isString),
+    differences: (v) => Array.isArray(v) && v.every(isString),
+  },
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

@@ -1,6 +1,7 @@
 /** What a partition batch reads and counts, apart from the batch itself. */
 
 import { wireId } from '../core/events/wire-id.js';
+import { isObservationValue } from '../core/observations/observation.js';
 import type { LogRecord } from '../engine/event-log.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
 import type { RecordKeys } from './projection-tables.js';
@@ -27,7 +28,9 @@ export const keysOf = (records: readonly LogRecord[], everyParticipant = false):
     if (template !== undefined) templates.add(template);
     if (signRequest !== undefined) {
       signRequests.add(signRequest);
-      if (everyParticipant || wireId(members.participantId) !== undefined) {
+      // An observation record carries the request's whole participant list: it is compared with all of them.
+      const whole = everyParticipant || isObservationValue(event);
+      if (whole || wireId(members.participantId) !== undefined) {
         participantsOf.add(signRequest);
       }
     }

@@ -230,18 +230,23 @@ const stepsOf = (reactor: Reactor, change: Change): readonly PlanStep[] => {
   try {
     items = reactor.react(change);
   } catch (thrown) {
-    return [park(reactor, change.position, 0, null, `react threw: ${errorMessageOf(thrown)}`)];
+    const index = change.repair?.index ?? 0;
+    return [park(reactor, change.position, index, null, `react threw: ${errorMessageOf(thrown)}`)];
   }
   if (!Array.isArray(items)) {
-    return [park(reactor, change.position, 0, null, 'react did not return an array')];
+    const index = change.repair?.index ?? 0;
+    return [park(reactor, change.position, index, null, 'react did not return an array')];
   }
   // Most events call for nothing: no array is built for them.
   if (items.length === 0) return NO_STEPS;
   // Read only here: an event that calls for nothing needs no time (receivedTimeOf keeps its last answer).
   const eventTime = receivedTimeOf(change.receivedAt);
   const steps: PlanStep[] = [];
-  for (let index = 0; index < items.length; index += 1) {
-    steps.push(...planItem(reactor, change.position, eventTime, items[index], index));
+  // The events of one repair share a position: their items interleave, so each has a key of its own.
+  const stride = change.repair?.count ?? 1;
+  const first = change.repair?.index ?? 0;
+  for (let i = 0; i < items.length; i += 1) {
+    steps.push(...planItem(reactor, change.position, eventTime, items[i], i * stride + first));
   }
   return steps;
 };

@@ -45,6 +45,29 @@ export interface Change {
    * like the views, made when first read, and only while `react` runs.
    */
   readonly state: ProjectionState;
+  /**
+   * Set when the event was not delivered but stands for a transition an
+   * observation record made (a repair, see docs/reactors.md#repairs): the
+   * event is the one the lost delivery would have carried, rebuilt from the
+   * projection. `undefined` for a delivered event.
+   */
+  readonly repair?: Repair;
+}
+
+/** What {@link Change.repair} says of a repair. */
+export interface Repair {
+  /** When the service's representation was fetched (ISO 8601). */
+  readonly fetchedAt: string;
+  /** The differences the observation closed, as `reconcileSignRequest` words them. */
+  readonly differences: readonly string[];
+  /**
+   * This event's place among the `count` events the observation stands for
+   * (0-based). Each is a change of its own at the observation's position;
+   * their effects get distinct idempotency keys (item `i` of event `index`
+   * has index `i × count + index`).
+   */
+  readonly index: number;
+  readonly count: number;
 }
 
 /**

@@ -1,0 +1,74 @@
+/**
+ * The changes a repair hands to `onApplied`: one per event it stands for
+ * (see `repairEvents`), at the observation's position. Unlike a delivered
+ * event's `AppliedChange`, their views are copied up front: a repair writes
+ * several records at once, and repairs are rare.
+ */
+import type { SignEvent } from '../core/events/sign-event.js';
+import type { ParticipantId, SignRequestId } from '../core/ids.js';
+import type { RequestImage } from '../core/observations/repair-events.js';
+import type { ProjectionState } from '../core/projections/projection-state.js';
+import type { ParticipantView } from '../core/projections/records.js';
+import type { WorkingCopy } from '../core/projections/working-copy.js';
+import { keepable } from '../core/projections/write-watcher.js';
+import type { Change, Repair, TouchedViews } from '../core/reactors/reactor-types.js';
+
+/** A sign request and its participants as `copy` holds them now, copied so later writes leave them be. */
+export const requestImageOf = (copy: WorkingCopy, id: SignRequestId): RequestImage => {
+  const participants = copy.peek(
+    (state) =>
+      new Map(
+        [...(state.participants.get(id)?.values() ?? [])].map(
+          (p): [ParticipantId, ParticipantView] => [p.id, Object.freeze({ ...p })],
+        ),
+      ),
+  );
+  const request = keepable(copy.signRequest(id));
+  return { signRequest: request && Object.freeze({ ...request }), participants };
+};
+
+const viewsOf = (image: RequestImage, event: SignEvent): TouchedViews => {
+  const participant =
+    'participantId' in event ? image.participants.get(event.participantId) : undefined;
+  const { signRequest } = image;
+  return Object.freeze({
+    ...(signRequest === undefined ? {} : { signRequest }),
+    ...(participant === undefined ? {} : { participant }),
+  });
+};
+
+/** What a repair's changes share. */
+export interface RepairContext {
+  readonly position: number;
+  readonly receivedAt: string | undefined;
+  readonly fetchedAt: string;
+  readonly differences: readonly string[];
+  readonly before: RequestImage;
+  readonly after: RequestImage;
+  /** The projection after the repair, as far as the request goes (as `Change.state`). */
+  readonly state: ProjectionState;
+}
+
+/** One change per event, in order, each with its `repair` place. */
+export const repairChanges = (
+  context: RepairContext,
+  events: readonly SignEvent[],
+): readonly Change[] =>
+  events.map((event, index): Change => {
+    const repair: Repair = Object.freeze({
+      fetchedAt: context.fetchedAt,
+      differences: context.differences,
+      index,
+      count: events.length,
+    });
+    return Object.freeze({
+      event,
+      position: context.position,
+      receivedAt: context.receivedAt,
+      deliveryId: undefined,
+      before: viewsOf(context.before, event),
+      after: viewsOf(context.after, event),
+      state: context.state,
+      repair,
+    });
+  });
