@@ -41,6 +41,13 @@ export type {
   ReplayOptions,
 } from './engine/projector-types.js';
 export type { QuarantineEntry, QuarantineReason } from './engine/quarantine.js';
+export type {
+  FetchSignRequest,
+  ReconcileOptions,
+  ReconcileResult,
+  ReconcileSummary,
+} from './engine/reconcile.js';
+export { reconcile, staleOpenRequests } from './engine/reconcile.js';
 export type { Snapshot, SnapshotError } from './engine/snapshot.js';
 export {
   restoreProjector,

@@ -37,6 +37,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     (await import('./commands/unlock-command.js')).unlockCommand(args, io),
   serve: async (args, io) => (await import('./serve/serve-command.js')).serveCommand(args, io),
   react: async (args, io) => (await import('./commands/react-command.js')).reactCommand(args, io),
+  reconcile: async (args, io) =>
+    (await import('./commands/reconcile-command.js')).reconcileCommand(args, io),
   effects: async (args, io) =>
     (await import('./commands/effects-command.js')).effectsCommand(args, io),
 };

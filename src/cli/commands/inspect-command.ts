@@ -9,6 +9,7 @@ import { type SignRequestId, signRequestId } from '../../core/ids.js';
 import { counted } from '../../core/plural.js';
 import { listParticipants } from '../../core/projections/projection-state.js';
 import type { SignRequestView } from '../../core/projections/records.js';
+import { visibleText } from '../../core/visible-text.js';
 import type { AuditEntry } from '../../engine/audit-trail.js';
 import { createProjector, type Projector } from '../../engine/projector.js';
 import { idFlag, integerFlag, type OptionTable, parseCommandArgs, stringFlag } from '../args.js';
@@ -79,9 +80,18 @@ const describeTimeline = (
         : `conflict: ${entry.outcome}`,
     ];
   });
+  // A repair (an observation record from `reconcile`) says which differences with the service it closed.
+  const repairs = history.flatMap((entry) =>
+    entry.type === 'repair' && (entry.differences?.length ?? 0) > 0
+      ? [`  position ${entry.position}: ${(entry.differences ?? []).map(visibleText).join('; ')}`]
+      : [],
+  );
   return [
     `Timeline (${counted(history.length, 'event')})`,
     ...formatTable(['POSITION', 'RECEIVED AT', 'TYPE', 'PARTICIPANT', 'OUTCOME'], rows),
+    ...(repairs.length === 0
+      ? []
+      : ['', 'Repairs (differences with the service they closed)', ...repairs]),
   ];
 };
 
