@@ -16,13 +16,15 @@ Commands:
   serve           receive webhook deliveries over HTTP into a log (--log FILE or --database URL)
   react LOG       run reactors on a log: effects with retries, parking and timers (--reactors MODULE)
   effects LOG     list reactor effects; effects retry|skip LOG ID... for parked ones
+  reconcile LOG   ask the service's API about open requests and repair what deliveries lost (--fetch MODULE)
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
   --version       print the version
 
 Exit codes: 0 ok, 1 problems found (or halted, or not found), 2 usage or input error.
-LOG is never modified; only unlock touches its writer lock (and serve appends to --log FILE);
+LOG is never modified; only unlock touches its writer lock (serve appends to --log FILE,
+reconcile appends observation records);
 react and effects keep reactor state beside it (LOG.reactors, LOG.reactors.lock).`;
 
 /** Help of each command, by name. */
@@ -177,6 +179,37 @@ Options:
   -h, --help                show this help
 
 Exit codes: 0 written, 2 usage or input error.`,
+  reconcile: `Usage: signfold reconcile (LOG | --database URL) --fetch MODULE
+                          [--open-longer-than DURATION | --sign-request ID...]
+                          [--rate N] [--fetch-timeout SECONDS] [--dry-run] [--json]
+
+Ask the service's API about sign requests and repair what lost deliveries left
+behind: for each request the API shows further along than the log (completed,
+signed...), append one observation record, which replay, pg work and the
+reactors apply like the events it stands for. MODULE is an ES module whose
+default export is async (signRequestId, { signal }) => the API's JSON for that
+request (your team writes it; signfold has no client for the service's API).
+A request whose fetch fails, times out or answers what does not decode is
+reported and stored nowhere; the others go on. Running it again appends nothing.
+On a file log it holds the writer lock: no serve on LOG at the same time.
+
+Options:
+  --fetch MODULE                the fetch function (default export)
+  --open-longer-than DURATION   ask about the open requests (draft or sent)
+                                sent longer ago than this (default 24h)
+  --sign-request ID             ask about this request (repeatable), open or not
+  --rate N                      start at most N fetches a second (default 5)
+  --fetch-timeout SECONDS       give up on one fetch after this (default 10)
+  --dry-run                     list the differences, append nothing
+  --json                        one JSON document: counts and each result
+  --database URL                the PostgreSQL event store instead of LOG
+  --schema NAME                 the schema of --database (default signfold)
+  --connect-timeout SECONDS     give up on a server that does not answer within
+                                this time (default 10)
+  -h, --help                    show this help
+
+Exit codes: 0 every request agrees or was repaired, 1 a fetch failed or a
+difference cannot be repaired, 2 usage or input error.`,
   react: `Usage: signfold react LOG --reactors MODULE [--drain] [--from end]
 
 Run reactors on a file log: call each reactor's react for every applied event
