@@ -23,7 +23,7 @@ import { decodeSignRequest } from '../core/sign-request/decode-sign-request.js';
 import type { SignRequest } from '../core/sign-request/sign-request.js';
 import type { EventLog } from './event-log.js';
 
-/** Fetches the API's representation of one sign request (spec §2): a JSON value, or its text. */
+/** Fetches the API's representation of one sign request (docs/service-interface.md): a JSON value, or its text. */
 export type FetchSignRequest = (
   signRequestId: SignRequestId,
   context: { readonly signal: MinimalAbortSignal },

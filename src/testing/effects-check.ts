@@ -27,8 +27,9 @@ export type Reaction =
   | { readonly kind: 'threw'; readonly thrown: unknown };
 
 /**
- * Calls `reactor.react` for `event` applied to `before` at `position` the
- * way the engines do, from a projector's `onApplied`: the change is the
+ * Calls `reactor.react` for `event` (or an observation record: then for each
+ * event its repair stands for, their effects one after another) applied to
+ * `before` at `position` the way the engines do, from a projector's `onApplied`: the change is the
  * engine's own, its views made when first read and no more once `react` has
  * returned. `undefined` when the event does not apply (`react` is never
  * called then).
@@ -36,14 +37,21 @@ export type Reaction =
 export const reactionTo = (
   reactor: Reactor,
   before: ProjectionState,
-  event: SignEvent,
+  event: SignEvent | Readonly<Record<string, unknown>>,
   position: number,
   options: WhenOptions,
 ): Reaction | undefined => {
   let reaction: Reaction | undefined;
+  // A repair stands for several events: what react returned for each, in order, one after another.
   const onApplied = (change: Change): void => {
+    if (reaction?.kind === 'threw') return;
     try {
-      reaction = { kind: 'returned', effects: reactor.react(change) };
+      const effects: unknown = reactor.react(change);
+      const soFar = reaction?.effects;
+      reaction = {
+        kind: 'returned',
+        effects: Array.isArray(soFar) && Array.isArray(effects) ? [...soFar, ...effects] : effects,
+      };
     } catch (thrown) {
       reaction = { kind: 'threw', thrown };
     }

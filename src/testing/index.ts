@@ -17,6 +17,8 @@ export type {
 export { EVENT_DEFAULTS } from '../core/builders/event-builders.js';
 export { buildEvent, events } from './assert-builders.js';
 export type { WhenOptions } from './effects-check.js';
+export type { ObservationOverrides } from './observation-builder.js';
+export { observation } from './observation-builder.js';
 export type {
   EventInput,
   ExpectedConflict,

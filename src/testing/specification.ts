@@ -5,8 +5,11 @@
  * `AssertionError`s from `node:assert`, so any test runner reports them.
  */
 import { AssertionError } from 'node:assert';
-import type { Result } from 'neverthrow';
+import { ok, type Result } from 'neverthrow';
+import { decodeObservation } from '../core/observations/decode-observation.js';
 import { plural } from '../core/plural.js';
+import { loadSignRequest } from '../core/projections/load-sign-request.js';
+import { reconcileSignRequest } from '../core/projections/reconcile.js';
 import type { Reactor, ReactorDefinition } from '../core/reactors/reactor-types.js';
 import {
   type Conflict,
@@ -29,7 +32,7 @@ import {
   templateId,
 } from '../index.js';
 import { describeEvents, show } from './describe-events.js';
-import { checkEffects, reactionTo, type WhenOptions } from './effects-check.js';
+import { checkEffects, type Reaction, reactionTo, type WhenOptions } from './effects-check.js';
 import { mismatchedMembers, pickNamed } from './partial-match.js';
 
 /** An event as a test may give it: built or decoded, a wire object, or wire JSON text. */
@@ -80,6 +83,14 @@ export interface Given extends StateChecks<Given> {
    * n given events, received at `options.receivedAt` (a bare line without).
    */
   when(event: EventInput, options?: WhenOptions): When;
+  /**
+   * Applies an observation record (see `observation`) to the given state, as
+   * the projector does: `thenApplied` when it closed a difference,
+   * `thenNoOp` when the state already agreed, `thenConflict` when refused.
+   * `thenEffects` expects what `react` returned for each event the repair
+   * stands for, one after another.
+   */
+  whenObserved(record: Readonly<Record<string, unknown>>, options?: WhenOptions): When;
 }
 
 /** The outcome of the event under test. */
@@ -185,8 +196,37 @@ export const given = (...history: readonly EventInput[]): Given => {
     ...stateChecks(state, story, () => spec),
     when: (input, options = {}) =>
       whenEvent(state, past, decodeInput(input, 'the event under test'), options),
+    whenObserved: (record, options = {}) => whenObservation(state, past, record, options),
   };
   return spec;
+};
+
+/** What an observation record does to `before`, as the projector applies it. */
+const observe = (
+  before: ProjectionState,
+  record: Readonly<Record<string, unknown>>,
+): Result<ProjectionState, Conflict> => {
+  const decoded = decodeObservation(record);
+  if (decoded.isErr()) {
+    return fail(`the observation under test is invalid: ${formatDecodeError(decoded.error)}`);
+  }
+  const { signRequest, companyId } = decoded.value;
+  // One that closes no difference changes nothing the specification can see: a no-op.
+  if (reconcileSignRequest(before, signRequest).length === 0) return ok(before);
+  return loadSignRequest(before, signRequest, companyId === undefined ? {} : { companyId });
+};
+
+const whenObservation = (
+  before: ProjectionState,
+  past: readonly SignEvent[],
+  record: Readonly<Record<string, unknown>>,
+  options: WhenOptions,
+): When => {
+  const result = observe(before, record);
+  const story = () => `${describeEvents('given', past)}\nwhen observed: ${show(record)}`;
+  return outcomeChecks(before, result, story, (reactor) =>
+    reactionTo(reactor, before, record, past.length + 1, options),
+  );
 };
 
 const whenEvent = (
@@ -196,9 +236,21 @@ const whenEvent = (
   options: WhenOptions,
 ): When => {
   const result = reduce(before, event);
-  const after = result.isOk() ? result.value : before;
   const story = () =>
     `${describeEvents('given', past)}\n${describeEvents('when', [event]).replace('  1. ', '  ')}`;
+  return outcomeChecks(before, result, story, (reactor) =>
+    reactionTo(reactor, before, event, past.length + 1, options),
+  );
+};
+
+/** The checks of a `When`, whatever was applied: an event or an observation record. */
+const outcomeChecks = (
+  before: ProjectionState,
+  result: Result<ProjectionState, Conflict>,
+  story: () => string,
+  react: (reactor: Reactor) => Reaction | undefined,
+): When => {
+  const after = result.isOk() ? result.value : before;
   const outcome = (): string =>
     result.isErr()
       ? `conflicted: ${result.error.message}`
@@ -230,13 +282,7 @@ const whenEvent = (
       return spec;
     },
     thenEffects: (reactor, expected) => {
-      const position = past.length + 1;
-      checkEffects(
-        reactor,
-        (defined) => reactionTo(defined, before, event, position, options),
-        expected,
-        story,
-      );
+      checkEffects(reactor, react, expected, story);
       return spec;
     },
     thenApplied: () => {

@@ -90,6 +90,19 @@ describe('reconcileSignRequest', () => {
     ]);
   });
 
+  it('calls no participant missing that the service lists without a status (not sent the request yet)', () => {
+    const differences = reconcileSignRequest(
+      STATE,
+      reported(1000, 'Sent', [
+        { id: 5, status: 'Sent' },
+        { id: 6, status: 'Viewed' },
+        { id: 7, status: 'Signed' },
+        { id: 8 },
+      ]),
+    );
+    expect(differences).toEqual([]);
+  });
+
   it('calls no participant unreported when the service list is incomplete', () => {
     // A participant without an id, or no list at all, could be any projected participant.
     const withoutId = reported(1000, 'Sent', [{ id: 5 }, { id: 6 }, { name: 'no id' }]);

@@ -23,7 +23,7 @@ export const OBSERVATION_RECORD = 'observation';
 
 /** A decoded observation record. */
 export interface Observation {
-  /** The API's representation of the sign request (spec §2), decoded. */
+  /** The API's representation of the sign request (docs/service-interface.md), decoded. */
   readonly signRequest: SignRequest;
   /** When it was fetched (ISO 8601). */
   readonly fetchedAt: string;

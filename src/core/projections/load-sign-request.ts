@@ -78,8 +78,9 @@ const checkParticipant = (
  * Merges an API representation into a draft under the same rules as events:
  * statuses only move forward, deleted requests and other companies' records
  * are refused, roles never change. Participants without an `id` cannot be
- * keyed and are skipped; an unknown participant status leaves the status as it
- * was (`sent` for a new participant).
+ * keyed and are skipped, as are new participants listed without a status (the
+ * service lists those it has not sent the request to yet); an unknown
+ * participant status leaves the status as it was (`sent` for a new participant).
  */
 export const applySignRequestSnapshot = (
   draft: ProjectionDraft,
@@ -92,7 +93,9 @@ export const applySignRequestSnapshot = (
     if (refused !== undefined) return refused;
   }
   const participants = (snapshot.participants ?? []).filter(
-    (p): p is typeof p & { readonly id: ParticipantId } => p.id !== undefined,
+    (p): p is typeof p & { readonly id: ParticipantId } =>
+      p.id !== undefined &&
+      (p.status !== undefined || draft.participant(snapshot.id, p.id) !== undefined),
   );
   const statusOf = (p: (typeof participants)[number]): ParticipantStatus | undefined =>
     typeof p.status === 'string' ? p.status : undefined;

@@ -86,6 +86,8 @@ export const reconcileSignRequest = (
     if (p.id === undefined) continue;
     seen.add(p.id);
     const mine = known.get(p.id);
+    // Listed without a status: not sent the request yet (a signing order), so no delivery was lost.
+    if (mine === undefined && p.status === undefined) continue;
     if (mine === undefined) {
       differences.push({
         kind: 'participant-missing',

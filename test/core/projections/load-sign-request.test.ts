@@ -174,9 +174,21 @@ describe('loadSignRequest: creating from a representation', () => {
     const loaded = loadOk(initialState(), snapshot({ status: 'draft', ...participantsWith({}) }), {
       companyId: companyId(1),
     });
+    // Listed without a status: not sent the request yet, so not a participant of the projection.
+    expect(participant(loaded)).toBeUndefined();
     const next = reduce(loaded, buildEvent('participant-signed'))._unsafeUnwrap();
     expect(request(next)?.status).toBe('sent');
-    expect(participant(next)).toMatchObject({ status: 'signed', sequence: 0 });
+    expect(participant(next)).toMatchObject({ status: 'signed' });
+  });
+
+  it('a participant listed with a status is created; one without is left out until an event or a status says so', () => {
+    const loaded = loadOk(
+      initialState(),
+      snapshot({ status: 'Sent', ...participantsWith({ status: 'Viewed' }, { id: 6 }) }),
+      { companyId: companyId(1) },
+    );
+    expect(participant(loaded)).toMatchObject({ status: 'viewed', sequence: 0 });
+    expect(participant(loaded, 6)).toBeUndefined();
   });
 });
 
