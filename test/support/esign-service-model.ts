@@ -1,21 +1,28 @@
 /**
- * The e-signature service of the spec (/work/shared/spec/esign-service.md, docs/service-interface.md)
- * as a seeded story: templates and sign requests with participants, moved through their lifecycle
- * in simulated time, with the wire events (spec §6) each step emits and the records the service
- * holds at the end (its truth, and its §2 representation).
+ * The e-signature service of the spec (docs/service-interface.md) as a seeded story: templates
+ * and sign requests with participants, moved through their lifecycle in simulated time, with the
+ * wire events (spec §6) each step emits and the records the service holds at the end (its truth,
+ * and its §2 representation).
  *
- * The spec publishes no transitions, so these are the simulator's, chosen to be what a real service
- * plausibly does and nothing signfold's rules would call impossible: a request is created as a
- * draft (no event: the spec has none), sent to all its participants at once, each participant views
- * before acting, one decline declines the request, all signatures complete it, and nothing happens
- * to a request after it is completed, declined or deleted. Templates change status only after every
- * request exists, so a request is never sent from an inactive or deleted template.
+ * The spec publishes no transitions, so these are the simulator's, chosen to be what a real
+ * service plausibly does and nothing signfold's rules would call impossible: a request is created
+ * as a draft (no event: the spec has none), sent to its participants (all at once, or one after
+ * another in signing order), each participant views before acting, one decline declines the
+ * request, all signatures complete it, and nothing happens to a request after it is completed,
+ * declined or deleted. Templates change status only after every request exists, so a request is
+ * never sent from an inactive or deleted template.
  */
 import { mulberry32, subSeed } from '../../bench/stream/seeded-random.js';
 
 export type TemplateStatus = 'active' | 'inactive' | 'deleted';
 export type SimSignRequestStatus = 'draft' | 'sent' | 'completed' | 'declined';
 export type SimParticipantStatus = 'sent' | 'viewed' | 'signed' | 'declined';
+/**
+ * `parallel`: every participant is sent the request at once. `sequential`: in the order of
+ * `role.sequence` (spec §2.3), each once the one before has signed, so a request that is sent
+ * can have participants the service lists but has not sent it to yet (no status, no event).
+ */
+export type SigningOrder = 'parallel' | 'sequential';
 
 interface Person {
   readonly id: number;
@@ -118,6 +125,8 @@ export interface StoryOptions {
   readonly templates?: number;
   /** Default 2 (companies 1, 2, …): isolation between companies is part of every story. */
   readonly companies?: number;
+  /** Whether participants are all sent the request at once (default) or one after another. */
+  readonly signingOrder?: SigningOrder;
   /** Simulated start (ms epoch); default 2025-03-03T08:00:00Z. */
   readonly start?: number;
 }
@@ -155,7 +164,13 @@ const capitalised = (status: string): string => status[0]?.toUpperCase() + statu
 
 /** Tells the story of `options.seed`: the same options always give the same story. */
 export const tellStory = (options: StoryOptions): ServiceStory => {
-  const { seed, signRequests = 40, templates: templateCount = 4, companies = 2 } = options;
+  const {
+    seed,
+    signRequests = 40,
+    templates: templateCount = 4,
+    companies = 2,
+    signingOrder = 'parallel',
+  } = options;
   const start = options.start ?? Date.UTC(2025, 2, 3, 8);
   // Separate streams, so that a change in how one part draws leaves the others' draws alone.
   const catalogRandom = mulberry32(subSeed(seed, 11));
@@ -237,7 +252,14 @@ export const tellStory = (options: StoryOptions): ServiceStory => {
       savedAt: createdAt,
     };
     requests.push(request);
-    const at = runRequest(request, createdAt, flowRandom, emit, () => nextFieldDataId++);
+    const at = runRequest(
+      request,
+      createdAt,
+      signingOrder,
+      flowRandom,
+      emit,
+      () => nextFieldDataId++,
+    );
     lastAt = Math.max(lastAt, at);
   }
 
@@ -289,14 +311,42 @@ export const tellStory = (options: StoryOptions): ServiceStory => {
 
 type Emit = (at: number, event: Record<string, string | number>) => void;
 
+type Action = { readonly at: number; readonly participant: SimParticipant; readonly kind: string };
+
+/** What one participant will do once sent at `sentAt`: views (and downloads), then maybe a verdict. */
+const drawActions = (
+  participant: SimParticipant,
+  sentAt: number,
+  random: () => number,
+): Action[] => {
+  const actions: Action[] = [];
+  let at = sentAt + (1 + Math.floor(random() * 48 * 60)) * MINUTE;
+  const outcome = random();
+  const views = outcome < 0.85 ? 1 + Math.floor(random() * 2) : Math.floor(random() * 2);
+  for (let v = 0; v < views; v += 1) {
+    actions.push({ at, participant, kind: 'participant-viewed' });
+    at += (1 + Math.floor(random() * 600)) * MINUTE;
+    if (random() < 0.15) {
+      actions.push({ at, participant, kind: 'participant-downloaded' });
+      at += (1 + Math.floor(random() * 60)) * MINUTE;
+    }
+  }
+  if (views > 0 && outcome < 0.75) actions.push({ at, participant, kind: 'participant-signed' });
+  else if (views > 0 && outcome < 0.85) {
+    actions.push({ at, participant, kind: 'participant-declined' });
+  }
+  return actions;
+};
+
 /**
- * Runs one request from its creation to its end; returns the time of its last event. Each
- * participant's actions are drawn first, then played in time order against the request, so that
- * a decline or a completion stops what would have come after it.
+ * Runs one request from its creation to its end; returns the time of its last event. Actions
+ * are drawn first, then played in time order against the request, so that a decline, a
+ * completion or a deletion stops what would have come after it.
  */
 const runRequest = (
   request: SimSignRequest,
   createdAt: number,
+  signingOrder: SigningOrder,
   random: () => number,
   emit: Emit,
   fieldDataId: () => number,
@@ -311,58 +361,67 @@ const runRequest = (
   request.status = 'sent';
   request.savedAt = sentAt;
   emit(sentAt, requestEvent('sign-request-sent', request));
-  request.participants.forEach((participant, p) => {
+  let last = sentAt;
+  const send = (participant: SimParticipant, at: number): void => {
     participant.status = 'sent';
-    emit(sentAt + (p + 1) * 1000, participantEvent('participant-sent', request, participant));
-  });
-
-  type Action = { at: number; participant: SimParticipant; kind: string };
-  const actions: Action[] = [];
-  for (const participant of request.participants) {
-    let at = sentAt + (1 + Math.floor(random() * 48 * 60)) * MINUTE;
-    const outcome = random();
-    const views = outcome < 0.85 ? 1 + Math.floor(random() * 2) : Math.floor(random() * 2);
-    for (let v = 0; v < views; v += 1) {
-      actions.push({ at, participant, kind: 'participant-viewed' });
-      at += (1 + Math.floor(random() * 600)) * MINUTE;
-      if (random() < 0.15) {
-        actions.push({ at, participant, kind: 'participant-downloaded' });
-        at += (1 + Math.floor(random() * 60)) * MINUTE;
-      }
-    }
-    if (views > 0 && outcome < 0.75) actions.push({ at, participant, kind: 'participant-signed' });
-    else if (views > 0 && outcome < 0.85)
-      actions.push({ at, participant, kind: 'participant-declined' });
-  }
-  actions.sort((a, b) => a.at - b.at);
-  // Some requests are deleted part-way, which cuts off whatever was still to come.
-  const deleteAt =
-    random() < 0.06 ? sentAt + Math.floor(random() * 72 * 60) * MINUTE : Number.POSITIVE_INFINITY;
-  let last = sentAt + request.participants.length * 1000;
-  for (const { at, participant, kind } of actions) {
-    if (at >= deleteAt || request.status !== 'sent') break;
     request.savedAt = at;
     last = at;
-    if (kind === 'participant-viewed' && participant.status === 'sent')
-      participant.status = 'viewed';
-    if (kind === 'participant-signed') {
-      participant.status = 'signed';
-      participant.fieldData = request.fields
-        .filter((field) => field.roleId === participant.role.id)
-        .map((field) => ({ id: fieldDataId(), fieldId: field.id }));
+    emit(at, participantEvent('participant-sent', request, participant));
+  };
+  const play = (actions: readonly Action[], deleteAt: number): void => {
+    for (const { at, participant, kind } of actions) {
+      if (at >= deleteAt || request.status !== 'sent') return;
+      request.savedAt = at;
+      last = at;
+      if (kind === 'participant-viewed' && participant.status === 'sent') {
+        participant.status = 'viewed';
+      }
+      if (kind === 'participant-signed') {
+        participant.status = 'signed';
+        participant.fieldData = request.fields
+          .filter((field) => field.roleId === participant.role.id)
+          .map((field) => ({ id: fieldDataId(), fieldId: field.id }));
+      }
+      if (kind === 'participant-declined') participant.status = 'declined';
+      emit(at, participantEvent(kind, request, participant));
+      if (kind === 'participant-declined') {
+        request.status = 'declined';
+        last = at + MINUTE;
+        request.savedAt = last;
+        emit(last, requestEvent('sign-request-declined', request));
+      } else if (request.participants.every((p) => p.status === 'signed')) {
+        request.status = 'completed';
+        last = at + MINUTE;
+        request.savedAt = last;
+        emit(last, requestEvent('sign-request-completed', request));
+      }
     }
-    if (kind === 'participant-declined') participant.status = 'declined';
-    emit(at, participantEvent(kind, request, participant));
-    if (kind === 'participant-declined') {
-      request.status = 'declined';
-      last = at + MINUTE;
-      request.savedAt = last;
-      emit(last, requestEvent('sign-request-declined', request));
-    } else if (request.participants.every((p) => p.status === 'signed')) {
-      request.status = 'completed';
-      last = at + MINUTE;
-      request.savedAt = last;
-      emit(last, requestEvent('sign-request-completed', request));
+  };
+  // Some requests are deleted part-way, which cuts off whatever was still to come.
+  const drawDeleteAt = (): number =>
+    random() < 0.06 ? sentAt + Math.floor(random() * 72 * 60) * MINUTE : Number.POSITIVE_INFINITY;
+
+  let deleteAt: number;
+  if (signingOrder === 'parallel') {
+    request.participants.forEach((participant, p) => {
+      send(participant, sentAt + (p + 1) * 1000);
+    });
+    const actions = request.participants.flatMap((p) => drawActions(p, sentAt, random));
+    deleteAt = drawDeleteAt();
+    play(
+      actions.sort((a, b) => a.at - b.at),
+      deleteAt,
+    );
+  } else {
+    // In role.sequence order: the next participant is sent the request once the one before
+    // has signed, and never when they declined, did nothing, or the request was deleted first.
+    deleteAt = drawDeleteAt();
+    for (const participant of request.participants) {
+      const at = last + 1000;
+      if (at >= deleteAt) break;
+      send(participant, at);
+      play(drawActions(participant, at, random), deleteAt);
+      if (participant.status !== 'signed') break;
     }
   }
   return Number.isFinite(deleteAt)

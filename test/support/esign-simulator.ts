@@ -27,6 +27,7 @@ import { type DeliveryReport, type SendOptions, sendDeliveries } from './webhook
 export type { DeliveryFaults, DeliveryPlan, PlannedDelivery } from './delivery-plan.js';
 export type {
   ServiceTruth,
+  SigningOrder,
   SimParticipantStatus,
   SimSignRequestStatus,
   StoryEvent,
