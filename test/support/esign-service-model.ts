@@ -171,6 +171,12 @@ export const tellStory = (options: StoryOptions): ServiceStory => {
     companies = 2,
     signingOrder = 'parallel',
   } = options;
+  if (!(Number.isInteger(templateCount) && templateCount >= 1)) {
+    throw new RangeError(`templates must be a positive integer, got ${templateCount}`);
+  }
+  if (!(Number.isInteger(companies) && companies >= 1)) {
+    throw new RangeError(`companies must be a positive integer, got ${companies}`);
+  }
   const start = options.start ?? Date.UTC(2025, 2, 3, 8);
   // Separate streams, so that a change in how one part draws leaves the others' draws alone.
   const catalogRandom = mulberry32(subSeed(seed, 11));

@@ -225,6 +225,7 @@ describe('the story', () => {
 
   it('is refused above its bound, so a test cannot ask for a slow one', () => {
     expect(() => createEsignSimulator({ seed: 1, signRequests: 10_000 })).toThrow(RangeError);
+    expect(() => createEsignSimulator({ seed: 1, templates: 0 })).toThrow(RangeError);
   });
 });
 
