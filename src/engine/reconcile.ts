@@ -125,19 +125,27 @@ const messageOf = (thrown: unknown): string => {
   }
 };
 
+/** The listener methods of a real AbortSignal, where the runtime gives one. */
+interface Listenable {
+  addEventListener?(type: 'abort', listener: () => void): void;
+  removeEventListener?(type: 'abort', listener: () => void): void;
+}
+
+/** Waits `ms`, or less when `signal` fires; leaves no listener behind. */
 const sleep = (ms: number, signal: MinimalAbortSignal | undefined): Promise<void> =>
   new Promise((resolve) => {
     if (ms <= 0 || signal?.aborted === true) {
       resolve();
       return;
     }
-    const timer = setTimeout(resolve, ms);
-    (
-      signal as { addEventListener?: (type: string, listener: () => void) => void }
-    )?.addEventListener?.('abort', () => {
+    const target = signal as Listenable | undefined;
+    const done = (): void => {
       clearTimeout(timer);
+      target?.removeEventListener?.('abort', done);
       resolve();
-    });
+    };
+    const timer = setTimeout(done, ms);
+    target?.addEventListener?.('abort', done);
   });
 
 /** Calls `fetch` with a deadline: the answer, or why there is none. */
