@@ -97,11 +97,17 @@ export const verifyingKeys = (
   if (!Array.isArray(secrets)) {
     throw new TypeError(`${option} must be an array of non-empty strings or { secret, companies }`);
   }
-  return secrets.map((entry: unknown, index): VerifyingKey => {
-    const at = `${option}[${index}]`;
-    const [text, companies] = unbind(entry, at);
-    return scheme === 'hmac'
-      ? { kind: 'hmac', key: text, companies }
-      : standardKey(text, at, companies);
-  });
+  return secrets.map((entry: unknown, index) => verifyingKey(entry, scheme, `${option}[${index}]`));
+};
+
+/** One entry of `secrets` as a key; throws `TypeError` naming it `at` (never its value). */
+export const verifyingKey = (
+  entry: unknown,
+  scheme: 'hmac' | 'standard-webhooks',
+  at: string,
+): VerifyingKey => {
+  const [text, companies] = unbind(entry, at);
+  return scheme === 'hmac'
+    ? { kind: 'hmac', key: text, companies }
+    : standardKey(text, at, companies);
 };
