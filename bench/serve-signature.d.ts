@@ -20,3 +20,16 @@ export function deliveryHeaders(
   body: Uint8Array | string,
   options: { readonly secret?: string; readonly deliveryId?: string; readonly prefixed?: boolean },
 ): Record<string, string>;
+
+/**
+ * The Standard Webhooks headers of one delivery, signed over the raw bytes: `v1` with a `whsec_`
+ * secret, `v1a` (Ed25519) with a private key object.
+ */
+export function standardWebhookHeaders(
+  body: Uint8Array | string,
+  options: {
+    readonly secret: string | import('node:crypto').KeyObject;
+    readonly id: string;
+    readonly timestamp?: number;
+  },
+): Record<string, string>;

@@ -2,7 +2,7 @@
 // `x-signature`, the hex HMAC-SHA256 of the raw body, optionally prefixed `sha256=`; the delivery
 // id in `x-delivery-id`). Written from the contract with node:crypto, not with signfold's verifier,
 // so the tests and benchmarks that use it check the verifier against an independent signer.
-import { createHmac } from 'node:crypto';
+import { createHmac, sign } from 'node:crypto';
 
 /** The environment variable `serve` reads its secret from by default. */
 export const SECRET_ENV = 'SIGNFOLD_WEBHOOK_SECRET';
@@ -36,4 +36,25 @@ export const deliveryHeaders = (body, { secret, deliveryId, prefixed = false }) 
   if (secret !== undefined) headers[SIGNATURE_HEADER] = signBody(body, secret, { prefixed });
   if (deliveryId !== undefined) headers[DELIVERY_HEADER] = deliveryId;
   return headers;
+};
+
+/**
+ * The headers of one delivery under `--scheme standard-webhooks`, signed over the raw bytes
+ * `{id}.{timestamp}.{body}` with node:crypto (not with a library that decodes the body as text
+ * first, so a body that is not UTF-8 is signed as sent): HMAC-SHA256 (`v1,`) with a `whsec_`
+ * secret, or Ed25519 (`v1a,`) with a private `KeyObject`.
+ * @param {Uint8Array | string} body
+ * @param {{ secret: string | import('node:crypto').KeyObject, id: string, timestamp?: number }} options
+ * @returns {Record<string, string>}
+ */
+export const standardWebhookHeaders = (body, { secret, id, timestamp }) => {
+  const seconds = String(timestamp ?? Math.floor(Date.now() / 1000));
+  const signed = Buffer.concat([Buffer.from(`${id}.${seconds}.`), Buffer.from(body)]);
+  const signature =
+    typeof secret === 'string'
+      ? `v1,${createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+          .update(signed)
+          .digest('base64')}`
+      : `v1a,${sign(null, signed, secret).toString('base64')}`;
+  return { 'webhook-id': id, 'webhook-timestamp': seconds, 'webhook-signature': signature };
 };

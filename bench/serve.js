@@ -1,6 +1,7 @@
 // `signfold serve` benchmarks (part of `npm run bench`; alone: `npm run build && node bench/serve.js`).
-// 1. The cost of verification per request, in process: createWebhookHandler on a memory log, signed
-//    vs --insecure-no-signature, per body size, alternating, medians; and the HMAC alone.
+// 1. The cost of a request per scheme, in process: createWebhookHandler on a null log, insecure,
+//    hmac, standard-webhooks (v1) and standard-webhooks Ed25519 (v1a) side by side, per body size,
+//    rotating order, medians of rounds; and the HMAC alone.
 // 2. `serve` as a real process (node dist/cli/main.js serve) on the file log (fsync, group commit)
 //    and on a throwaway PostgreSQL (fsync and synchronous_commit on), under an open-loop load at
 //    each --rates for --seconds after --warmup seconds at the same rate (not counted); signed, and
@@ -10,7 +11,7 @@
 // Writes its section of bench/RESULTS.md (marked <!-- bench/serve.js -->) unless --no-write or
 // --only verify|file|postgres (one part alone, printed only).
 import { execFileSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 import {
   closeSync,
   fdatasyncSync,
@@ -29,7 +30,7 @@ import { startPostgres } from '../scripts/throwaway-postgres.js';
 import { replaceResultsSection } from './results-section.js';
 import { openLoop, summarize } from './serve-load.js';
 import { CLI, startServe } from './serve-process.js';
-import { deliveryHeaders, SECRET_ENV } from './serve-signature.js';
+import { deliveryHeaders, SECRET_ENV, standardWebhookHeaders } from './serve-signature.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -102,47 +103,77 @@ const perRequest = async (handler, requests) => {
   return ((performance.now() - start) * 1000) / requests.length;
 };
 
+/** The schemes measured side by side: how each signs, and the handler that verifies it. */
+const SW_SECRET = `whsec_${Buffer.from(SECRET.padEnd(24, '.')).toString('base64')}`;
+const ED25519 = generateKeyPairSync('ed25519');
+const WHPK = `whpk_${Buffer.from(ED25519.publicKey.export({ format: 'jwk' }).x, 'base64url').toString('base64')}`;
+const SCHEMES = [
+  {
+    name: 'insecure',
+    headers: () => ({}),
+    handler: () => createWebhookHandler({ log: nullLog(), secrets: [], insecureNoSignature: true }),
+  },
+  {
+    name: 'hmac',
+    headers: (body) => deliveryHeaders(body, { secret: SECRET }),
+    handler: () => createWebhookHandler({ log: nullLog(), secrets: [SECRET] }),
+  },
+  {
+    name: 'standard-webhooks',
+    headers: (body, i) => standardWebhookHeaders(body, { secret: SW_SECRET, id: `msg_${i}` }),
+    handler: () =>
+      createWebhookHandler({
+        log: nullLog(),
+        secrets: [SW_SECRET],
+        signature: 'standard-webhooks',
+      }),
+  },
+  {
+    name: 'standard-webhooks Ed25519',
+    headers: (body, i) =>
+      standardWebhookHeaders(body, { secret: ED25519.privateKey, id: `msg_${i}` }),
+    handler: () =>
+      createWebhookHandler({ log: nullLog(), secrets: [WHPK], signature: 'standard-webhooks' }),
+  },
+];
+
+/**
+ * µs per request of each scheme, per body size: the same bodies signed each scheme's way, the
+ * schemes run one after the other in a rotating order each round, medians of the rounds.
+ */
 const verifyBench = async () => {
   const rows = [];
   for (const size of SIZES) {
     const n = Math.max(1_000, Math.min(20_000, Math.round(40_000_000 / size)));
     const bodies = Array.from({ length: n }, (_, i) => Buffer.from(eventOfSize(i + 1, size)));
-    const signed = bodies.map((body) => ({
-      method: 'POST',
-      headers: deliveryHeaders(body, { secret: SECRET }),
-      body,
-    }));
-    const unsigned = bodies.map((body) => ({ method: 'POST', headers: {}, body }));
-    const signedTimes = [];
-    const unsignedTimes = [];
+    const requests = SCHEMES.map((scheme) =>
+      bodies.map((body, i) => ({ method: 'POST', headers: scheme.headers(body, i), body })),
+    );
+    const times = SCHEMES.map(() => []);
     const hmacTimes = [];
     for (let round = 0; round < VERIFY_ROUNDS; round += 1) {
-      const withSecret = createWebhookHandler({ log: nullLog(), secrets: [SECRET] });
-      const insecure = createWebhookHandler({
-        log: nullLog(),
-        secrets: [],
-        insecureNoSignature: true,
-      });
-      if (round % 2 === 0) {
-        signedTimes.push(await perRequest(withSecret, signed));
-        unsignedTimes.push(await perRequest(insecure, unsigned));
-      } else {
-        unsignedTimes.push(await perRequest(insecure, unsigned));
-        signedTimes.push(await perRequest(withSecret, signed));
+      for (let k = 0; k < SCHEMES.length; k += 1) {
+        const index = (k + round) % SCHEMES.length;
+        times[index].push(await perRequest(SCHEMES[index].handler(), requests[index]));
       }
       const start = performance.now();
       for (const body of bodies) createHmac('sha256', SECRET).update(body).digest();
       hmacTimes.push(((performance.now() - start) * 1000) / n);
     }
+    const perScheme = Object.fromEntries(
+      SCHEMES.map((scheme, i) => [scheme.name, median(times[i])]),
+    );
     const row = {
       size: bodies[0].byteLength,
-      unsigned: median(unsignedTimes),
-      signed: median(signedTimes),
+      unsigned: perScheme.insecure,
+      signed: perScheme.hmac,
+      standard: perScheme['standard-webhooks'],
+      ed25519: perScheme['standard-webhooks Ed25519'],
       hmac: median(hmacTimes),
     };
     log(
-      `verify ${fmt(row.size)} B: unsigned ${row.unsigned.toFixed(1)} µs, signed ${row.signed.toFixed(1)} µs, ` +
-        `difference ${(row.signed - row.unsigned).toFixed(1)} µs, HMAC alone ${row.hmac.toFixed(1)} µs`,
+      `verify ${fmt(row.size)} B: insecure ${row.unsigned.toFixed(1)} µs, hmac ${row.signed.toFixed(1)} µs, ` +
+        `standard-webhooks ${row.standard.toFixed(1)} µs, Ed25519 ${row.ed25519.toFixed(1)} µs, HMAC alone ${row.hmac.toFixed(1)} µs`,
     );
     rows.push(row);
   }
@@ -316,7 +347,7 @@ const section = (verify, load, fsync) => {
     `| ${labelOf(f.config)} | ${f.rounds.map((r) => `${ms(r.p99)} (${r.loadAverage.toFixed(1)})`).join(' | ')} |`;
   const roundHeads = load[0]?.rounds.map((_, i) => `round ${i + 1}`) ?? [];
   const verifyRow = (r) =>
-    `| ${fmt(r.size)} B | ${r.unsigned.toFixed(1)} µs | ${r.signed.toFixed(1)} µs | ${(r.signed - r.unsigned).toFixed(1)} µs | ${r.hmac.toFixed(1)} µs |`;
+    `| ${fmt(r.size)} B | ${r.unsigned.toFixed(1)} µs | ${r.signed.toFixed(1)} µs | ${r.standard.toFixed(1)} µs | ${r.ed25519.toFixed(1)} µs | ${r.hmac.toFixed(1)} µs |`;
   return `<!-- bench/serve.js -->
 ## \`signfold serve\` (bench/serve.js)
 
@@ -357,14 +388,16 @@ machine is shared: the figures move with the load of other processes):
 |---|${roundHeads.map(() => '---:').join('|')}|
 ${load.map(roundRow).join('\n')}
 
-Cost of verification per request, in process (\`createWebhookHandler\` on a log whose append keeps
-nothing, so the figures are the handler's own work; the default scheme: hex HMAC-SHA256 of the raw
-body; the same bodies signed and with \`insecureNoSignature\`, alternating, medians of
+Cost of a request per scheme, in process (\`createWebhookHandler\` on a log whose append keeps
+nothing, so the figures are the handler's own work): \`insecureNoSignature\`; \`hmac\`, the default
+scheme (hex HMAC-SHA256 of the raw body); \`standard-webhooks\` with a \`whsec_\` secret (\`v1\`,
+HMAC-SHA256 of \`id.timestamp.body\`, base64) and with an Ed25519 \`whpk_\` public key (\`v1a\`). The
+same bodies, signed each scheme's way, the schemes in a rotating order each round; medians of
 ${VERIFY_ROUNDS} runs of 1,000 to 20,000 requests; the HMAC alone, \`createHmac\` over the body, for
-reference):
+reference. The cost of verification is a column minus \`insecure\`:
 
-| body | insecure | signed | verification | HMAC alone |
-|---:|---:|---:|---:|---:|
+| body | insecure | hmac | standard-webhooks | standard-webhooks Ed25519 | HMAC alone |
+|---:|---:|---:|---:|---:|---:|
 ${verify.map(verifyRow).join('\n')}
 `;
 };

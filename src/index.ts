@@ -85,16 +85,22 @@ export type { SnapshotFileError } from './store/snapshot-file.js';
 export { readSnapshotFile, writeSnapshotFile } from './store/snapshot-file.js';
 export type { WriterLockOptions } from './store/writer-lock.js';
 export type {
+  BoundSecret,
   NodeWebhookRequest,
   NodeWebhookResponse,
   SignatureAlgorithm,
   SignatureEncoding,
   SignatureOptions,
+  SignatureSchemeName,
+  StandardWebhooksOptions,
   TimestampOptions,
+  Verification,
+  VerificationRequest,
   WebhookHandler,
   WebhookHandlerOptions,
   WebhookHeaders,
   WebhookOutcome,
+  WebhookReply,
   WebhookRequest,
   WebhookResponse,
 } from './webhooks/index.js';

@@ -261,18 +261,22 @@ Options:
 Exit codes: 0 ok, 1 some ids refused (unknown, not parked, or an invalid
 effect that can only be skipped), 2 usage or I/O error, or react is running.`,
   serve: `Usage: signfold serve (--log FILE | --database URL) [--port 8080] [--host 127.0.0.1]
-                      [--secret-env NAME]... [--signature-header H] [--delivery-header H]
+                      [--secret-env NAME[:COMPANY,COMPANY...]]... [--scheme hmac|standard-webhooks]
+                      [--signature-header H] [--signature-encoding hex|base64]
+                      [--signature-prefix P] [--timestamp-header H] [--timestamp-tolerance SECONDS]
+                      [--delivery-header H] [--require-delivery-id]
                       [--max-body BYTES] [--insecure-no-signature] [--append-timeout SECONDS]
                       [--schema NAME] [--connect-timeout SECONDS] [--reactors MODULE]
 
-Receive webhook deliveries over HTTP: verify each one's signature (HMAC-SHA256
-of the raw body, hex, optionally prefixed sha256=), append it durably to the
-log, and only then answer 200 (a redelivered id: 200, stored once). Until
+Receive webhook deliveries over HTTP: verify each one's signature (by default
+HMAC-SHA256 of the raw body, hex, optionally prefixed sha256=; or Standard
+Webhooks), append it durably to the log, and only then answer 200 (a
+redelivered id: 200, stored once). Until
 SIGTERM or SIGINT; then requests in progress finish, the log is closed, exit 0
 (exit 1 if that takes over 10 s).
 
   POST /webhooks   a delivery: 200 stored (or duplicate), 400 not JSON, 401 bad
-                   signature, 405 not POST, 413 too large, 503 storage down
+                   signature, 403 secret bound to other companies, 405 not POST, 413 too large, 503 storage down
                    or no commit within --append-timeout (Retry-After: 5)
   GET /healthz     200 while the process runs
   GET /readyz      200 while deliveries can be stored now, 503 otherwise
@@ -292,11 +296,27 @@ Options:
                           time (1 to 86400, default 10)
   --port N                port to listen on (default 8080; 0: any free port)
   --host H                address to listen on (default 127.0.0.1)
-  --secret-env NAME       environment variable holding a secret (repeatable: any
+  --secret-env NAME[:COMPANY,COMPANY...]
+                          environment variable holding a secret (repeatable: any
                           of them verifies, for rotation; default
-                          SIGNFOLD_WEBHOOK_SECRET); empty values do not count
-  --signature-header H    header carrying the signature (default x-signature)
-  --delivery-header H     header carrying the delivery id (default x-delivery-id)
+                          SIGNFOLD_WEBHOOK_SECRET); empty values do not count.
+                          With companies, the secret stores only their events
+                          (another company's: 403, not stored)
+  --scheme S              hmac (default) or standard-webhooks (headers
+                          webhook-id, webhook-timestamp, webhook-signature;
+                          secrets whsec_..., or whpk_... Ed25519 public keys;
+                          webhook-id is the delivery id and is required)
+  --signature-header H    hmac: header carrying the signature (default x-signature)
+  --signature-encoding E  hmac: hex (default) or base64
+  --signature-prefix P    hmac: optional prefix of each value (default sha256=)
+  --timestamp-header H    hmac: the signed content is TIMESTAMP.BODY, with the
+                          timestamp (whole seconds) from this header
+  --timestamp-tolerance SECONDS
+                          refuse (401) a timestamp further than this from now
+                          (1 to 86400, default 300)
+  --delivery-header H     hmac: header carrying the delivery id (default
+                          x-delivery-id)
+  --require-delivery-id   refuse (400) a delivery without a delivery id
   --max-body BYTES        largest body accepted (1 to 262144, default 262144)
   --insecure-no-signature accept deliveries without verifying them (no secret
                           may be set then)

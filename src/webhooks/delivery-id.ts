@@ -28,3 +28,18 @@ export const deliveryIdOf = (
   const unstorable = unstorableText(id);
   return unstorable === undefined ? ok(id) : err(`delivery id (${header}) ${unstorable}`);
 };
+
+/**
+ * The id a scheme read itself (Standard Webhooks' signed `webhook-id`, or a
+ * verify hook's), checked like a header's; without one, the header's.
+ */
+export const checkedId = (
+  given: string | undefined,
+  header: string,
+  required: boolean,
+  headers: WebhookHeaders,
+): Result<string | undefined, string> => {
+  if (given === undefined) return deliveryIdOf(headers, header, required);
+  const unstorable = unstorableText(given);
+  return unstorable === undefined ? ok(given) : err(`delivery id (${header}) ${unstorable}`);
+};

@@ -13,14 +13,20 @@ export { signWebhookBody } from './sign-payload.js';
 export { DEFAULT_SIGNATURE_HEADER } from './signature-options.js';
 export { createWebhookHandler } from './webhook-handler.js';
 export type {
+  BoundSecret,
   SignatureAlgorithm,
   SignatureEncoding,
   SignatureOptions,
+  SignatureSchemeName,
+  StandardWebhooksOptions,
   TimestampOptions,
+  Verification,
+  VerificationRequest,
   WebhookHandler,
   WebhookHandlerOptions,
   WebhookHeaders,
   WebhookOutcome,
+  WebhookReply,
   WebhookRequest,
   WebhookResponse,
 } from './webhook-types.js';

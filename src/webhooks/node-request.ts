@@ -10,6 +10,8 @@ import type { WebhookHandler, WebhookOutcome } from './webhook-types.js';
 /** The parts of a node:http `IncomingMessage` the glue uses. */
 export interface NodeWebhookRequest {
   readonly method?: string | undefined;
+  /** The request target (path and query string), handed to a `verify` hook. */
+  readonly url?: string | undefined;
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** `true` once the body was read to its end (by a body parser that ran first, say). */
   readonly readableEnded?: boolean;
@@ -121,6 +123,7 @@ export const handleNodeRequest = async (
     if (read.kind === 'consumed') return answerConsumed(response);
     const answer = await handler({
       method: request.method ?? '',
+      ...(typeof request.url === 'string' ? { url: request.url } : {}),
       headers: request.headers,
       body: read.kind === 'body' ? read.body : new Uint8Array(0),
       ...(read.kind === 'over' ? { overLimit: read.limit } : {}),

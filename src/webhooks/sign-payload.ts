@@ -9,7 +9,7 @@ import type { SignatureAlgorithm, SignatureOptions } from './webhook-types.js';
 /** The raw HMAC bytes of `payload` under `secret` (a Uint8Array: the declarations need no @types/node). */
 export const hmacOf = (
   algorithm: SignatureAlgorithm,
-  secret: string,
+  secret: string | Uint8Array,
   payload: Uint8Array,
 ): Uint8Array => createHmac(algorithm, secret).update(payload).digest();
 

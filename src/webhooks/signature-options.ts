@@ -7,6 +7,8 @@ import type {
   SignatureAlgorithm,
   SignatureEncoding,
   SignatureOptions,
+  SignatureSchemeName,
+  StandardWebhooksOptions,
   TimestampOptions,
 } from './webhook-types.js';
 
@@ -18,8 +20,12 @@ const ENCODINGS: readonly SignatureEncoding[] = ['hex', 'base64'];
 // RFC 9110 token characters: what a header name may be.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** The default tolerance of Standard Webhooks' `webhook-timestamp`: 5 minutes. */
+export const STANDARD_WEBHOOKS_TOLERANCE_SECONDS = 300;
+
 /** {@link SignatureOptions} resolved. */
 export interface SignatureScheme {
+  readonly kind: 'hmac';
   readonly headers: readonly string[];
   readonly algorithm: SignatureAlgorithm;
   readonly encoding: SignatureEncoding;
@@ -46,20 +52,30 @@ const oneOf = <T extends string>(value: unknown, allowed: readonly T[], option: 
 const defaultSignedPayload = (timestamp: string, body: Uint8Array): Uint8Array =>
   Buffer.concat([Buffer.from(`${timestamp}.`), body]);
 
+/** {@link StandardWebhooksOptions} resolved. */
+export interface StandardWebhooksScheme {
+  readonly kind: 'standard-webhooks';
+  readonly toleranceSeconds: number;
+}
+
+/** A scheme of either kind, resolved. */
+export type ResolvedScheme = SignatureScheme | StandardWebhooksScheme;
+
+const positiveSeconds = (value: unknown, option: string): number => {
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
+    throw new RangeError(`${option} must be a positive number (got ${String(value)})`);
+  }
+  return value;
+};
+
 const resolveTimestamp = (
   options: TimestampOptions | undefined,
 ): Required<TimestampOptions> | undefined => {
   if (options === undefined) return undefined;
-  const { toleranceSeconds } = options;
-  if (
-    typeof toleranceSeconds !== 'number' ||
-    !(toleranceSeconds > 0) ||
-    !Number.isFinite(toleranceSeconds)
-  ) {
-    throw new RangeError(
-      `signature.timestamp.toleranceSeconds must be a positive number (got ${String(toleranceSeconds)})`,
-    );
-  }
+  const toleranceSeconds = positiveSeconds(
+    options.toleranceSeconds,
+    'signature.timestamp.toleranceSeconds',
+  );
   return {
     header: headerName(options.header, 'signature.timestamp.header'),
     toleranceSeconds,
@@ -69,6 +85,9 @@ const resolveTimestamp = (
 
 /** Fills in the defaults and checks every member; throws `TypeError`/`RangeError` on a wrong one. */
 export const signatureScheme = (options: SignatureOptions = {}): SignatureScheme => {
+  if (options.scheme !== undefined && options.scheme !== 'hmac') {
+    throw new TypeError(`signature.scheme must be hmac here (got ${String(options.scheme)})`);
+  }
   const algorithm = oneOf(options.algorithm ?? 'sha256', ALGORITHMS, 'signature.algorithm');
   const encoding = oneOf(options.encoding ?? 'hex', ENCODINGS, 'signature.encoding');
   const named = options.header ?? DEFAULT_SIGNATURE_HEADER;
@@ -79,10 +98,43 @@ export const signatureScheme = (options: SignatureOptions = {}): SignatureScheme
   const prefix = options.prefix ?? `${algorithm}=`;
   if (typeof prefix !== 'string') throw new TypeError('signature.prefix must be a string');
   return {
+    kind: 'hmac',
     headers,
     algorithm,
     encoding,
     prefix: prefix.toLowerCase(),
     timestamp: resolveTimestamp(options.timestamp),
+  };
+};
+
+const SCHEMES: readonly SignatureSchemeName[] = ['hmac', 'standard-webhooks'];
+
+/**
+ * The handler's `signature` option resolved: a scheme's name, or its
+ * options (`scheme: 'standard-webhooks'` or, by default, `hmac`). Throws
+ * `TypeError`/`RangeError` on a wrong one.
+ */
+export const resolveScheme = (
+  option: SignatureSchemeName | SignatureOptions | StandardWebhooksOptions | undefined,
+): ResolvedScheme => {
+  if (typeof option === 'string') {
+    const name = oneOf(option, SCHEMES, 'signature');
+    return name === 'hmac'
+      ? signatureScheme()
+      : { kind: 'standard-webhooks', toleranceSeconds: STANDARD_WEBHOOKS_TOLERANCE_SECONDS };
+  }
+  if (option?.scheme !== 'standard-webhooks') return signatureScheme(option);
+  const extra = Object.keys(option).filter((key) => key !== 'scheme' && key !== 'toleranceSeconds');
+  if (extra.length > 0) {
+    throw new TypeError(
+      `signature: the standard-webhooks scheme fixes its headers and encoding; ${extra.join(', ')} cannot be set`,
+    );
+  }
+  return {
+    kind: 'standard-webhooks',
+    toleranceSeconds:
+      option.toleranceSeconds === undefined
+        ? STANDARD_WEBHOOKS_TOLERANCE_SECONDS
+        : positiveSeconds(option.toleranceSeconds, 'signature.toleranceSeconds'),
   };
 };

@@ -1,8 +1,10 @@
 /**
- * Verifies a delivery's signature against every secret (rotation) and every
- * value the signature headers carry (several headers, or several values
- * separated by commas, as providers send during a key rotation of their own).
- * MACs are compared with `timingSafeEqual` on equal-length buffers only.
+ * Verifies a delivery's signature under the `hmac` scheme against every key
+ * (rotation) and every value the signature headers carry (several headers,
+ * or several values separated by commas, as providers send during a key
+ * rotation of their own). MACs are compared with `timingSafeEqual` on
+ * equal-length buffers only, and every key is tried (no early exit), so the
+ * time taken says nothing about which key matched.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { err, ok, type Result } from 'neverthrow';
@@ -10,12 +12,12 @@ import { headerValues } from './header-values.js';
 import { hmacOf } from './sign-payload.js';
 import { decodeSignature } from './signature-encoding.js';
 import type { SignatureScheme } from './signature-options.js';
+import { timestampInWindow } from './timestamp-window.js';
+import type { VerifyingKey } from './verifying-keys.js';
 import type { WebhookHeaders } from './webhook-types.js';
 
 /** At most this many values are tried, so a header of thousands of commas costs nothing. */
-const MAX_VALUES = 16;
-// Whole seconds since the epoch, no sign, no fraction, no exponent.
-const SECONDS = /^[0-9]{1,12}$/;
+export const MAX_SIGNATURE_VALUES = 16;
 
 /** The signature values of the headers, prefix dropped when present. */
 const candidateValues = (scheme: SignatureScheme, headers: WebhookHeaders): string[] => {
@@ -30,7 +32,7 @@ const candidateValues = (scheme: SignatureScheme, headers: WebhookHeaders): stri
       }
     }
   }
-  return values.slice(0, MAX_VALUES);
+  return values.slice(0, MAX_SIGNATURE_VALUES);
 };
 
 /** The bytes that were signed: the body, or the timestamp and the body when it is in the tolerance. */
@@ -43,48 +45,52 @@ const signedPayload = (
   const { timestamp } = scheme;
   if (timestamp === undefined) return ok(body);
   const [value] = headerValues(headers, timestamp.header);
-  if (value === undefined) return err(`missing timestamp header ${timestamp.header}`);
-  const text = value.trim();
-  if (!SECONDS.test(text)) return err(`timestamp header ${timestamp.header} is not whole seconds`);
-  const skew = now.getTime() / 1000 - Number(text);
-  if (skew > timestamp.toleranceSeconds) {
-    return err(
-      `timestamp is ${Math.round(skew)} s old, over the tolerance of ${timestamp.toleranceSeconds} s`,
-    );
+  return timestampInWindow(value, timestamp.header, timestamp.toleranceSeconds, now).map((text) =>
+    timestamp.signedPayload(text, body),
+  );
+};
+
+/** The keys among `keys` whose MAC of `payload` is one of the `given` values. */
+export const matchingMacs = (
+  algorithm: SignatureScheme['algorithm'],
+  keys: readonly VerifyingKey[],
+  given: readonly Uint8Array[],
+  payload: Uint8Array,
+): VerifyingKey[] => {
+  const matched: VerifyingKey[] = [];
+  for (const key of keys) {
+    if (key.kind !== 'hmac') continue;
+    const mac = hmacOf(algorithm, key.key, payload);
+    let found = false;
+    for (const value of given) {
+      // timingSafeEqual throws on different lengths; a length says nothing about the secret.
+      if (value.length === mac.length && timingSafeEqual(value, mac)) found = true;
+    }
+    if (found) matched.push(key);
   }
-  if (-skew > timestamp.toleranceSeconds) {
-    return err(
-      `timestamp is ${Math.round(-skew)} s in the future, over the tolerance of ${timestamp.toleranceSeconds} s`,
-    );
-  }
-  return ok(timestamp.signedPayload(text, body));
+  return matched;
 };
 
 /**
- * `ok` when some value of the signature headers is the MAC of the signed
- * payload under some secret; otherwise why not (no secret at all included).
+ * The keys under which some value of the signature headers is the MAC of
+ * the signed payload (at least one); otherwise why none (no key at all
+ * included).
  */
 export const verifySignature = (
   scheme: SignatureScheme,
-  secrets: readonly string[],
+  keys: readonly VerifyingKey[],
   headers: WebhookHeaders,
   body: Uint8Array,
   now: Date,
-): Result<void, string> => {
+): Result<readonly VerifyingKey[], string> => {
   const values = candidateValues(scheme, headers);
   if (values.length === 0) return err(`missing signature header ${scheme.headers.join(' or ')}`);
-  return signedPayload(scheme, headers, body, now).andThen((payload): Result<void, string> => {
-    if (secrets.length === 0) return err('no secret is configured: every signature is refused');
-    const expected = secrets.map((secret) => hmacOf(scheme.algorithm, secret, payload));
-    let matched = false;
-    for (const value of values) {
-      const given = decodeSignature(value, scheme.encoding);
-      if (given === undefined) continue;
-      for (const mac of expected) {
-        // timingSafeEqual throws on different lengths; a length says nothing about the secret.
-        if (given.length === mac.length && timingSafeEqual(given, mac)) matched = true;
-      }
-    }
-    return matched ? ok(undefined) : err('signature does not match');
-  });
+  return signedPayload(scheme, headers, body, now).andThen(
+    (payload): Result<readonly VerifyingKey[], string> => {
+      if (keys.length === 0) return err('no secret is configured: every signature is refused');
+      const given = values.flatMap((value) => decodeSignature(value, scheme.encoding) ?? []);
+      const matched = matchingMacs(scheme.algorithm, keys, given, payload);
+      return matched.length > 0 ? ok(matched) : err('signature does not match');
+    },
+  );
 };

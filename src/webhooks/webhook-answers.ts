@@ -29,9 +29,11 @@ export const storedAnswer = (position: number, outcome: string | undefined): Web
 export const duplicateAnswer = (position: number): WebhookResponse =>
   answer(200, { position, duplicate: true });
 
-/** 4xx: refused, nothing stored. */
-export const rejectedAnswer = (status: 400 | 401 | 405 | 413, reason: string): WebhookResponse =>
-  answer(status, { error: reason }, status === 405 ? { allow: 'POST' } : {});
+/** 4xx: refused (403: by a secret bound to other companies), nothing stored. */
+export const rejectedAnswer = (
+  status: 400 | 401 | 403 | 405 | 413,
+  reason: string,
+): WebhookResponse => answer(status, { error: reason }, status === 405 ? { allow: 'POST' } : {});
 
 /** 503: storage failed, nothing stored; the sender retries after `retryAfter` seconds. */
 export const unavailableAnswer = (reason: string, retryAfter: number): WebhookResponse =>

@@ -10,10 +10,14 @@ import { visibleText } from '../core/visible-text.js';
 import type { AppendOutcome, LogFailure } from '../engine/event-log.js';
 import type { JsonText } from '../engine/json-text.js';
 import { byteLimit, DEFAULT_MAX_EVENT_BYTES } from '../engine/log-limits.js';
-import { DEFAULT_DELIVERY_HEADER, deliveryIdOf } from './delivery-id.js';
+import { companyAllowed } from './company-binding.js';
+import { checkedId, DEFAULT_DELIVERY_HEADER, deliveryIdOf } from './delivery-id.js';
 import { LiveApplier } from './live-apply.js';
-import { headerName, signatureScheme } from './signature-options.js';
+import { headerName, resolveScheme } from './signature-options.js';
+import { STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from './standard-webhooks.js';
+import { runVerificationHook } from './verification-hook.js';
 import { verifySignature } from './verify-signature.js';
+import { verifyingKeys } from './verifying-keys.js';
 import {
   duplicateAnswer,
   rejectedAnswer,
@@ -24,7 +28,9 @@ import { jsonBodyOf } from './webhook-body.js';
 import type {
   WebhookHandler,
   WebhookHandlerOptions,
+  WebhookHeaders,
   WebhookOutcome,
+  WebhookRequest,
   WebhookResponse,
 } from './webhook-types.js';
 
@@ -32,15 +38,43 @@ import type {
 const refusal = (error: LogFailure): 400 | 413 | undefined =>
   error.kind === 'too-large' ? 413 : error.kind === 'not-serializable' ? 400 : undefined;
 
-const checkSecrets = (options: WebhookHandlerOptions): readonly string[] => {
-  const { secrets } = options;
-  if (!Array.isArray(secrets) || secrets.some((s) => typeof s !== 'string' || s === '')) {
-    throw new TypeError('secrets must be an array of non-empty strings');
-  }
-  if (options.insecureNoSignature === true && secrets.length > 0) {
+/** What verification let through: the delivery id it read, the keys' companies, a reply. */
+interface Passed {
+  /** Set when the scheme (or the hook) read the id itself; otherwise the delivery header's. */
+  readonly deliveryId?: string | undefined;
+  /** The companies of each verifying key (`undefined` entry: any); `undefined`: not checked. */
+  readonly bindings?: readonly (ReadonlySet<number> | undefined)[] | undefined;
+  /** The hook's answer to a stored (or duplicate) delivery, instead of the JSON one. */
+  readonly reply?: WebhookResponse | undefined;
+}
+
+/** The checked options that decide how a request is verified. */
+const verificationOf = (options: WebhookHandlerOptions) => {
+  const scheme = resolveScheme(options.signature);
+  const keys = verifyingKeys(options.secrets, scheme.kind);
+  const insecure = options.insecureNoSignature === true;
+  if (insecure && keys.length > 0) {
     throw new TypeError('insecureNoSignature: true verifies nothing, so secrets must be empty');
   }
-  return [...secrets];
+  const hook = options.verify;
+  if (hook !== undefined) {
+    if (typeof hook !== 'function') throw new TypeError('verify must be a function');
+    if (keys.length > 0 || options.signature !== undefined || insecure) {
+      throw new TypeError(
+        'verify replaces the built-in verification: leave secrets empty, signature and insecureNoSignature unset',
+      );
+    }
+  }
+  const standard = scheme.kind === 'standard-webhooks';
+  if (standard && options.deliveryHeader !== undefined) {
+    throw new TypeError(
+      'deliveryHeader: under standard-webhooks the delivery id is the signed webhook-id header',
+    );
+  }
+  if (standard && options.requireDeliveryId === false) {
+    throw new TypeError('requireDeliveryId: standard-webhooks requires webhook-id');
+  }
+  return { scheme, keys, insecure, hook };
 };
 
 /**
@@ -64,14 +98,12 @@ const checkSecrets = (options: WebhookHandlerOptions): readonly string[] => {
 export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHandler => {
   const { log, projector, onOutcome } = options;
   if (typeof log?.append !== 'function') throw new TypeError('log must have an append method');
-  const secrets = checkSecrets(options);
-  const verify = options.insecureNoSignature !== true;
-  const scheme = signatureScheme(options.signature);
-  const deliveryHeader = headerName(
-    options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER,
-    'deliveryHeader',
-  );
-  const requireId = options.requireDeliveryId === true;
+  const { scheme, keys, insecure, hook } = verificationOf(options);
+  const standard = scheme.kind === 'standard-webhooks';
+  const deliveryHeader = standard
+    ? STANDARD_WEBHOOKS_HEADERS.id
+    : headerName(options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER, 'deliveryHeader');
+  const requireId = standard || options.requireDeliveryId === true;
   const maxBodyBytes = byteLimit(options.maxBodyBytes, DEFAULT_MAX_EVENT_BYTES, 'maxBodyBytes');
   const retryAfter = byteLimit(options.retryAfterSeconds, 5, 'retryAfterSeconds');
   const now = options.now ?? (() => new Date());
@@ -93,12 +125,27 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
       rejectedAnswer(status, reason),
     );
   };
+  const forbid = (quoting: string, deliveryId: string | undefined) => {
+    const reason = visibleText(quoting);
+    return decided(
+      { kind: 'forbidden', status: 403, reason, deliveryId },
+      rejectedAnswer(403, reason),
+    );
+  };
   const unavailable = (quoting: string, deliveryId: string | undefined) => {
     const reason = visibleText(quoting);
     return decided(
       { kind: 'unavailable', status: 503, reason, deliveryId },
       unavailableAnswer(reason, retryAfter),
     );
+  };
+  /** The delivery id the request shows, for the outcome of an answer given before it is checked. */
+  const shownId = (headers: WebhookHeaders): string | undefined => {
+    for (const header of standard ? [deliveryHeader, 'svix-id'] : [deliveryHeader]) {
+      const id = deliveryIdOf(headers, header, false);
+      if (id.isOk() && id.value !== undefined) return id.value;
+    }
+    return undefined;
   };
 
   const append = async (
@@ -155,22 +202,69 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
     );
   };
 
+  /** The verification of a request: what passed, or the answer that ends it. */
+  const verifyRequest = async (
+    request: WebhookRequest,
+    receivedAt: Date,
+    id: string | undefined,
+  ): Promise<Passed | WebhookResponse> => {
+    if (hook !== undefined) {
+      const { method, headers, body } = request;
+      const url = typeof request.url === 'string' ? request.url : '';
+      const ran = await runVerificationHook(hook, { method, url, headers, body });
+      if (ran.isErr()) return unavailable(ran.error.reason, id);
+      const decision = ran.value;
+      if (decision.kind === 'refused') return reject(401, decision.reason, id);
+      if (decision.kind === 'reply') {
+        return decided(
+          { kind: 'answered', status: decision.reply.status, deliveryId: id },
+          decision.reply,
+        );
+      }
+      return {
+        deliveryId: decision.deliveryId,
+        bindings: decision.companies === undefined ? undefined : [decision.companies],
+        reply: decision.reply,
+      };
+    }
+    if (insecure) return {};
+    const { headers, body } = request;
+    if (scheme.kind === 'standard-webhooks') {
+      const verified = verifyStandardWebhooks(scheme, keys, headers, body, receivedAt);
+      if (verified.isErr()) return reject(401, verified.error, id);
+      const { deliveryId, matched } = verified.value;
+      return { deliveryId, bindings: matched.map((key) => key.companies) };
+    }
+    const verified = verifySignature(scheme, keys, headers, body, receivedAt);
+    if (verified.isErr()) return reject(401, verified.error, id);
+    return { bindings: verified.value.map((key) => key.companies) };
+  };
+
   const handle: WebhookHandler = async (request) => {
-    if (request.method.toUpperCase() !== 'POST')
-      return reject(405, `method ${request.method} not allowed: use POST`);
+    const shown = shownId(request.headers);
+    const post = request.method.toUpperCase() === 'POST';
+    const notPost = () => reject(405, `method ${request.method} not allowed: use POST`, shown);
+    if (!post && hook === undefined) return notPost();
     const size = request.body.byteLength;
     const limit = request.overLimit ?? (size > maxBodyBytes ? maxBodyBytes : undefined);
-    if (limit !== undefined) return reject(413, `body larger than ${limit} bytes`);
+    if (limit !== undefined) return reject(413, `body larger than ${limit} bytes`, shown);
     const receivedAt = now();
-    if (verify) {
-      const verified = verifySignature(scheme, secrets, request.headers, request.body, receivedAt);
-      if (verified.isErr()) return reject(401, verified.error);
-    }
-    const id = deliveryIdOf(request.headers, deliveryHeader, requireId);
-    if (id.isErr()) return reject(400, id.error);
+    const passed = await verifyRequest(request, receivedAt, shown);
+    if ('status' in passed) return passed;
+    if (!post) return notPost();
+    const id = checkedId(passed.deliveryId, deliveryHeader, requireId, request.headers);
+    if (id.isErr()) return reject(400, id.error, shown);
     const body = jsonBodyOf(request.body);
     if (body.isErr()) return reject(400, body.error, id.value);
-    return append(body.value, id.value, receivedAt);
+    if (passed.bindings !== undefined) {
+      const allowed = companyAllowed(passed.bindings, body.value.value);
+      if (allowed.isErr()) return forbid(allowed.error, id.value);
+    }
+    const answer = await append(body.value, id.value, receivedAt);
+    const { reply } = passed;
+    const { outcome } = answer;
+    if (reply === undefined || answer.status !== 200 || outcome === undefined) return answer;
+    return { ...reply, outcome };
   };
 
   return async (request) => {

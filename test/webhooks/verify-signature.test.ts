@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/webhooks/sign-payload.js';
 import { signatureScheme } from '../../src/webhooks/signature-options.js';
 import { verifySignature } from '../../src/webhooks/verify-signature.js';
+import { verifyingKeys } from '../../src/webhooks/verifying-keys.js';
 import type { SignatureOptions } from '../../src/webhooks/webhook-types.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
 
@@ -24,7 +25,7 @@ const verify = (
   secrets: readonly string[],
   options: SignatureOptions = {},
   bytes: Uint8Array = body,
-) => verifySignature(signatureScheme(options), secrets, headers, bytes, NOW);
+) => verifySignature(signatureScheme(options), verifyingKeys(secrets, 'hmac'), headers, bytes, NOW);
 
 describe('the default scheme (the contract)', () => {
   it('is the hex HMAC-SHA256 of the raw body in x-signature, with or without sha256=', () => {
@@ -136,7 +137,9 @@ describe('rotation', () => {
     const headers = new Headers();
     headers.append('x-signature', signWebhookBody(body, 'a'));
     headers.append('x-signature', signWebhookBody(body, 'k'));
-    expect(verifySignature(signatureScheme(), ['k'], headers, body, NOW).isOk()).toBe(true);
+    expect(
+      verifySignature(signatureScheme(), verifyingKeys(['k'], 'hmac'), headers, body, NOW).isOk(),
+    ).toBe(true);
   });
 });
 

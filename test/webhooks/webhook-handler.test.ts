@@ -381,7 +381,7 @@ describe('live application', () => {
 describe('invalid options throw when the handler is made', () => {
   const log = createMemoryEventLog();
   it.each([
-    [{ log, secrets: [''] }, /non-empty strings/],
+    [{ log, secrets: [''] }, /secrets\[0\] is empty: an empty key is no secret/],
     [{ log, secrets: 'k' }, /non-empty strings/],
     [{ log, secrets: ['k'], insecureNoSignature: true }, /secrets must be empty/],
     [{ log: {}, secrets: [] }, /append/],

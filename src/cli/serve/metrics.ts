@@ -30,6 +30,7 @@ const KNOWN = [
   ['rejected', '401'],
   ['rejected', '405'],
   ['rejected', '413'],
+  ['forbidden', '403'],
   ['unavailable', '503'],
 ] as const;
 
@@ -51,7 +52,7 @@ export const createServeMetrics = async (effects?: () => EffectsReport): Promise
   prom.collectDefaultMetrics({ register: registry });
   const deliveries = new prom.Counter({
     name: 'signfold_webhook_deliveries_total',
-    help: 'Webhook deliveries by what was decided: stored, duplicate (stored before), rejected (400/401/405/413), unavailable (503: storage down)',
+    help: 'Webhook deliveries by what was decided: stored, duplicate (stored before), rejected (400/401/405/413), forbidden (403: a secret bound to other companies), answered (by a verify hook), unavailable (503: storage down)',
     labelNames: ['outcome', 'status'],
     registers: [registry],
   });

@@ -4,9 +4,14 @@
  * starts half-configured.
  */
 import { DEFAULT_MAX_EVENT_BYTES } from '../../engine/log-limits.js';
-import { headerName } from '../../webhooks/signature-options.js';
+import {
+  headerName,
+  STANDARD_WEBHOOKS_TOLERANCE_SECONDS,
+} from '../../webhooks/signature-options.js';
+import type { SignatureEncoding, SignatureSchemeName } from '../../webhooks/webhook-types.js';
 import {
   booleanFlag,
+  choiceFlag,
   expectPositionals,
   integerFlag,
   type OptionTable,
@@ -18,6 +23,7 @@ import { CliError, usageError } from '../cli-error.js';
 import { checkDatabaseUrl } from '../database-url.js';
 import { connectTimeoutOf, DATABASE_OPTIONS } from '../pg/pool.js';
 import type { EventSource } from '../sources/event-source.js';
+import type { SecretEnv } from './secrets.js';
 
 /** The flags of `serve`. */
 const SERVE_OPTIONS: OptionTable = {
@@ -26,8 +32,14 @@ const SERVE_OPTIONS: OptionTable = {
   port: { type: 'string' },
   host: { type: 'string' },
   'secret-env': { type: 'string', multiple: true },
+  scheme: { type: 'string' },
   'signature-header': { type: 'string' },
+  'signature-encoding': { type: 'string' },
+  'signature-prefix': { type: 'string' },
+  'timestamp-header': { type: 'string' },
+  'timestamp-tolerance': { type: 'string' },
   'delivery-header': { type: 'string' },
+  'require-delivery-id': { type: 'boolean' },
   'max-body': { type: 'string' },
   'insecure-no-signature': { type: 'boolean' },
   reactors: { type: 'string' },
@@ -59,10 +71,19 @@ export interface ServeOptions {
   readonly storage: ServeStorageTarget;
   readonly port: number;
   readonly host: string;
-  /** Names of the environment variables holding the secrets, in the order given. */
-  readonly secretEnv: readonly string[];
+  /** The environment variables holding the secrets, in the order given, with their companies. */
+  readonly secretEnv: readonly SecretEnv[];
+  /** `--scheme`: `hmac` (the default) or `standard-webhooks`. */
+  readonly scheme: SignatureSchemeName;
   readonly signatureHeader: string | undefined;
+  readonly signatureEncoding: SignatureEncoding | undefined;
+  readonly signaturePrefix: string | undefined;
+  /** `--timestamp-header` (hmac) and `--timestamp-tolerance` (both schemes), in seconds. */
+  readonly timestamp:
+    | { readonly header: string | undefined; readonly toleranceSeconds: number }
+    | undefined;
   readonly deliveryHeader: string | undefined;
+  readonly requireDeliveryId: boolean;
   readonly maxBodyBytes: number;
   readonly insecureNoSignature: boolean;
   /** `--reactors MODULE` (file log only), run in the server process. */
@@ -142,16 +163,95 @@ const appendTimeoutOf = (parsed: ParsedArgs): number => {
   return seconds * 1000;
 };
 
-/** The `--secret-env` names (repeatable), or the default one. */
-const secretEnvOf = (parsed: ParsedArgs): readonly string[] => {
+/** Largest `--timestamp-tolerance`: a day. */
+const MAX_TOLERANCE_SECONDS = 86_400;
+// A company id as the wire writes one: a safe integer in decimal digits.
+const COMPANY = /^-?[0-9]+$/;
+
+/** One `--secret-env NAME[:COMPANY,COMPANY...]`. */
+const secretEnvEntry = (value: string): SecretEnv => {
+  const colon = value.indexOf(':');
+  const name = colon === -1 ? value : value.slice(0, colon);
+  if (name === '' || name.includes('=')) {
+    throw usageError(`--secret-env must name an environment variable (got '${value}')`);
+  }
+  if (colon === -1) return { name };
+  const listed = value.slice(colon + 1).split(',');
+  const companies = listed.map(Number);
+  if (!listed.every((id) => COMPANY.test(id)) || !companies.every(Number.isSafeInteger)) {
+    throw usageError(
+      `--secret-env ${name}: the companies after ':' must be company ids separated by commas (got '${value.slice(colon + 1)}')`,
+    );
+  }
+  return { name, companies: companies.map((id) => id + 0) };
+};
+
+/** The `--secret-env` values (repeatable), or the default variable. */
+const secretEnvOf = (parsed: ParsedArgs): readonly SecretEnv[] => {
   // `multiple: true` makes the value an array, which ParsedArgs' type does not say.
   const raw: unknown = parsed.values['secret-env'];
-  const names = Array.isArray(raw) ? raw.filter((name) => typeof name === 'string') : [];
-  const empty = names.find((name) => name === '' || name.includes('='));
-  if (empty !== undefined) {
-    throw usageError(`--secret-env must name an environment variable (got '${empty}')`);
+  const values = Array.isArray(raw) ? raw.filter((name) => typeof name === 'string') : [];
+  return values.length === 0 ? [{ name: DEFAULT_SECRET_ENV }] : values.map(secretEnvEntry);
+};
+
+/** `--timestamp-tolerance SECONDS`: 1 to a day. */
+const toleranceOf = (parsed: ParsedArgs): number | undefined => {
+  const raw = stringFlag(parsed, 'timestamp-tolerance');
+  if (raw === undefined) return undefined;
+  const seconds = integerFlag('--timestamp-tolerance', raw);
+  if (seconds < 1 || seconds > MAX_TOLERANCE_SECONDS) {
+    throw usageError(
+      `--timestamp-tolerance must be 1 to ${MAX_TOLERANCE_SECONDS} (seconds; got '${raw}')`,
+    );
   }
-  return names.length === 0 ? [DEFAULT_SECRET_ENV] : names;
+  return seconds;
+};
+
+/** The flags that only the hmac scheme reads: Standard Webhooks fixes what they would set. */
+const HMAC_ONLY = [
+  ['signature-header', 'its signature is in webhook-signature'],
+  ['signature-encoding', 'its signatures are base64'],
+  ['signature-prefix', 'its signatures are v1, or v1a,'],
+  ['timestamp-header', 'its timestamp is in webhook-timestamp'],
+  ['delivery-header', 'its delivery id is the signed webhook-id'],
+] as const;
+
+/** `--scheme` and the flags of the signature, checked together. */
+const signatureOf = (parsed: ParsedArgs) => {
+  const raw = stringFlag(parsed, 'scheme');
+  const scheme =
+    raw === undefined
+      ? 'hmac'
+      : choiceFlag<SignatureSchemeName>('--scheme', raw, ['hmac', 'standard-webhooks']);
+  const tolerance = toleranceOf(parsed);
+  const encodingRaw = stringFlag(parsed, 'signature-encoding');
+  const signatureEncoding =
+    encodingRaw === undefined
+      ? undefined
+      : choiceFlag<SignatureEncoding>('--signature-encoding', encodingRaw, ['hex', 'base64']);
+  const timestampHeader = headerFlag(parsed, 'timestamp-header');
+  if (scheme === 'standard-webhooks') {
+    for (const [flag, why] of HMAC_ONLY) {
+      if (parsed.values[flag] !== undefined) {
+        throw usageError(`--${flag} does not apply to --scheme standard-webhooks: ${why}`);
+      }
+    }
+    const toleranceSeconds = tolerance ?? STANDARD_WEBHOOKS_TOLERANCE_SECONDS;
+    return { scheme, signatureEncoding, timestamp: { header: undefined, toleranceSeconds } };
+  }
+  if (tolerance !== undefined && timestampHeader === undefined) {
+    throw usageError(
+      '--timestamp-tolerance needs --timestamp-header H (the header the sender signs its time in)',
+    );
+  }
+  const timestamp =
+    timestampHeader === undefined
+      ? undefined
+      : {
+          header: timestampHeader,
+          toleranceSeconds: tolerance ?? STANDARD_WEBHOOKS_TOLERANCE_SECONDS,
+        };
+  return { scheme, signatureEncoding, timestamp };
 };
 
 /**
@@ -175,8 +275,11 @@ export const parseServeOptions = (args: readonly string[]): ServeOptions => {
     port: portOf(parsed),
     host,
     secretEnv: secretEnvOf(parsed),
+    ...signatureOf(parsed),
     signatureHeader: headerFlag(parsed, 'signature-header'),
+    signaturePrefix: stringFlag(parsed, 'signature-prefix'),
     deliveryHeader: headerFlag(parsed, 'delivery-header'),
+    requireDeliveryId: booleanFlag(parsed, 'require-delivery-id'),
     maxBodyBytes: maxBodyOf(parsed),
     insecureNoSignature: booleanFlag(parsed, 'insecure-no-signature'),
     reactors,

@@ -135,6 +135,7 @@ const entryOf = (outcome: WebhookOutcome | undefined): Partial<RequestEntry> => 
   if (outcome.kind === 'stored' || outcome.kind === 'duplicate') {
     return { outcome: outcome.kind, deliveryId, position: outcome.position };
   }
+  if (outcome.kind === 'answered') return { outcome: outcome.kind, deliveryId };
   return { outcome: outcome.kind, deliveryId, reason: outcome.reason };
 };
 

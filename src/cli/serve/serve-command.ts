@@ -7,7 +7,9 @@
  */
 import { createServer } from 'node:http';
 import { DEFAULT_DELIVERY_HEADER } from '../../webhooks/delivery-id.js';
+import { STANDARD_WEBHOOKS_HEADERS } from '../../webhooks/standard-webhooks.js';
 import { createWebhookHandler } from '../../webhooks/webhook-handler.js';
+import type { WebhookHandlerOptions } from '../../webhooks/webhook-types.js';
 import { type CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { withoutPassword } from '../database-url.js';
@@ -37,6 +39,41 @@ interface ServeContext {
   readonly reactors?: ServeReactors | undefined;
 }
 
+/** The header the delivery id is read from: Standard Webhooks' signed `webhook-id`, or the flag's. */
+const deliveryHeaderOf = (options: ServeOptions): string =>
+  options.scheme === 'standard-webhooks'
+    ? STANDARD_WEBHOOKS_HEADERS.id
+    : (options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER);
+
+/** The handler's options for the scheme and the flags of the signature and the delivery id. */
+const verificationOptions = (
+  options: ServeOptions,
+): Pick<WebhookHandlerOptions, 'signature' | 'deliveryHeader' | 'requireDeliveryId'> => {
+  if (options.scheme === 'standard-webhooks') {
+    const toleranceSeconds = options.timestamp?.toleranceSeconds;
+    return {
+      signature:
+        toleranceSeconds === undefined
+          ? 'standard-webhooks'
+          : { scheme: 'standard-webhooks', toleranceSeconds },
+    };
+  }
+  const { signatureHeader, signatureEncoding, signaturePrefix, timestamp } = options;
+  const header = timestamp?.header;
+  return {
+    signature: {
+      ...(signatureHeader === undefined ? {} : { header: signatureHeader }),
+      ...(signatureEncoding === undefined ? {} : { encoding: signatureEncoding }),
+      ...(signaturePrefix === undefined ? {} : { prefix: signaturePrefix }),
+      ...(timestamp === undefined || header === undefined
+        ? {}
+        : { timestamp: { header, toleranceSeconds: timestamp.toleranceSeconds } }),
+    },
+    deliveryHeader: options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER,
+    requireDeliveryId: options.requireDeliveryId,
+  };
+};
+
 /** Serves on open `storage` until stopped, then closes it (also on failure). */
 const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<ExitCode> => {
   const { options, secrets, io, log, stop, reactors } = context;
@@ -56,10 +93,7 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
       log: appends.log,
       secrets: secrets.verify ? secrets.secrets : [],
       insecureNoSignature: !secrets.verify,
-      ...(options.signatureHeader === undefined
-        ? {}
-        : { signature: { header: options.signatureHeader } }),
-      deliveryHeader: options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER,
+      ...verificationOptions(options),
       maxBodyBytes: options.maxBodyBytes,
       onOutcome: (outcome) => {
         metrics.count(outcome);
@@ -78,7 +112,7 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
     const routes = serveRoutes({
       handler,
       maxBodyBytes: options.maxBodyBytes,
-      deliveryHeader: options.deliveryHeader ?? DEFAULT_DELIVERY_HEADER,
+      deliveryHeader: deliveryHeaderOf(options),
       metrics,
       storage,
       stalled: appends.stalled,
@@ -139,7 +173,12 @@ const exitSoon = (): void => {
 /** `signfold serve (--log FILE | --database URL) [options]`. */
 export const serveCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const options = parseServeOptions(args);
-  const secrets = webhookSecrets(options.secretEnv, process.env, options.insecureNoSignature);
+  const secrets = webhookSecrets(
+    options.secretEnv,
+    process.env,
+    options.insecureNoSignature,
+    options.scheme,
+  );
   const log = serveLog(io.stderr);
   const stop = awaitStopSignal();
   const context: ServeContext = { options, secrets, io, log, stop };

@@ -58,6 +58,31 @@ describe('serve: the command line', () => {
       [['--log', log, '--signature-header', 'x sig'], /--signature-header must be an HTTP header/],
       [['--log', log, '--delivery-header', ''], /--delivery-header must be an HTTP header/],
       [['--log', log, '--secret-env', ''], /--secret-env must name an environment variable/],
+      [['--log', log, '--secret-env', ':1'], /--secret-env must name an environment variable/],
+      [['--log', log, '--secret-env', 'S:'], /the companies after ':' must be company ids/],
+      [['--log', log, '--secret-env', 'S:1,x'], /the companies after ':' must be company ids/],
+      [['--log', log, '--scheme', 'svix'], /--scheme must be one of hmac, standard-webhooks/],
+      [
+        ['--log', log, '--signature-encoding', 'b32'],
+        /--signature-encoding must be one of hex, base64/,
+      ],
+      [
+        ['--log', log, '--timestamp-tolerance', '60'],
+        /--timestamp-tolerance needs --timestamp-header/,
+      ],
+      [
+        ['--log', log, '--timestamp-header', 'x-ts', '--timestamp-tolerance', '0'],
+        /--timestamp-tolerance must be 1 to 86400/,
+      ],
+      [['--log', log, '--timestamp-header', 'x ts'], /--timestamp-header must be an HTTP header/],
+      [
+        ['--log', log, '--scheme', 'standard-webhooks', '--signature-header', 'x-sig'],
+        /--signature-header does not apply to --scheme standard-webhooks/,
+      ],
+      [
+        ['--log', log, '--scheme', 'standard-webhooks', '--delivery-header', 'x-id'],
+        /--delivery-header does not apply to --scheme standard-webhooks: its delivery id is the signed webhook-id/,
+      ],
       [['--log', log, '--schema', 'x'], /--schema needs --database URL/],
       [['--log', log, 'extra'], /unexpected argument 'extra'/],
       [['--log', log, '--frob'], /unknown option '--frob'/],
