@@ -22,11 +22,12 @@ const ENTRY_POINTS = new Map<string, { module: object; source: string }>([
 ]);
 
 /**
- * Other packages a documented snippet may use: the test runner of docs/testing.md, and the web
- * frameworks docs/webhooks.md shows the handler under.
+ * Other packages a documented snippet may use: the test runner of docs/testing.md, the web
+ * frameworks docs/webhooks.md shows the handler under, and the Standard Webhooks sender it signs with.
  */
 const THIRD_PARTY = new Set([
   'vitest',
+  'standardwebhooks',
   'express',
   'fastify',
   'hono',
