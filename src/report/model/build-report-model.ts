@@ -134,6 +134,7 @@ export const buildReportModel = (input: ReportInput): ReportModel => {
       latest,
       firstInPeriod: input.observations.firstInPeriod,
       lastInPeriod: input.observations.lastInPeriod,
+      repairs: input.observations.repairs,
       stuckAfterMs: input.stuckAfterMs,
       quarantine: quarantine.entries,
     }),

@@ -48,6 +48,8 @@ export interface SummaryInput {
   readonly stuckAfterMs: number;
   /** The quarantined records of the period (see `quarantineOfPeriod`). */
   readonly quarantine: readonly QuarantineEntry[];
+  /** Repairs from the API in the period. */
+  readonly repairs: number;
 }
 
 /** The summary strip: all requests, then each company when there are several. */
@@ -80,6 +82,7 @@ export const buildSummary = (input: SummaryInput): SummaryModel => {
     badLines,
     invalidEvents,
     conflicts,
+    repairs: input.repairs,
   };
 };
 

@@ -30,6 +30,8 @@ export interface LogObservations {
   readonly lastInPeriod: number | undefined;
   /** Sent and final times of each sign request. */
   readonly requests: ReadonlyMap<number, RequestTimes>;
+  /** Observation records of the period that repaired a request (closed a difference with the service). */
+  readonly repairs: number;
 }
 
 type MutableTimes = { -readonly [K in keyof RequestTimes]: RequestTimes[K] } & {
@@ -77,6 +79,7 @@ export class ReportRecorder extends AuditTrail {
   #latest: number | undefined;
   #first: number | undefined;
   #last: number | undefined;
+  #repairs = 0;
 
   /** A recorder counting the activity of `period` (default: the whole log). */
   constructor(period: ReportPeriod = {}) {
@@ -164,6 +167,19 @@ export class ReportRecorder extends AuditTrail {
     }
   }
 
+  /** Counts a repair in the period; keeps no entry (histories stay empty, as for events). */
+  override recordRepair(
+    _signRequestId: number,
+    _position: number,
+    receivedAt: string | undefined,
+    outcome: AuditEntry['outcome'],
+  ): void {
+    const ms = receivedTime(receivedAt);
+    if (outcome === 'applied' && (ms === undefined || inPeriod(this.#period, ms))) {
+      this.#repairs += 1;
+    }
+  }
+
   /** What has been gathered so far. */
   observations(): LogObservations {
     const requests = new Map<number, RequestTimes>();
@@ -182,6 +198,7 @@ export class ReportRecorder extends AuditTrail {
       firstInPeriod: this.#first,
       lastInPeriod: this.#last,
       requests,
+      repairs: this.#repairs,
     };
   }
 }

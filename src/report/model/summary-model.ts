@@ -80,6 +80,8 @@ export interface SummaryModel {
   readonly badLines: number;
   readonly invalidEvents: number;
   readonly conflicts: number;
+  /** Requests repaired from the service's API (observation records) in the period. */
+  readonly repairs: number;
 }
 
 /**

@@ -86,7 +86,7 @@ const block = (summary: SummaryModel, scope: ScopedFigures, index: number): stri
       formatCount(summary.badLines + summary.invalidEvents),
       m('summary.ingestion'),
       summary.badLines + summary.invalidEvents,
-      `${formatCount(summary.badLines)} bad lines, ${formatCount(summary.invalidEvents)} invalid events; <a href="#quarantine"><span data-metric="${m('summary.conflicts')}" data-value="${summary.conflicts}">${formatCount(summary.conflicts)}</span> conflicts</a> apart (all companies)`,
+      `${formatCount(summary.badLines)} bad lines, ${formatCount(summary.invalidEvents)} invalid events; <a href="#quarantine"><span data-metric="${m('summary.conflicts')}" data-value="${summary.conflicts}">${formatCount(summary.conflicts)}</span> conflicts</a> apart (all companies); <span data-metric="${m('summary.repairs')}" data-value="${summary.repairs}">${formatCount(summary.repairs)}</span> ${summary.repairs === 1 ? 'request' : 'requests'} repaired from the service's API`,
     ),
   ];
   const hidden = index === 0 ? '' : ' hidden';

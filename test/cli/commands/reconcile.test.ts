@@ -53,7 +53,7 @@ const STILL_SENT = representation(1001, 'Sent', 'Sent');
 
 describe('signfold reconcile on a file log', () => {
   it('repairs a lost completion once: replay, inspect and a reactor see it, a second run appends nothing', async () => {
-    const { log, env } = await setUp({ 1000: COMPLETED, 1001: STILL_SENT });
+    const { dir, log, env } = await setUp({ 1000: COMPLETED, 1001: STILL_SENT });
     const first = await runCli(['reconcile', log, '--fetch', FETCH, '--rate', '50'], ROOT, env);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
@@ -84,6 +84,12 @@ describe('signfold reconcile on a file log', () => {
     expect(inspect.stdout).toMatch(/status\s+completed/);
     expect(inspect.stdout).toMatch(/\n\s+5\s+\S+\s+repair\s+-\s+applied/);
     expect(inspect.stdout).toContain('status: projection says sent, service says completed');
+
+    const page = join(dir, 'report.html');
+    expect((await runCli(['report', log, '--out', page], ROOT, env)).code).toBe(0);
+    expect(await readFile(page, 'utf8')).toMatch(
+      /data-metric="[^"]*summary\.repairs" data-value="1">1<\/span> request repaired from the service/,
+    );
 
     const second = await runCli(
       ['reconcile', log, '--fetch', FETCH, '--sign-request', '1000', '--sign-request', '1001'],
