@@ -1,11 +1,20 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/testing/*.vitest.test.ts'],
-    // Rebuilds dist/ when src/ is newer: many tests run the compiled library.
-    globalSetup: ['test/support/ensure-build.ts'],
+    // Rebuilds dist/ when src/ is newer: many tests run the compiled library. One initdb for
+    // every throwaway PostgreSQL server of the run.
+    globalSetup: ['test/support/ensure-build.ts', 'test/support/postgres-template.ts'],
+    // `npm test` runs without it (--typecheck.enabled=false): its `npm run typecheck` already
+    // compiles these files (tsconfig.json includes test/), and a type assertion that fails there
+    // is a compile error; a second tsc over them (and the src/ they import) would only repeat it.
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
+    // Most files spend their time waiting on child processes, servers and PostgreSQL rather than
+    // computing: the default (one worker fewer than cores) ran a single file at a time on a
+    // 2-core machine and left a core idle for most of the run.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Deadlines for hangs, not speed checks: a loaded machine must never reach them. Beside
     // other test runs on 2 cores, a hook that starts a throwaway PostgreSQL server took 19 s
     // (the default hook timeout is 10 s) and the partitioned-workers property 35 to over 60 s.

@@ -17,3 +17,9 @@ export interface PostgresServer {
 
 /** Starts a server on 127.0.0.1 and a free port; `settings` are extra `-c name=value` flags. */
 export function startPostgres(options?: { settings?: readonly string[] }): Promise<PostgresServer>;
+
+/** The variable naming a cluster made by `makeTemplate`, which servers then start on copies of. */
+export const TEMPLATE_VARIABLE: 'SIGNFOLD_PG_TEMPLATE';
+
+/** Runs `initdb` once into a temporary directory; `remove()` deletes it. */
+export function makeTemplate(): { readonly data: string; remove(): void };

@@ -55,9 +55,10 @@ describe('openLoop', () => {
     expect(results.map((r) => r.status)).toEqual(Array(60).fill(202));
     expect(results.map((r) => r.deliveryId)).toEqual(seen.slice().sort(byIndex));
     expect(results[0]?.body).toBe('{"ok":true}');
-    // 60 requests at 200/s are spread over 295 ms, not sent at once nor slower.
+    // 60 requests at 200/s are spread over 295 ms, not sent at once, nor one at a time after
+    // each answer or a second apart (the upper bound leaves a busy machine room: no speed target).
     expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(2_000);
+    expect(elapsed).toBeLessThan(10_000);
     const last = results.at(-1);
     expect((last?.scheduledAt ?? 0) - (results[0]?.scheduledAt ?? 0)).toBeCloseTo(295, 0);
     expect(sockets.size).toBeLessThan(60);
@@ -79,8 +80,9 @@ describe('openLoop', () => {
     // Every request reached the server although none was answered: the loop is open.
     expect(arrivals).toHaveLength(20);
     expect((arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThan(150);
-    // 190 ms of schedule + 300 ms of time limit, not 20 × 300 ms.
-    expect(elapsed).toBeLessThan(1_500);
+    // 190 ms of schedule + 300 ms of time limit, not 20 × 300 ms = 6 s (room for a busy machine
+    // below that).
+    expect(elapsed).toBeLessThan(5_000);
     expect(summarize(results)).toMatchObject({ ok: 0, errors: 20, byStatus: { 0: 20 } });
   });
 

@@ -3,18 +3,24 @@
  * the same reactions as the file engine (template events once, with several
  * partitions), SQL effects exactly once, a reactor added later catching up
  * from the start or starting at the end, parking with measured delays, and
- * `effects --database` retry and skip while a worker runs.
+ * `effects --database` retry and skip while a worker runs; an executor never
+ * claims an effect it is still running again.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineReactor } from '../../src/core/reactors/define-reactor.js';
 import { retryDelayBounds } from '../../src/core/reactors/retry-policy.js';
 import { createProjector } from '../../src/engine/projector.js';
+import { migrate } from '../../src/postgres/migrate.js';
+import { PgEffectExecutor } from '../../src/postgres/reactors/pg-effect-executor.js';
+import { schemaName } from '../../src/postgres/schema-name.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
+import { eventually } from '../support/eventually.js';
 import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { idMutationsArb, mutateIds } from '../support/hostile-mutations.js';
 import { startHttpSink } from '../support/http-sink.js';
@@ -303,6 +309,63 @@ describe('the hostile corpus through pg work --reactors', () => {
       } finally {
         await pool.end();
       }
+    }
+  });
+});
+
+describe('PgEffectExecutor', () => {
+  it('never claims again an effect it still runs or has not written, even after its lease lapsed', async () => {
+    const url = await server.createDatabase('executor_reclaim');
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    try {
+      const schema = schemaName('signfold')._unsafeUnwrap();
+      (await migrate(pool, { schema }))._unsafeUnwrap();
+      await pool.query(
+        `INSERT INTO signfold.effects (reactor, partition, position, index, idempotency_key, effect, state)
+         VALUES ('slow', 0, 1, 0, 'slow:1:0', '{"type":"call"}', 'ready')`,
+      );
+      let starts = 0;
+      let finish = (): void => undefined;
+      const reactor = defineReactor({
+        name: 'slow',
+        react: () => [],
+        execute: () => {
+          starts += 1;
+          return new Promise<void>((resolve) => {
+            finish = resolve;
+          });
+        },
+      });
+      // No renewals: the lease lapses while the effect runs, as when a turn of
+      // the loop outlasts it.
+      const executor = new PgEffectExecutor(pool, {
+        schema,
+        workerId: 'executor-1',
+        reactors: [reactor],
+        leaseMs: 200,
+      });
+      const lapsed = async (): Promise<boolean> =>
+        (
+          await pool.query<{ lapsed: boolean }>(
+            `SELECT lease_until < clock_timestamp() AS lapsed FROM signfold.effects`,
+          )
+        ).rows[0]?.lapsed === true;
+      expect(await executor.claimAndStart()).toBe(1);
+      expect(starts).toBe(1);
+      await eventually(lapsed, 'the lease to lapse while the effect runs');
+      expect(await executor.claimAndStart()).toBe(0);
+      expect(starts).toBe(1);
+      // Done, its outcome not written yet: not claimed (and run) again either.
+      finish();
+      await eventually(() => executor.unwritten === 1, 'the effect to settle');
+      expect(await executor.claimAndStart()).toBe(0);
+      expect(starts).toBe(1);
+      await executor.flush();
+      const row = await pool.query('SELECT state, attempts, lease_owner FROM signfold.effects');
+      expect(row.rows).toEqual([{ state: 'done', attempts: 1, lease_owner: null }]);
+      expect(executor.counts()).toEqual({ succeeded: 1, failed: 0, interrupted: 0 });
+    } finally {
+      await pool.end();
     }
   });
 });

@@ -330,7 +330,7 @@ describe('node:http: a body that never reaches the glue whole', () => {
           }, 20);
         });
       });
-      await expect.poll(() => served.outcomes.length).toBe(1);
+      await expect.poll(() => served.outcomes.length, { timeout: 30_000 }).toBe(1);
       expect(served.outcomes).toEqual([undefined]);
       expect(served.log.lastPosition).toBe(0);
     } finally {

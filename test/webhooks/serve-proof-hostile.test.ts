@@ -111,7 +111,7 @@ const throughFileLog = async (corpus: Buffer, clean: boolean): Promise<void> => 
   const dir = await tempDir();
   const reference = await deliveredReference(corpus, dir);
   const path = join(dir, 'served.ndjson');
-  const serve = await startServe(['--log', path], { env: SECRET_ENV_VARS });
+  const serve = await startServe(['--log', path], { env: SECRET_ENV_VARS, startMs: 60_000 });
   let answers: Answer[];
   try {
     answers = await deliverAll(serve, corpus);
@@ -161,7 +161,10 @@ const throughPostgres = async (corpus: Buffer, clean: boolean): Promise<void> =>
   databases += 1;
   const database = await freshDatabase(db, `hostile_${databases}`);
   try {
-    const serve = await startServe(['--database', database.url], { env: SECRET_ENV_VARS });
+    const serve = await startServe(['--database', database.url], {
+      env: SECRET_ENV_VARS,
+      startMs: 60_000,
+    });
     let answers: Answer[];
     try {
       answers = await deliverAll(serve, corpus);

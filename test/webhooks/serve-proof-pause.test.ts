@@ -141,7 +141,7 @@ const STORES: {
 describe.each(STORES)('serve on $name, paused with SIGSTOP during load', ({ open }) => {
   it('times the senders out, answers again after SIGCONT, loses and doubles nothing', async () => {
     const store = await open();
-    const serve = await startServe(store.args, { env: SECRET_ENV_VARS });
+    const serve = await startServe(store.args, { env: SECRET_ENV_VARS, startMs: 60_000 });
     try {
       const started = performance.now();
       let resume = () => {};
@@ -163,8 +163,11 @@ describe.each(STORES)('serve on $name, paused with SIGSTOP during load', ({ open
         },
       });
       const { results } = run;
-      // Bounded: the loop's schedule plus one time limit, whatever the frozen process did.
-      expect(performance.now() - started).toBeLessThan((COUNT / RATE) * 1_000 + TIMEOUT_MS + 3_000);
+      // Bounded: the loop's schedule plus one time limit, whatever the frozen process did (and
+      // whatever a busy machine adds to the schedule: this is no speed target).
+      expect(performance.now() - started).toBeLessThan(
+        (COUNT / RATE) * 1_000 + TIMEOUT_MS + 30_000,
+      );
       const counts = statusCounts(results);
       expect(Object.keys(counts).sort(), JSON.stringify(counts)).toEqual(['0', '200']);
       expect(results.filter((r) => r.status === 0).every((r) => r.error === 'timeout')).toBe(true);

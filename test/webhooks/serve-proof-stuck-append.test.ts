@@ -10,6 +10,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLoop } from '../../bench/serve-load.js';
 import { startServe } from '../../bench/serve-process.js';
+import { metricValue } from '../cli/serve/serve-process.js';
+import { eventually } from '../support/eventually.js';
 import { throwawayPostgres } from '../support/postgres-server.js';
 import { SECRET_ENV_VARS, signedDelivery, statusCounts } from './fixtures/serve-deliveries.js';
 import { freshDatabase } from './fixtures/serve-under-load.js';
@@ -41,7 +43,10 @@ describe('serve stopped while an append hangs', () => {
   it('answers 503 at the append deadline, never acknowledges, and exits 0 within the bound', async () => {
     const database = await freshDatabase(db, 'stuck_append');
     await database.close();
-    const serve = await startServe(['--database', database.url], { env: SECRET_ENV_VARS });
+    const serve = await startServe(['--database', database.url], {
+      env: SECRET_ENV_VARS,
+      startMs: 60_000,
+    });
     const make = (index: number) => signedDelivery('stuck', index);
     // One delivery first, so serve holds an idle connection that the next append will use.
     const warm = await openLoop({ url: serve.url, rate: 10, count: 1, make });
@@ -59,15 +64,20 @@ describe('serve stopped while an append hangs', () => {
       timeoutMs: 30_000,
       make: (index) => make(index + 1),
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The delivery is in progress (its append waits on the frozen backend) before the signal.
+    await eventually(
+      async () =>
+        (await metricValue(new URL(serve.url).origin, 'signfold_webhook_requests_in_flight')) === 1,
+      'the delivery to be in progress',
+    );
     const signalled = performance.now();
     serve.child.kill('SIGTERM');
     const ended = await Promise.race([
       serve.exited,
       new Promise<never>((_, reject) =>
         setTimeout(
-          () => reject(new Error(`no exit 20 s after SIGTERM:\n${serve.stderr().slice(-2_000)}`)),
-          20_000,
+          () => reject(new Error(`no exit 60 s after SIGTERM:\n${serve.stderr().slice(-2_000)}`)),
+          60_000,
         ),
       ),
     ]).finally(() => serve.child.kill('SIGKILL'));

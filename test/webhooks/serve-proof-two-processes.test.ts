@@ -31,8 +31,8 @@ describe('two serve processes on one PostgreSQL', () => {
     const database = await freshDatabase(db, 'two_processes');
     closers.push(database.close);
     const [first, second] = await Promise.all([
-      startServe(['--database', database.url], { env: SECRET_ENV_VARS }),
-      startServe(['--database', database.url], { env: SECRET_ENV_VARS }),
+      startServe(['--database', database.url], { env: SECRET_ENV_VARS, startMs: 60_000 }),
+      startServe(['--database', database.url], { env: SECRET_ENV_VARS, startMs: 60_000 }),
     ]);
     closers.push(
       () => first.stop(),

@@ -20,6 +20,7 @@ import type {
   WebhookRequest,
 } from '../../src/webhooks/webhook-types.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
+import { eventually } from '../support/eventually.js';
 
 const SECRET = 'topsecret';
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -354,7 +355,7 @@ describe('live application', () => {
     const viewed = (i: number) =>
       `{"type":"participant-viewed","companyId":1,"signRequestId":7,"signRequestName":"NDA","senderId":3,"senderName":"S","ownerId":3,"ownerName":"S","templateId":1001,"templateName":"NDA","participantId":${i},"participantName":"P","roleId":1,"roleName":"Signer"}`;
     const answers = Promise.all([1, 2, 3, 4].map((i) => handler(signed(viewed(i)))));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(() => pending.length === 4, 'all four appends to wait');
     for (const release of pending) release();
     const bodies = (await answers).map((a) => json(a.body));
     expect(bodies.map((b) => b.position)).toEqual([1, 2, 3, 4]);

@@ -86,10 +86,17 @@ export class PgEffectExecutor {
     return { ...this.#counts };
   }
 
-  /** Claims due effects for the free slots and starts them; resolves to how many. */
+  /**
+   * Claims due effects for the free slots and starts them; resolves to how
+   * many. An effect this executor still runs, or whose outcome it has not
+   * written yet, is never claimed again, even if its lease lapsed (a turn of
+   * the loop slower than the renewals): it would run twice at once, or again
+   * after it succeeded.
+   */
   async claimAndStart(): Promise<number> {
     if (this.#controller.signal.aborted || this.#limit.available === 0) return 0;
     const { schema, workerId, leaseMs } = this.#options;
+    const ours = [...this.#running.keys(), ...this.#outcomes.map((outcome) => outcome.id)];
     const { rows } = await this.#pool.query<Claimed>(
       `UPDATE ${schema}.effects AS e
           SET lease_owner = $1, lease_until = clock_timestamp() + $2 * interval '1 millisecond'
@@ -98,10 +105,11 @@ export class PgEffectExecutor {
            WHERE state IN ('ready', 'retrying') AND coalesce(due_ms, -1) <= $3
              AND reactor = ANY($4::text[])
              AND (lease_until IS NULL OR lease_until < clock_timestamp())
+             AND id <> ALL($6::bigint[])
            ORDER BY coalesce(due_ms, -1), id
            LIMIT $5 FOR UPDATE SKIP LOCKED)
       RETURNING e.id, e.reactor, e.idempotency_key, e.effect, e.attempts`,
-      [workerId, leaseMs, this.#now, [...this.#reactors.keys()], this.#limit.available],
+      [workerId, leaseMs, this.#now, [...this.#reactors.keys()], this.#limit.available, ours],
     );
     for (const row of rows) {
       if (!this.#limit.tryAcquire()) break;

@@ -142,6 +142,23 @@ const caughtUp = async (schema: string): Promise<boolean> => {
   return rows[0]?.done === true;
 };
 
+/**
+ * Whether each of `workers` is past its start (it checks the schema first, and a failure there
+ * ends it: no outage to ride out yet) and in its loop: registered by a heartbeat. On a busy
+ * machine one worker may still be starting when the others have caught up.
+ */
+const inTheirLoops = async (schema: string, workers: readonly Worker[]): Promise<boolean> => {
+  const { rows } = await db.pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM ${schema}.workers WHERE id = ANY($1::text[])`,
+    [workers.map((worker) => worker.id)],
+  );
+  return Number(rows[0]?.n) === workers.length;
+};
+
+/** Every worker of `workers` in its loop, and every partition projected up to the newest event. */
+const readyForTheFault = async (schema: string, workers: readonly Worker[]): Promise<boolean> =>
+  (await inTheirLoops(schema, workers)) && (await caughtUp(schema));
+
 /** Realistic events, in `parts` slices to append one after the other. */
 const slices = (seed: number, signRequests: number, parts: number): LogRecord[][] => {
   const records = recordsOf(
@@ -194,7 +211,9 @@ describe('a silent connection (sever)', () => {
           const [first = [], during = [], after = []] = slices(workers * 10 + round, 40, 3);
           await append(schema, first);
           const started = Array.from({ length: workers }, (_, i) => startWorker(schema, `w${i}`));
-          await waitFor('caught up before the fault', 30_000, () => caughtUp(schema));
+          await waitFor('caught up before the fault', 30_000, () =>
+            readyForTheFault(schema, started),
+          );
           await proxy.set({ kind: 'sever' });
           await append(schema, during);
           const notice = await waitFor('every worker reports the outage', NOTICE_BOUND_MS, () =>
@@ -265,7 +284,7 @@ describe('PostgreSQL restarted (pg_ctl restart)', () => {
     const parts = slices(7, 40, 3);
     await append(schema, parts[0] ?? []);
     const workers = [startWorker(schema, 'r0'), startWorker(schema, 'r1')];
-    await waitFor('caught up before the restarts', 30_000, () => caughtUp(schema));
+    await waitFor('caught up before the restarts', 30_000, () => readyForTheFault(schema, workers));
     for (const [i, mode] of (['fast', 'immediate'] as const).entries()) {
       const before = workers.map((w) => (w.stderr().match(AGAIN) ?? []).length);
       const restarted = performance.now();
@@ -308,7 +327,7 @@ describe('pg_terminate_backend of the workers’ connections', () => {
       startWorker(schema, 't0', ['--batch-size', '1']),
       startWorker(schema, 't1', ['--batch-size', '1']),
     ];
-    await waitFor('caught up before the kills', 30_000, () => caughtUp(schema));
+    await waitFor('caught up before the kills', 30_000, () => readyForTheFault(schema, workers));
     const admin = new pg.Client(db.server.url);
     await admin.connect();
     try {

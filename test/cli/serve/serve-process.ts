@@ -51,7 +51,7 @@ export const startServe = async (
   args: readonly string[],
   env: NodeJS.ProcessEnv = secretEnv(),
 ): Promise<ServeProcess> => {
-  const serve = await startServeProcess(args, { env, startMs: 10_000 });
+  const serve = await startServeProcess(args, { env, startMs: 60_000 });
   const exited: Promise<ServeExit> = serve.exited.then(({ code, signal }) => ({
     code,
     signal,
