@@ -1,0 +1,111 @@
+/**
+ * Applying upcasters to one wire record, before it is decoded. Pure and
+ * never throws: whatever an upcaster does wrong (its `from` or `to` throws,
+ * `to` returns nothing) is an `err` naming it, which the projector turns
+ * into a quarantined record.
+ */
+import { err, ok, type Result } from 'neverthrow';
+import type { Upcaster } from './upcaster-types.js';
+
+/** One value a record became, with the upcasters that made it, in the order they ran. */
+export interface UpcastValue {
+  readonly value: unknown;
+  readonly by: readonly string[];
+}
+
+/** Why a record could not be upcast: the upcaster that failed and how. */
+export interface UpcastFailure {
+  readonly upcaster: string;
+  readonly message: string;
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/** Nothing applied: the common case costs no allocation. */
+const UNCHANGED: Result<undefined, UpcastFailure> = ok(undefined);
+
+const messageOf = (thrown: unknown): string => {
+  try {
+    return thrown instanceof Error ? thrown.message : String(thrown);
+  } catch {
+    return 'an unprintable value was thrown';
+  }
+};
+
+const failure = (upcaster: Upcaster, message: string): Result<never, UpcastFailure> =>
+  err({ upcaster: upcaster.name, message: `upcaster "${upcaster.name}" ${message}` });
+
+/** Whether `upcaster` applies to `value`; reading it may throw (a hostile Proxy), as may a predicate. */
+const applies = (upcaster: Upcaster, value: unknown): boolean => {
+  const { from } = upcaster;
+  if (typeof from === 'string') {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      (value as { type?: unknown }).type === from
+    );
+  }
+  return from(value) === true;
+};
+
+/** Runs one upcaster on one value: the values it became, appended to `into`. */
+const runOne = (
+  upcaster: Upcaster,
+  item: UpcastValue,
+  into: UpcastValue[],
+): Result<true, UpcastFailure> => {
+  let matched: boolean;
+  try {
+    matched = applies(upcaster, item.value);
+  } catch (thrown) {
+    return failure(upcaster, `from threw: ${messageOf(thrown)}`);
+  }
+  if (!matched) {
+    into.push(item);
+    return ok(true);
+  }
+  let output: unknown;
+  try {
+    output = upcaster.to(item.value as Readonly<Record<string, unknown>>);
+  } catch (thrown) {
+    return failure(upcaster, `threw: ${messageOf(thrown)}`);
+  }
+  if (output === undefined || output === null) {
+    return failure(upcaster, 'returned nothing (return [] for no event)');
+  }
+  const by = [...item.by, upcaster.name];
+  if (Array.isArray(output)) {
+    for (const value of output) into.push({ value, by });
+  } else {
+    into.push({ value: output, by });
+  }
+  return ok(true);
+};
+
+/**
+ * Applies `upcasters` in order to one wire record: each sees what the ones
+ * before it made (every value, when one made several). `ok(undefined)` when
+ * none applied; otherwise the values it became, in order (none: drop it),
+ * each with the names of the upcasters that made it.
+ */
+export const upcastRecord = (
+  upcasters: readonly Upcaster[],
+  wire: unknown,
+): Result<readonly UpcastValue[] | undefined, UpcastFailure> => {
+  let items: UpcastValue[] = [{ value: wire, by: NONE }];
+  let applied = false;
+  for (const upcaster of upcasters) {
+    const next: UpcastValue[] = [];
+    for (const item of items) {
+      const ran = runOne(upcaster, item, next);
+      if (ran.isErr()) return err(ran.error);
+    }
+    // An item that went through untouched is pushed as is: a change of identity means it applied.
+    if (!applied && (next.length !== items.length || next.some((v, i) => v !== items[i]))) {
+      applied = true;
+    }
+    items = next;
+  }
+  return applied ? ok(items) : UNCHANGED;
+};
