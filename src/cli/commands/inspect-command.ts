@@ -74,7 +74,10 @@ const describeTimeline = (
     return [
       String(entry.position),
       entry.receivedAt ?? '-',
-      entry.type,
+      // An event upcasters made says so: the log holds another shape at that position.
+      entry.upcastBy === undefined
+        ? entry.type
+        : `${entry.type} (upcast by ${visibleText(entry.upcastBy.join(', '))})`,
       named(entry.participantId, participant?.name),
       // Anything but applied / no-op is a conflict kind: say so, `deleted` alone reads like a status.
       entry.outcome === 'applied' || entry.outcome === 'no-op'
