@@ -13,7 +13,7 @@ const MAX_FROM_LENGTH = 200;
 /**
  * A validated upcaster: a pure rewrite of wire JSON applied before decoding
  * (see docs/engine.md#upcasters). `from` is the wire `type` it applies to,
- * or a predicate on the wire JSON; `to` returns the wire JSON of one event,
+ * or a predicate on the wire JSON (only JSON objects are shown to either); `to` returns the wire JSON of one event,
  * an array of several, or `[]` for none. Throws a `TypeError` on a bad
  * definition, a programming error found at load time: a name outside
  * `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`, `from` neither a non-empty string (at
@@ -26,7 +26,7 @@ const MAX_FROM_LENGTH = 200;
  * // An older service spelled the member `requestId`.
  * const renamed = defineUpcaster({
  *   name: 'request-id-renamed',
- *   from: (wire) => typeof wire === 'object' && wire !== null && 'requestId' in wire,
+ *   from: (wire) => 'requestId' in wire,
  *   to: ({ requestId, ...rest }) => ({ ...rest, signRequestId: requestId }),
  * });
  * console.log(renamed.name); // request-id-renamed

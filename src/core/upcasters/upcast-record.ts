@@ -35,18 +35,17 @@ const messageOf = (thrown: unknown): string => {
 const failure = (upcaster: Upcaster, message: string): Result<never, UpcastFailure> =>
   err({ upcaster: upcaster.name, message: `upcaster "${upcaster.name}" ${message}` });
 
-/** Whether `upcaster` applies to `value`; reading it may throw (a hostile Proxy), as may a predicate. */
+/**
+ * Whether `upcaster` applies to `value`. Only a JSON object can be an event, and only one is shown
+ * to an upcaster: a record that is an array would be ambiguous, as `to` returns arrays for several
+ * events (an identity upcaster would read `[]` as "drop"). Reading may throw (a hostile Proxy), as
+ * may a predicate.
+ */
 const applies = (upcaster: Upcaster, value: unknown): boolean => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const { from } = upcaster;
-  if (typeof from === 'string') {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      !Array.isArray(value) &&
-      (value as { type?: unknown }).type === from
-    );
-  }
-  return from(value) === true;
+  if (typeof from === 'string') return (value as { type?: unknown }).type === from;
+  return from(value as Readonly<Record<string, unknown>>) === true;
 };
 
 /** Runs one upcaster on one value: the values it became, appended to `into`. */

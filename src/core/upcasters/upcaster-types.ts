@@ -1,5 +1,8 @@
-/** What an upcaster applies to: a wire `type`, or a test of the whole wire JSON. */
-export type UpcastFrom = string | ((wire: unknown) => boolean);
+/**
+ * What an upcaster applies to: a wire `type`, or a test of the whole wire JSON.
+ * Only records that are JSON objects are ever tested (nothing else can be an event).
+ */
+export type UpcastFrom = string | ((wire: Readonly<Record<string, unknown>>) => boolean);
 
 /**
  * What `to` may return: the wire JSON of one event, several (applied in

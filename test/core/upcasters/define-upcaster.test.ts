@@ -70,6 +70,18 @@ describe('upcastRecord', () => {
     }
   });
 
+  it('shows a predicate only JSON objects: an array record is never read as a list of events', () => {
+    const seen: unknown[] = [];
+    const identity = defineUpcaster({ name: 'identity', from: (w) => seen.push(w) > 0, to });
+    for (const wire of [null, 42, [], [{ type: 'old' }]]) {
+      expect(upcastRecord([identity], wire)._unsafeUnwrap()).toBeUndefined();
+    }
+    expect(seen).toEqual([]);
+    expect(upcastRecord([identity], { type: 'x' })._unsafeUnwrap()).toEqual([
+      { value: { type: 'x' }, by: ['identity'] },
+    ]);
+  });
+
   it.each([
     [
       'to throws',
