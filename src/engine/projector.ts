@@ -59,6 +59,9 @@ const ALREADY_APPLIED: Result<ApplyResult, Halted> = ok('already-applied');
 const QUARANTINED: Result<ApplyResult, Halted> = ok('quarantined');
 const INCOMPLETE: Result<ApplyResult, Halted> = ok('incomplete');
 
+/** The place of an event that is its record's only one. */
+const SOLE: readonly [number, number] = [0, 1];
+
 /**
  * The upcasters option, each checked as `defineUpcaster` checks it (`TypeError` on a bad one, at
  * creation: a programming error), and their names unique: the audit trail tells them apart by name.
@@ -272,7 +275,10 @@ export class Projector {
       return this.#reject(position, line, raw, invalidEvent(decoded.error));
     }
     const outcome = this.#applyDecoded(position, line, receivedAt, value, source, decoded.value);
-    if (outcome === 'applied') return APPLIED;
+    if (outcome === 'applied') {
+      this.#stats.applied += 1;
+      return APPLIED;
+    }
     return outcome === 'no-op' ? this.#noOp() : outcome;
   }
 
@@ -289,19 +295,33 @@ export class Projector {
     values: readonly UpcastValue[],
   ): Result<ApplyResult, Halted> {
     const only = values.length === 1 ? values[0] : undefined;
+    if (only !== undefined) {
+      // One event, the common case: no list.
+      const decoded = decodeEvent(only.value, this.#decodeOptions);
+      if (decoded.isErr()) {
+        // An upcaster may also rewrite an observation record (into one).
+        if (isObservationValue(only.value)) {
+          return this.#observe(position, line, receivedAt, only.value, source);
+        }
+        const reason = invalidUpcast(decoded.error, only.by);
+        return this.#reject(position, line, source.raw ?? rawTextOf(value), reason);
+      }
+      const event = decoded.value;
+      const outcome = this.#applyDecoded(position, line, receivedAt, value, source, event, only.by);
+      if (outcome === 'applied') {
+        this.#stats.applied += 1;
+        return APPLIED;
+      }
+      return outcome === 'no-op' ? this.#noOp() : outcome;
+    }
     const events: SignEvent[] = [];
     for (const item of values) {
       const decoded = decodeEvent(item.value, this.#decodeOptions);
-      if (decoded.isOk()) {
-        events.push(decoded.value);
-        continue;
+      if (decoded.isErr()) {
+        const reason = invalidUpcast(decoded.error, item.by);
+        return this.#reject(position, line, source.raw ?? rawTextOf(value), reason);
       }
-      // An upcaster may also rewrite an observation record (into one).
-      if (only !== undefined && isObservationValue(only.value)) {
-        return this.#observe(position, line, receivedAt, only.value, source);
-      }
-      const reason = invalidUpcast(decoded.error, item.by);
-      return this.#reject(position, line, source.raw ?? rawTextOf(value), reason);
+      events.push(decoded.value);
     }
     if (events.length === 0) {
       // Dropped by an upcaster: processed, nothing to apply.
@@ -311,10 +331,12 @@ export class Projector {
     let applied = false;
     let quarantined = false;
     for (let index = 0; index < events.length; index += 1) {
-      const by = (values[index] as UpcastValue).by;
-      const upcast: Upcast = Object.freeze({ by, index, count: events.length });
+      const { by } = values[index] as UpcastValue;
       const event = events[index] as SignEvent;
-      const outcome = this.#applyDecoded(position, line, receivedAt, value, source, event, upcast);
+      const outcome = this.#applyDecoded(position, line, receivedAt, value, source, event, by, [
+        index,
+        events.length,
+      ]);
       if (outcome === 'applied') applied = true;
       else if (outcome !== 'no-op') {
         if (outcome.isErr()) return outcome;
@@ -330,8 +352,9 @@ export class Projector {
   }
 
   /**
-   * Applies one decoded event at `position`: `applied` (counted, handed to `onApplied`), `no-op`
-   * (not counted: the caller counts records), or the result of quarantining it as a conflict.
+   * Applies one decoded event at `position`: `applied` (handed to `onApplied`), `no-op`, or the
+   * result of quarantining it as a conflict. Counts neither: the caller counts records. `by` names
+   * the upcasters that made it; `place` is its index and count among its record's events.
    */
   #applyDecoded(
     position: number,
@@ -340,8 +363,12 @@ export class Projector {
     value: unknown,
     source: { readonly raw?: string | undefined; readonly deliveryId?: string | undefined },
     event: SignEvent,
-    upcast?: Upcast,
+    by?: readonly string[],
+    place: readonly [number, number] = SOLE,
   ): 'applied' | 'no-op' | Result<ApplyResult, Halted> {
+    // Made only for reactors: a replay without them pays nothing for the place.
+    const upcast: Upcast | undefined =
+      this.#onApplied && by !== undefined ? { by, index: place[0], count: place[1] } : undefined;
     const change =
       this.#onApplied && new AppliedChange(this.#copy, event, position, receivedAt, source, upcast);
     const outcome = applyEvent(this.#copy, event, receivedAt);
@@ -350,14 +377,12 @@ export class Projector {
       const raw = source.raw ?? rawTextOf(value);
       const rejected = this.#reject(position, line, raw, conflicting(outcome));
       // A halted position is processed again on resume: record it only once it is final.
-      if (rejected.isOk())
-        this.#audit?.record(event, position, receivedAt, outcome.kind, upcast?.by);
+      if (rejected.isOk()) this.#audit?.record(event, position, receivedAt, outcome.kind, by);
       return rejected;
     }
-    this.#audit?.record(event, position, receivedAt, outcome, upcast?.by);
+    this.#audit?.record(event, position, receivedAt, outcome, by);
     this.#advance(position);
     if (outcome !== 'applied') return 'no-op';
-    if (upcast === undefined) this.#stats.applied += 1;
     if (change) change.handTo(this.#onApplied);
     return 'applied';
   }

@@ -19,8 +19,6 @@ export interface UpcastFailure {
   readonly message: string;
 }
 
-const NONE: readonly string[] = Object.freeze([]);
-
 /** Nothing applied: the common case costs no allocation. */
 const UNCHANGED: Result<undefined, UpcastFailure> = ok(undefined);
 
@@ -92,19 +90,52 @@ export const upcastRecord = (
   upcasters: readonly Upcaster[],
   wire: unknown,
 ): Result<readonly UpcastValue[] | undefined, UpcastFailure> => {
-  let items: UpcastValue[] = [{ value: wire, by: NONE }];
-  let applied = false;
-  for (const upcaster of upcasters) {
+  // One value until an upcaster returns an array: most records, and no list to build for them.
+  let value = wire;
+  let by: string[] | undefined;
+  for (let index = 0; index < upcasters.length; index += 1) {
+    const upcaster = upcasters[index] as Upcaster;
+    let matched: boolean;
+    try {
+      matched = applies(upcaster, value);
+    } catch (thrown) {
+      return failure(upcaster, `from threw: ${messageOf(thrown)}`);
+    }
+    if (!matched) continue;
+    let output: unknown;
+    try {
+      output = upcaster.to(value as Readonly<Record<string, unknown>>);
+    } catch (thrown) {
+      return failure(upcaster, `threw: ${messageOf(thrown)}`);
+    }
+    if (output === undefined || output === null) {
+      return failure(upcaster, 'returned nothing (return [] for no event)');
+    }
+    by = by === undefined ? [upcaster.name] : [...by, upcaster.name];
+    if (Array.isArray(output)) {
+      const made = by;
+      const items = output.map((item: unknown): UpcastValue => ({ value: item, by: made }));
+      return runList(upcasters, index + 1, items);
+    }
+    value = output;
+  }
+  return by === undefined ? UNCHANGED : ok([{ value, by }]);
+};
+
+/** The upcasters from `start` on, over every value of `items` (once one returned an array). */
+const runList = (
+  upcasters: readonly Upcaster[],
+  start: number,
+  items: UpcastValue[],
+): Result<readonly UpcastValue[], UpcastFailure> => {
+  let current = items;
+  for (let index = start; index < upcasters.length; index += 1) {
     const next: UpcastValue[] = [];
-    for (const item of items) {
-      const ran = runOne(upcaster, item, next);
+    for (const item of current) {
+      const ran = runOne(upcasters[index] as Upcaster, item, next);
       if (ran.isErr()) return err(ran.error);
     }
-    // An item that went through untouched is pushed as is: a change of identity means it applied.
-    if (!applied && (next.length !== items.length || next.some((v, i) => v !== items[i]))) {
-      applied = true;
-    }
-    items = next;
+    current = next;
   }
-  return applied ? ok(items) : UNCHANGED;
+  return ok(current);
 };
