@@ -26,7 +26,10 @@ export interface UpcasterDefinition {
 
 /** A validated upcaster, as {@link defineUpcaster} returns it. */
 export interface Upcaster {
+  /** As in {@link UpcasterDefinition.name}. */
   readonly name: string;
+  /** As in {@link UpcasterDefinition.from}. */
   readonly from: UpcastFrom;
+  /** As in {@link UpcasterDefinition.to}. */
   readonly to: (wire: Readonly<Record<string, unknown>>) => UpcastOutput;
 }
