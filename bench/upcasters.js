@@ -1,5 +1,5 @@
 // Upcasters on replay (npm run bench): what an identity upcaster that matches every record costs
-// (issue 32: target ≤ 10 %). The same generated log is replayed without upcasters and with one
+// (target ≤ 10 %). The same generated log is replayed without upcasters and with one
 // (`from` a predicate answering true, `to` returning its argument), so every record takes the
 // upcast path: the predicate, the call, the bookkeeping of who made the event, and its decode.
 // Pairs of runs alternate; medians, and the median of the per-pair ratios. Without upcasters the
@@ -70,7 +70,7 @@ const perEventNs = ((upcastMs - plainMs) * 1e6) / events.length;
 const section = `<!-- bench/upcasters.js -->
 ## Upcasters on replay (bench/upcasters.js)
 
-${fmt(events.length)} generated events (seed 11, ${fmt(Number(opts.requests))} sign requests, envelope NDJSON), replayed without upcasters and with one identity upcaster that matches every record (a predicate answering true, \`to\` returning its argument); load average at start ${load} (2 cores, shared). ${opts.rounds} pairs of runs, the order alternating; medians, and the median of the per-pair ratios. Target (issue 32): ≤ 10 %.
+${fmt(events.length)} generated events (seed 11, ${fmt(Number(opts.requests))} sign requests, envelope NDJSON), replayed without upcasters and with one identity upcaster that matches every record (a predicate answering true, \`to\` returning its argument); load average at start ${load} (2 cores, shared). ${opts.rounds} pairs of runs, the order alternating; medians, and the median of the per-pair ratios. Target: ≤ 10 %.
 
 | measure | median |
 |---|---:|
