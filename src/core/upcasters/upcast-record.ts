@@ -5,6 +5,7 @@
  * into a quarantined record.
  */
 import { err, ok, type Result } from 'neverthrow';
+import { visibleText } from '../visible-text.js';
 import type { Upcaster } from './upcaster-types.js';
 
 /** One value a record became, with the upcasters that made it, in the order they ran. */
@@ -22,9 +23,10 @@ export interface UpcastFailure {
 /** Nothing applied: the common case costs no allocation. */
 const UNCHANGED: Result<undefined, UpcastFailure> = ok(undefined);
 
+/** What a throw said, made visible: an upcaster's message may carry the record's data, bound for a terminal. */
 const messageOf = (thrown: unknown): string => {
   try {
-    return thrown instanceof Error ? thrown.message : String(thrown);
+    return visibleText(thrown instanceof Error ? thrown.message : String(thrown));
   } catch {
     return 'an unprintable value was thrown';
   }

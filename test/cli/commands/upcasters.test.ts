@@ -87,6 +87,20 @@ describe('--upcasters MODULE', () => {
     ]);
   });
 
+  it("prints an upcaster's error without the control characters it carries", async () => {
+    const log = await expiredLog();
+    const upcasters = await module(
+      'hostile.mjs',
+      "export default [{ name: 'hostile', from: 'sign-request-expired', to: () => { throw new Error('red \\u001b[31m\\nline\\u202e'); } }];\n",
+    );
+    for (const command of ['check', 'replay']) {
+      const run = await runCli([command, log, '--upcasters', upcasters]);
+      expect(run.stdout + run.stderr).toContain('upcaster "hostile" threw: red');
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: what must never reach a terminal.
+      expect(run.stdout + run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/);
+    }
+  });
+
   it.each([
     [
       'a module that does not load',
