@@ -152,6 +152,13 @@ export class Projector {
   #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
   readonly #onApplied: ((change: Change) => void) | undefined;
   readonly #upcasters: readonly Upcaster[];
+  /**
+   * Where a `halt` stopped inside a record upcasters made several events of: the events before
+   * `index` are applied, and resuming goes on from it instead of applying them twice.
+   */
+  #haltedWithin:
+    | { readonly position: number; readonly index: number; readonly applied: boolean }
+    | undefined;
 
   constructor(options: ProjectorOptions = {}, start?: ProjectorStart) {
     this.#copy = new WorkingCopy(start?.state ?? initialState());
@@ -328,9 +335,11 @@ export class Projector {
       this.#advance(position);
       return this.#noOp();
     }
-    let applied = false;
+    // Resuming a record a `halt` stopped part-way: the events before the one it stopped at are applied.
+    const resumed = this.#haltedWithin?.position === position ? this.#haltedWithin : undefined;
+    let applied = resumed?.applied ?? false;
     let quarantined = false;
-    for (let index = 0; index < events.length; index += 1) {
+    for (let index = resumed?.index ?? 0; index < events.length; index += 1) {
       const { by } = values[index] as UpcastValue;
       const event = events[index] as SignEvent;
       const outcome = this.#applyDecoded(position, line, receivedAt, value, source, event, by, [
@@ -339,10 +348,14 @@ export class Projector {
       ]);
       if (outcome === 'applied') applied = true;
       else if (outcome !== 'no-op') {
-        if (outcome.isErr()) return outcome;
+        if (outcome.isErr()) {
+          this.#haltedWithin = { position, index, applied };
+          return outcome;
+        }
         quarantined = true;
       }
     }
+    this.#advance(position);
     // Counted once a record, as any record: applied when one of its events was.
     if (applied) {
       this.#stats.applied += 1;
@@ -381,7 +394,8 @@ export class Projector {
       return rejected;
     }
     this.#audit?.record(event, position, receivedAt, outcome, by);
-    this.#advance(position);
+    // One of several events of a record moves nothing: a halt at a later one must find the record again.
+    if (place[0] === place[1] - 1) this.#advance(position);
     if (outcome !== 'applied') return 'no-op';
     if (change) change.handTo(this.#onApplied);
     return 'applied';
@@ -464,6 +478,7 @@ export class Projector {
   #advance(position: number): void {
     this.#checkpoint = position;
     this.#badLineAhead = undefined;
+    this.#haltedWithin = undefined;
   }
 
   /**

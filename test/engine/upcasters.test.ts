@@ -144,6 +144,25 @@ describe('upcasters in the projector', () => {
     expect(projector.checkpoint).toBe(1);
   });
 
+  it('under halt, stops inside a record of several events without moving the checkpoint, and applies none twice when run again', async () => {
+    const viewed = encodeEvent(events.participantViewed());
+    // Company 2 naming company 1's request: a conflict, after the view.
+    const foreign = { ...encodeEvent(events.participantViewed()), companyId: 2 };
+    const fanOut = defineUpcaster({
+      name: 'fan-out',
+      from: 'bundle',
+      to: () => [viewed, foreign, viewed],
+    });
+    const projector = createProjector({ upcasters: [fanOut], policy: 'halt' });
+    const log = await logOf(sent, participantSent, { type: 'bundle' });
+    for (let run = 0; run < 2; run += 1) {
+      const replayed = await projector.replay(log);
+      expect(replayed._unsafeUnwrapErr()).toMatchObject({ kind: 'halted', position: 3 });
+      expect(projector.checkpoint).toBe(2);
+      expect(projector.getParticipant(id, participantId(5))?.viewCount).toBe(1);
+    }
+  });
+
   it('refuses a bad upcaster, or two of one name, when the projector is created', () => {
     // biome-ignore lint/suspicious/noExplicitAny: a bad option on purpose.
     expect(() => createProjector({ upcasters: [{ name: 'x', from: 1 } as any] })).toThrow(
