@@ -33,6 +33,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
        signfold pg import LOG --database URL [--schema NAME]
        signfold pg work --database URL [--schema NAME] [--drain] [--batch-size N] [--poll-interval MS]
                         [--lease MS] [--worker-id ID] [--reactors MODULE] [--from end]
+                        [--upcasters MODULE]
        signfold pg status --database URL [--schema NAME] [--json]
        signfold pg export --database URL [--schema NAME]
        signfold pg skip --position N --database URL [--schema NAME] [--reason TEXT]
@@ -65,6 +66,9 @@ schema (default signfold).
                                  ready or retrying
             --from end           reactors without a checkpoint start at the
                                  end of the log (default: at its start)
+            --upcasters MODULE   rewrite records before decoding them (see
+                                 signfold replay --help); each must keep the
+                                 sign request a stored record names
             several workers share the partitions; one that stops loses them
             to the others within a lease and a quarter
   status    each partition's owner, lease (or how long ago it expired),
@@ -91,23 +95,28 @@ Options:
   --from-snapshot FILE   start from a snapshot and replay only the records after it
   --policy skip|halt     skip (default): quarantine bad records and go on;
                          halt: stop at the first one (exit 1)
+  --upcasters MODULE     rewrite records before decoding them: MODULE is an ES
+                         module whose default export is an array of upcasters
+                         (defineUpcaster; see docs/engine.md#upcasters)
   -h, --help             show this help
 
 Exit codes: 0 replayed, 1 halted (--policy halt), 2 usage or input error.`,
-  check: `Usage: signfold check LOG [--strict]
+  check: `Usage: signfold check LOG [--strict] [--upcasters MODULE]
 
 Lint LOG: print each bad line, invalid event and conflict as
   LOG:LINE: position P: reason
 then a count. A torn last line (no newline, not JSON) is a problem too.
 
 Options:
-  --strict     also reject events carrying members no event type has
-  -h, --help   show this help
+  --strict             also reject events carrying members no event type has
+  --upcasters MODULE   rewrite records before decoding them (an array of
+                       upcasters as default export; see signfold replay --help)
+  -h, --help           show this help
 
 Exit codes: 0 clean, 1 problems found, 2 usage or input error.`,
-  inspect: `Usage: signfold inspect LOG --sign-request ID [--until N]
+  inspect: `Usage: signfold inspect LOG --sign-request ID [--until N] [--upcasters MODULE]
        signfold inspect --database URL [--schema NAME] [--connect-timeout SECONDS]
-                        --sign-request ID [--until N]
+                        --sign-request ID [--until N] [--upcasters MODULE]
 
 Show a sign request (status, names, company, template, sender, deleted), its
 participants (status, role, views, downloads) and the timeline of every event
@@ -116,6 +125,8 @@ that touched it (position, received at, type, participant, outcome).
 Options:
   --sign-request ID   the sign request to show (required; any integer, e.g. -5)
   --until N           as of log position N
+  --upcasters MODULE  rewrite records before decoding them (see signfold
+                      replay --help); the timeline names the upcasters
   --database URL      read the events from PostgreSQL (signfold/postgres, needs
                       the package pg) instead of LOG
   --schema NAME       the schema of --database (default signfold)
@@ -155,8 +166,10 @@ Options:
 Exit codes: 0 removed (or not locked), 1 the holder runs on this host (kept),
 2 usage or I/O error.`,
   report: `Usage: signfold report LOG --out FILE [--stuck-after DURATION] [--from TIME] [--to TIME]
+                       [--upcasters MODULE]
        signfold report --database URL [--schema NAME] [--connect-timeout SECONDS]
                        --out FILE [--stuck-after DURATION] [--from TIME] [--to TIME]
+                       [--upcasters MODULE]
 
 Write a self-contained HTML page about LOG (read-only): overview, per-template
 funnel and rates, timings and activity from receivedAt, stuck requests,
@@ -171,6 +184,8 @@ Options:
   --from TIME, --to TIME    report on the requests sent in [from, to) by receivedAt
                             (ISO 8601: 2025-10-01 or 2025-10-01T08:00:00Z); events
                             before --from are folded, events from --to on are not read
+  --upcasters MODULE        rewrite records before decoding them (see signfold
+                            replay --help)
   --database URL            read the events from PostgreSQL (signfold/postgres,
                             needs the package pg) instead of LOG
   --schema NAME             the schema of --database (default signfold)
@@ -210,7 +225,7 @@ Options:
 
 Exit codes: 0 every request agrees or was repaired, 1 a fetch failed or a
 difference cannot be repaired, 2 usage or input error.`,
-  react: `Usage: signfold react LOG --reactors MODULE [--drain] [--from end]
+  react: `Usage: signfold react LOG --reactors MODULE [--drain] [--from end] [--upcasters MODULE]
 
 Run reactors on a file log: call each reactor's react for every applied event
 past its checkpoint, and execute the effects it returns (retries with backoff,
@@ -229,6 +244,8 @@ Options:
   --from end         a reactor without a checkpoint starts at the end of the
                      log (default: at its start; timers wait until it has read
                      the whole log, so history fires none that it cancels)
+  --upcasters MODULE rewrite records before decoding them (see signfold replay
+                     --help): reactors react to the events they make
   -h, --help         show this help
 
 SIGINT/SIGTERM: no new effect starts; running ones get 10 s to finish; the
@@ -267,6 +284,7 @@ effect that can only be skipped), 2 usage or I/O error, or react is running.`,
                       [--delivery-header H] [--require-delivery-id]
                       [--max-body BYTES] [--insecure-no-signature] [--append-timeout SECONDS]
                       [--schema NAME] [--connect-timeout SECONDS] [--reactors MODULE]
+                      [--upcasters MODULE]
 
 Receive webhook deliveries over HTTP: verify each one's signature (by default
 HMAC-SHA256 of the raw body, hex, optionally prefixed sha256=; or Standard
@@ -328,6 +346,9 @@ Options:
                           as signfold react LOG does (gauges
                           signfold_effects_pending and _parked on /metrics);
                           with --database they run in signfold pg work
+  --upcasters MODULE      with --reactors: rewrite records before the reactors'
+                          projector decodes them (deliveries are stored as
+                          received); with --database: signfold pg work --upcasters
   -h, --help              show this help
 
 Exit codes: 0 stopped by a signal, 1 shutdown took longer than 10 s, 2 usage,

@@ -119,6 +119,7 @@ export type {
   SqlEffects,
   SqlStatement,
   TouchedViews,
+  Upcast,
 } from './reactors/reactor-types.js';
 export { decodeSignRequest } from './sign-request/decode-sign-request.js';
 export { encodeSignRequest } from './sign-request/encode-sign-request.js';
@@ -151,3 +152,12 @@ export {
   SIGN_REQUEST_STATUSES,
 } from './sign-request/sign-request.js';
 export { signRequestJsonSchema } from './sign-request/sign-request-schema.js';
+export { defineUpcaster } from './upcasters/define-upcaster.js';
+export type { UpcastFailure, UpcastValue } from './upcasters/upcast-record.js';
+export { upcastRecord } from './upcasters/upcast-record.js';
+export type {
+  Upcaster,
+  UpcasterDefinition,
+  UpcastFrom,
+  UpcastOutput,
+} from './upcasters/upcaster-types.js';

@@ -25,7 +25,7 @@ import type {
 } from '../core/projections/records.js';
 import type { WorkingCopy } from '../core/projections/working-copy.js';
 import { keepable, type WriteWatcher } from '../core/projections/write-watcher.js';
-import type { Change, TouchedViews } from '../core/reactors/reactor-types.js';
+import type { Change, TouchedViews, Upcast } from '../core/reactors/reactor-types.js';
 
 /** A touched record no write has reached yet during the event. */
 const UNWRITTEN: unique symbol = Symbol('unwritten');
@@ -135,6 +135,7 @@ export class AppliedChange implements Change, WriteWatcher {
   readonly position: number;
   readonly receivedAt: string | undefined;
   readonly deliveryId: string | undefined;
+  readonly upcast: Upcast | undefined;
   #copy: WorkingCopy | undefined;
   #template: PreImage<TemplateView> = UNWRITTEN;
   #signRequest: PreImage<SignRequestView> = UNWRITTEN;
@@ -149,11 +150,13 @@ export class AppliedChange implements Change, WriteWatcher {
     position: number,
     receivedAt: string | undefined,
     source: { readonly deliveryId?: string | undefined },
+    upcast?: Upcast,
   ) {
     this.event = event;
     this.position = position;
     this.receivedAt = receivedAt;
     this.deliveryId = source.deliveryId;
+    this.upcast = upcast;
     this.#copy = copy;
     // From now until the projector stops it once the event is applied.
     copy.watch(this);

@@ -22,6 +22,8 @@ export interface AuditEntry {
   readonly outcome: Outcome | ConflictKind;
   /** For a repair: the differences with the service it closed, as `reconcileSignRequest` words them. */
   readonly differences?: readonly string[];
+  /** Set when upcasters made the event from the stored record: their names, in the order they ran. */
+  readonly upcastBy?: readonly string[];
 }
 
 /** The audit trails, as stored in snapshots. */
@@ -63,14 +65,21 @@ export class AuditTrail {
     position: number,
     receivedAt: string | undefined,
     outcome: AuditEntry['outcome'],
+    upcastBy?: readonly string[],
   ): void {
-    const entry: AuditEntry = Object.freeze({
-      position,
-      type: event.type,
-      participantId: 'participantId' in event ? event.participantId : undefined,
-      receivedAt,
-      outcome,
-    });
+    const participantId = 'participantId' in event ? event.participantId : undefined;
+    const entry: AuditEntry = Object.freeze(
+      upcastBy === undefined
+        ? { position, type: event.type, participantId, receivedAt, outcome }
+        : {
+            position,
+            type: event.type,
+            participantId,
+            receivedAt,
+            outcome,
+            upcastBy: Object.freeze([...upcastBy]),
+          },
+    );
     if ('signRequestId' in event) {
       append(this.#signRequests, event.signRequestId, entry);
     } else {

@@ -1,5 +1,6 @@
 import type { ProjectionState } from '../core/projections/projection-state.js';
 import type { Change } from '../core/reactors/reactor-types.js';
+import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import type { AuditTrail } from './audit-trail.js';
 import type { EventLog } from './event-log.js';
 import type { QuarantineEntry, QuarantineReason } from './quarantine.js';
@@ -18,6 +19,14 @@ export interface ProjectorOptions {
   readonly audit?: boolean;
   /** Decode events in strict mode (unknown members rejected). Default `false`. */
   readonly strict?: boolean;
+  /**
+   * Rewrite each record before it is decoded, in order (see
+   * docs/engine.md#upcasters). A record they drop is a no-op; one they turn
+   * into several events applies them in order at its position; an upcaster
+   * that throws, or makes what does not decode, quarantines the record
+   * (`invalid-event`, naming it). Default: none.
+   */
+  readonly upcasters?: readonly Upcaster[];
   /**
    * Called after each *applied* event (not a no-op, duplicate, conflict,
    * invalid event or bad line) with the views it touched before and after:

@@ -1,5 +1,6 @@
 import { err, ok, type Result } from 'neverthrow';
 import { type DecodeEventOptions, decodeEvent } from '../core/events/decode-event.js';
+import type { SignEvent } from '../core/events/sign-event.js';
 import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
 import { decodeObservation } from '../core/observations/decode-observation.js';
 import { isObservationValue } from '../core/observations/observation.js';
@@ -18,8 +19,11 @@ import type {
   TemplateView,
 } from '../core/projections/records.js';
 import { WorkingCopy } from '../core/projections/working-copy.js';
-import type { Change } from '../core/reactors/reactor-types.js';
+import type { Change, Upcast } from '../core/reactors/reactor-types.js';
 import type { SignRequest } from '../core/sign-request/sign-request.js';
+import { defineUpcaster } from '../core/upcasters/define-upcaster.js';
+import { type UpcastValue, upcastRecord } from '../core/upcasters/upcast-record.js';
+import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import { AppliedChange, scopedStateOf } from './applied-change.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
 import type { LogRecord } from './event-log.js';
@@ -46,6 +50,7 @@ import {
 } from './quarantine.js';
 import { repairChanges, requestImageOf } from './repair-changes.js';
 import { replayRecords } from './replay-records.js';
+import { invalidUpcast, upcastFailed } from './upcast-quarantine.js';
 
 // Results are immutable: share one per outcome instead of allocating per event.
 const APPLIED: Result<ApplyResult, Halted> = ok('applied');
@@ -53,6 +58,25 @@ const NO_OP: Result<ApplyResult, Halted> = ok('no-op');
 const ALREADY_APPLIED: Result<ApplyResult, Halted> = ok('already-applied');
 const QUARANTINED: Result<ApplyResult, Halted> = ok('quarantined');
 const INCOMPLETE: Result<ApplyResult, Halted> = ok('incomplete');
+
+/** The place of an event that is its record's only one. */
+const SOLE: readonly [number, number] = [0, 1];
+
+/**
+ * The upcasters option, each checked as `defineUpcaster` checks it (`TypeError` on a bad one, at
+ * creation: a programming error), and their names unique: the audit trail tells them apart by name.
+ */
+const checkUpcasters = (upcasters: readonly Upcaster[] | undefined): readonly Upcaster[] => {
+  if (upcasters === undefined) return [];
+  if (!Array.isArray(upcasters)) throw new TypeError('upcasters must be an array of upcasters');
+  const checked = upcasters.map((upcaster: Upcaster) => defineUpcaster(upcaster));
+  const names = new Set<string>();
+  for (const { name } of checked) {
+    if (names.has(name)) throw new TypeError(`two upcasters are named "${name}"`);
+    names.add(name);
+  }
+  return Object.freeze(checked);
+};
 
 /** Why a `halt` projector stopped before the record at `position` (line `line` of a file). */
 const haltedAt = (
@@ -127,12 +151,21 @@ export class Projector {
   #incompleteTail: { readonly position: number; readonly line: number } | undefined;
   #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
   readonly #onApplied: ((change: Change) => void) | undefined;
+  readonly #upcasters: readonly Upcaster[];
+  /**
+   * Where a `halt` stopped inside a record upcasters made several events of: the events before
+   * `index` are applied, and resuming goes on from it instead of applying them twice.
+   */
+  #haltedWithin:
+    | { readonly position: number; readonly index: number; readonly applied: boolean }
+    | undefined;
 
   constructor(options: ProjectorOptions = {}, start?: ProjectorStart) {
     this.#copy = new WorkingCopy(start?.state ?? initialState());
     this.#policy = options.policy ?? 'skip';
     this.#decodeOptions = { strict: options.strict ?? false };
     this.#onApplied = options.onApplied;
+    this.#upcasters = checkUpcasters(options.upcasters);
     this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
     this.#quarantine = [...(start?.quarantine ?? [])];
     this.#checkpoint = start?.checkpoint ?? 0;
@@ -229,6 +262,16 @@ export class Projector {
   ): Result<ApplyResult, Halted> {
     if (position <= this.#checkpoint) return this.#alreadyApplied();
     this.#incompleteTail = undefined;
+    if (this.#upcasters.length > 0) {
+      const upcast = upcastRecord(this.#upcasters, value);
+      if (upcast.isErr()) {
+        const reason = upcastFailed(upcast.error);
+        return this.#reject(position, line, source.raw ?? rawTextOf(value), reason);
+      }
+      if (upcast.value !== undefined) {
+        return this.#processUpcast(position, line, receivedAt, value, source, upcast.value);
+      }
+    }
     const decoded = decodeEvent(value, this.#decodeOptions);
     if (decoded.isErr()) {
       // Looked for only once decoding failed: a log without observations pays nothing for them.
@@ -238,24 +281,124 @@ export class Projector {
       const raw = source.raw ?? rawTextOf(value);
       return this.#reject(position, line, raw, invalidEvent(decoded.error));
     }
-    const event = decoded.value;
+    const outcome = this.#applyDecoded(position, line, receivedAt, value, source, decoded.value);
+    if (outcome === 'applied') {
+      this.#stats.applied += 1;
+      return APPLIED;
+    }
+    return outcome === 'no-op' ? this.#noOp() : outcome;
+  }
+
+  /**
+   * A record upcasters rewrote: what it became is decoded whole before anything is applied (one
+   * value that does not decode quarantines the record), then applied in order at its position.
+   */
+  #processUpcast(
+    position: number,
+    line: number | undefined,
+    receivedAt: string | undefined,
+    value: unknown,
+    source: { readonly raw?: string | undefined; readonly deliveryId?: string | undefined },
+    values: readonly UpcastValue[],
+  ): Result<ApplyResult, Halted> {
+    const only = values.length === 1 ? values[0] : undefined;
+    if (only !== undefined) {
+      // One event, the common case: no list.
+      const decoded = decodeEvent(only.value, this.#decodeOptions);
+      if (decoded.isErr()) {
+        // An upcaster may also rewrite an observation record (into one).
+        if (isObservationValue(only.value)) {
+          return this.#observe(position, line, receivedAt, only.value, source);
+        }
+        const reason = invalidUpcast(decoded.error, only.by);
+        return this.#reject(position, line, source.raw ?? rawTextOf(value), reason);
+      }
+      const event = decoded.value;
+      const outcome = this.#applyDecoded(position, line, receivedAt, value, source, event, only.by);
+      if (outcome === 'applied') {
+        this.#stats.applied += 1;
+        return APPLIED;
+      }
+      return outcome === 'no-op' ? this.#noOp() : outcome;
+    }
+    const events: SignEvent[] = [];
+    for (const item of values) {
+      const decoded = decodeEvent(item.value, this.#decodeOptions);
+      if (decoded.isErr()) {
+        const reason = invalidUpcast(decoded.error, item.by);
+        return this.#reject(position, line, source.raw ?? rawTextOf(value), reason);
+      }
+      events.push(decoded.value);
+    }
+    if (events.length === 0) {
+      // Dropped by an upcaster: processed, nothing to apply.
+      this.#advance(position);
+      return this.#noOp();
+    }
+    // Resuming a record a `halt` stopped part-way: the events before the one it stopped at are applied.
+    const resumed = this.#haltedWithin?.position === position ? this.#haltedWithin : undefined;
+    let applied = resumed?.applied ?? false;
+    let quarantined = false;
+    for (let index = resumed?.index ?? 0; index < events.length; index += 1) {
+      const { by } = values[index] as UpcastValue;
+      const event = events[index] as SignEvent;
+      const outcome = this.#applyDecoded(position, line, receivedAt, value, source, event, by, [
+        index,
+        events.length,
+      ]);
+      if (outcome === 'applied') applied = true;
+      else if (outcome !== 'no-op') {
+        if (outcome.isErr()) {
+          this.#haltedWithin = { position, index, applied };
+          return outcome;
+        }
+        quarantined = true;
+      }
+    }
+    this.#advance(position);
+    // Counted once a record, as any record: applied when one of its events was.
+    if (applied) {
+      this.#stats.applied += 1;
+      return APPLIED;
+    }
+    return quarantined ? QUARANTINED : this.#noOp();
+  }
+
+  /**
+   * Applies one decoded event at `position`: `applied` (handed to `onApplied`), `no-op`, or the
+   * result of quarantining it as a conflict. Counts neither: the caller counts records. `by` names
+   * the upcasters that made it; `place` is its index and count among its record's events.
+   */
+  #applyDecoded(
+    position: number,
+    line: number | undefined,
+    receivedAt: string | undefined,
+    value: unknown,
+    source: { readonly raw?: string | undefined; readonly deliveryId?: string | undefined },
+    event: SignEvent,
+    by?: readonly string[],
+    place: readonly [number, number] = SOLE,
+  ): 'applied' | 'no-op' | Result<ApplyResult, Halted> {
+    // Made only for reactors: a replay without them pays nothing for the place.
+    const upcast: Upcast | undefined =
+      this.#onApplied && by !== undefined ? { by, index: place[0], count: place[1] } : undefined;
     const change =
-      this.#onApplied && new AppliedChange(this.#copy, event, position, receivedAt, source);
+      this.#onApplied && new AppliedChange(this.#copy, event, position, receivedAt, source, upcast);
     const outcome = applyEvent(this.#copy, event, receivedAt);
     if (change) this.#copy.watch(undefined);
     if (typeof outcome === 'object') {
       const raw = source.raw ?? rawTextOf(value);
       const rejected = this.#reject(position, line, raw, conflicting(outcome));
       // A halted position is processed again on resume: record it only once it is final.
-      if (rejected.isOk()) this.#audit?.record(event, position, receivedAt, outcome.kind);
+      if (rejected.isOk()) this.#audit?.record(event, position, receivedAt, outcome.kind, by);
       return rejected;
     }
-    this.#audit?.record(event, position, receivedAt, outcome);
-    this.#advance(position);
-    if (outcome !== 'applied') return this.#noOp();
-    this.#stats.applied += 1;
+    this.#audit?.record(event, position, receivedAt, outcome, by);
+    // One of several events of a record moves nothing: a halt at a later one must find the record again.
+    if (place[0] === place[1] - 1) this.#advance(position);
+    if (outcome !== 'applied') return 'no-op';
     if (change) change.handTo(this.#onApplied);
-    return APPLIED;
+    return 'applied';
   }
 
   /** An observation record: `loadSignRequest`'s rules, a repair in the audit trail, changes for reactors. */
@@ -335,6 +478,7 @@ export class Projector {
   #advance(position: number): void {
     this.#checkpoint = position;
     this.#badLineAhead = undefined;
+    this.#haltedWithin = undefined;
   }
 
   /**

@@ -115,6 +115,7 @@ const AUDIT_ENTRY: RecordShape = {
     participantId: orNull(isId),
     receivedAt: orNull(isString),
     differences: (v) => Array.isArray(v) && v.every(isString),
+    upcastBy: (v) => Array.isArray(v) && v.length > 0 && v.every(isString),
   },
 };
 

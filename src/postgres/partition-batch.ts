@@ -12,6 +12,7 @@
  */
 
 import type { Reactor } from '../core/reactors/reactor-types.js';
+import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import { createProjector } from '../engine/projector.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
 import { keysOf, minus } from './batch-keys.js';
@@ -35,6 +36,8 @@ export interface BatchContext {
   readonly leaseMs: number;
   readonly batchSize: number;
   readonly strict: boolean;
+  /** Applied to each record before it is decoded (see `ProjectionWorkerOptions.upcasters`). */
+  readonly upcasters?: readonly Upcaster[];
   /** Called between folding and writing (tests pause a worker there). */
   readonly onFolded?: ((partition: number) => void | Promise<void>) | undefined;
   /** Reactors whose effects are enqueued in the batch's transaction (none: no reactor work at all). */
@@ -147,6 +150,7 @@ const foldAndWrite = async (
       policy: 'skip',
       audit: false,
       strict: context.strict,
+      upcasters: context.upcasters ?? [],
       ...(reacting === undefined ? {} : { onApplied: reacting.onApplied }),
     },
     { state: before, checkpoint: from, stats: ZERO },

@@ -7,10 +7,12 @@
  * transaction, fenced by the claim's epoch). One worker alone holds every
  * partition and projects exactly what the sequential fold computes.
  */
+
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { err, ok, type Result, ResultAsync, safeTry } from 'neverthrow';
 import type { MinimalAbortSignal, Reactor } from '../core/reactors/reactor-types.js';
+import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
 import {
@@ -34,6 +36,11 @@ export interface ProjectionWorkerOptions extends SchemaOptions {
   readonly batchSize?: number;
   /** Decode events in strict mode (unknown members rejected), as `createProjector`. Default `false`. */
   readonly strict?: boolean;
+  /**
+   * Applied to each record before it is decoded, as `createProjector`'s (default none). A record
+   * is folded in the partition of the sign request it names as stored: an upcaster must keep it.
+   */
+  readonly upcasters?: readonly Upcaster[];
   /**
    * How long a claim on a partition lasts without renewal, in ms (default
    * 10,000). Heartbeats renew it every quarter of that; a worker that stops
@@ -138,6 +145,7 @@ const workerOn = (
     leaseMs,
     batchSize,
     strict: options.strict ?? false,
+    upcasters: options.upcasters ?? [],
     onFolded: options.onFolded,
     reactors: options.reactors,
   };

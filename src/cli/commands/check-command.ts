@@ -20,9 +20,10 @@ import {
   splitQuarantine,
 } from '../quarantine-format.js';
 import { replayLogFile } from '../sources/replay-log.js';
+import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 
 /** The flags of `check`. */
-export const CHECK_OPTIONS: OptionTable = { strict: { type: 'boolean' } };
+export const CHECK_OPTIONS: OptionTable = { strict: { type: 'boolean' }, ...UPCASTERS_OPTION };
 
 /**
  * Runs `check` with `args` (the words after `check`): exit 0 if the log is
@@ -37,6 +38,7 @@ export const checkCommand = async (args: readonly string[], io: CliIO): Promise<
     audit: false,
     policy: 'skip',
     strict: booleanFlag(parsed, 'strict'),
+    upcasters: await upcastersFlag(parsed, 'check'),
   });
   const run = await replayLogFile(projector, log, io);
   const problems: BadRecord[] = [...projector.quarantine()];

@@ -19,11 +19,13 @@ import { DATABASE_OPTIONS } from '../pg/pool.js';
 import { eventSourceOf, sourceLabel } from '../sources/event-source.js';
 import { replaySource } from '../sources/replay-source.js';
 import { formatTable } from '../table.js';
+import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 
 /** The flags of `inspect`. */
 export const INSPECT_OPTIONS: OptionTable = {
   'sign-request': { type: 'string' },
   until: { type: 'string' },
+  ...UPCASTERS_OPTION,
   ...DATABASE_OPTIONS,
 };
 
@@ -72,7 +74,10 @@ const describeTimeline = (
     return [
       String(entry.position),
       entry.receivedAt ?? '-',
-      entry.type,
+      // An event upcasters made says so: the log holds another shape at that position.
+      entry.upcastBy === undefined
+        ? entry.type
+        : `${entry.type} (upcast by ${visibleText(entry.upcastBy.join(', '))})`,
       named(entry.participantId, participant?.name),
       // Anything but applied / no-op is a conflict kind: say so, `deleted` alone reads like a status.
       entry.outcome === 'applied' || entry.outcome === 'no-op'
@@ -109,7 +114,8 @@ export const inspectCommand = async (args: readonly string[], io: CliIO): Promis
   const rawUntil = stringFlag(parsed, 'until');
   const until = rawUntil === undefined ? undefined : integerFlag('--until', rawUntil);
   // The audit trail is the point of inspect; skip so the timeline shows conflicts too.
-  const projector = createProjector({ audit: true, policy: 'skip' });
+  const upcasters = await upcastersFlag(parsed, 'inspect');
+  const projector = createProjector({ audit: true, policy: 'skip', upcasters });
   await replaySource(projector, source, io, 'inspect', until);
   const view = projector.getSignRequest(id);
   const history = projector.signRequestHistory(id);

@@ -18,12 +18,14 @@ import { type CliIO, writeLines } from '../cli-io.js';
 import { loadReactorModule } from '../reactor-module.js';
 import { ensureReadableFile } from '../sources/read-only-log.js';
 import { awaitStopSignal } from '../stop-signals.js';
+import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 
 /** The flags of `react`. */
 export const REACT_OPTIONS: OptionTable = {
   reactors: { type: 'string' },
   drain: { type: 'boolean' },
   from: { type: 'string' },
+  ...UPCASTERS_OPTION,
 };
 
 /**
@@ -43,9 +45,10 @@ export const reactCommand = async (args: readonly string[], io: CliIO): Promise<
   try {
     await ensureReadableFile(log);
     const reactors = await loadReactorModule(modulePath, 'react', 'refuse-sql');
+    const upcasters = await upcastersFlag(parsed, 'react');
     const controller = new AbortController();
     void stop.requested.then(() => controller.abort());
-    const runner = createFileReactorRunner({ logPath: log, reactors, from, drain });
+    const runner = createFileReactorRunner({ logPath: log, reactors, upcasters, from, drain });
     const result = await runner.run(controller.signal);
     if (result.isErr()) throw new CliError(`react: ${result.error.message}`);
     const { reactions, succeeded, failed, abandoned, report } = result.value;

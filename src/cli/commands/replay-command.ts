@@ -6,6 +6,8 @@
  * keeping them costs memory and time per event. Snapshots written here
  * therefore carry no audit trail (`inspect` always replays the log itself).
  */
+
+import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createProjector, type Projector } from '../../engine/projector.js';
 import type { BadInputPolicy } from '../../engine/projector-types.js';
 import { restoreProjector, takeSnapshot } from '../../engine/snapshot.js';
@@ -24,6 +26,7 @@ import { type CliIO, writeJson, writeLines } from '../cli-io.js';
 import { describeEntry } from '../quarantine-format.js';
 import { ensureReadableFile, isSameFile } from '../sources/read-only-log.js';
 import { replayLogFile } from '../sources/replay-log.js';
+import { loadUpcasterModule, UPCASTERS_OPTION } from '../upcaster-module.js';
 import { formatSummary, type ReplayReport, toJsonReport } from './replay-report.js';
 
 /** The flags of `replay`. */
@@ -33,6 +36,7 @@ export const REPLAY_OPTIONS: OptionTable = {
   snapshot: { type: 'string' },
   'from-snapshot': { type: 'string' },
   policy: { type: 'string' },
+  ...UPCASTERS_OPTION,
 };
 
 const POLICIES: readonly BadInputPolicy[] = ['skip', 'halt'];
@@ -45,6 +49,8 @@ export interface ReplayArgs {
   readonly snapshot: string | undefined;
   readonly fromSnapshot: string | undefined;
   readonly policy: BadInputPolicy;
+  /** `--upcasters MODULE`, not yet loaded. */
+  readonly upcasters: string | undefined;
 }
 
 /** Parses the arguments after `replay`; throws a usage error (exit 2) if wrong. */
@@ -60,15 +66,20 @@ export const parseReplayArgs = (args: readonly string[]): ReplayArgs => {
     snapshot: stringFlag(parsed, 'snapshot'),
     fromSnapshot: stringFlag(parsed, 'from-snapshot'),
     policy: policy === undefined ? 'skip' : choiceFlag('--policy', policy, POLICIES),
+    upcasters: stringFlag(parsed, 'upcasters'),
   };
 };
 
 /** A projector restored from a snapshot file, or a CliError (exit 2) saying why not. */
-const restore = async (path: string, policy: BadInputPolicy): Promise<Projector> => {
+const restore = async (
+  path: string,
+  policy: BadInputPolicy,
+  upcasters: readonly Upcaster[],
+): Promise<Projector> => {
   await ensureReadableFile(path);
   const value = await readSnapshotFile(path);
   if (value.isErr()) throw new CliError(value.error.message);
-  const projector = restoreProjector(value.value, { audit: false, policy });
+  const projector = restoreProjector(value.value, { audit: false, policy, upcasters });
   if (projector.isErr()) throw new CliError(`${path}: ${projector.error.message}`);
   return projector.value;
 };
@@ -88,10 +99,12 @@ export const replayCommand = async (args: readonly string[], io: CliIO): Promise
       `--snapshot ${options.snapshot} is the same file as the log ${options.log}; refusing to overwrite the log`,
     );
   }
+  const upcasters =
+    options.upcasters === undefined ? [] : await loadUpcasterModule(options.upcasters, 'replay');
   const projector =
     options.fromSnapshot === undefined
-      ? createProjector({ audit: false, policy: options.policy })
-      : await restore(options.fromSnapshot, options.policy);
+      ? createProjector({ audit: false, policy: options.policy, upcasters })
+      : await restore(options.fromSnapshot, options.policy, upcasters);
   const restoredAt = projector.checkpoint;
   if (options.until !== undefined && options.until < restoredAt) {
     // The snapshot already holds later events; state as of --until cannot be had from it.

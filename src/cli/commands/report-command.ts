@@ -28,6 +28,7 @@ import {
 } from '../sources/event-source.js';
 import { ensureReadableFile, isSameFile } from '../sources/read-only-log.js';
 import { replaySource } from '../sources/replay-source.js';
+import { loadUpcasterModule, UPCASTERS_OPTION } from '../upcaster-module.js';
 
 /** The flags of `report`. */
 export const REPORT_OPTIONS: OptionTable = {
@@ -35,6 +36,7 @@ export const REPORT_OPTIONS: OptionTable = {
   'stuck-after': { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
+  ...UPCASTERS_OPTION,
   ...DATABASE_OPTIONS,
 };
 
@@ -47,6 +49,8 @@ export interface ReportArgs {
   readonly out: string;
   readonly stuckAfterMs: number;
   readonly period: ReportPeriod;
+  /** `--upcasters MODULE`, not yet loaded. */
+  readonly upcasters: string | undefined;
 }
 
 /** An ISO 8601 time with a date, a time and a zone (`Z` or `±HH:MM`); a date alone is midnight UTC. */
@@ -91,6 +95,7 @@ export const parseReportArgs = (args: readonly string[]): ReportArgs => {
     source,
     out,
     period: { fromMs, toMs },
+    upcasters: stringFlag(parsed, 'upcasters'),
     stuckAfterMs: durationFlag(
       '--stuck-after',
       stringFlag(parsed, 'stuck-after') ?? DEFAULT_STUCK_AFTER,
@@ -130,8 +135,10 @@ export const reportCommand = async (args: readonly string[], io: CliIO): Promise
   const label = sourceLabel(source);
   // The recorder stands in for the audit trail: it aggregates instead of keeping every event.
   const recorder = new ReportRecorder(options.period);
+  const upcasters =
+    options.upcasters === undefined ? [] : await loadUpcasterModule(options.upcasters, 'report');
   const projector = createProjector(
-    { audit: true, policy: 'skip' },
+    { audit: true, policy: 'skip', upcasters },
     { state: initialState(), checkpoint: 0, audit: recorder },
   );
   const reader = new PeriodReader(options.period, () => projector.quarantine());

@@ -3,6 +3,7 @@
  * line. Loaded only when a `pg` command runs, so the other commands never
  * load `pg` (an optional peer dependency).
  */
+import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { migrate } from '../../postgres/index.js';
 import {
   booleanFlag,
@@ -16,6 +17,7 @@ import {
 import { EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { loadReactorModule } from '../reactor-module.js';
+import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 import { pgExport } from './export.js';
 import { postgresFailure } from './failure.js';
 import { pgImport } from './import.js';
@@ -37,6 +39,7 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
     'worker-id': { type: 'string' },
     reactors: { type: 'string' },
     from: { type: 'string' },
+    ...UPCASTERS_OPTION,
   },
   status: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
   export: DATABASE_OPTIONS,
@@ -92,6 +95,7 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
     throw usageError('--from needs --reactors MODULE');
   const reactors =
     modulePath === undefined ? [] : await loadReactorModule(modulePath, 'pg work', 'allow-sql');
+  const upcasters = await upcastersFlag(parsed, 'pg work');
   const bulk = sub === 'import' || sub === 'export' || sub === 'migrate';
   const drain = booleanFlag(parsed, 'drain');
   const poolOptions = {
@@ -124,6 +128,7 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
           leaseMs,
           workerId,
           reactors,
+          upcasters,
           fromEnd,
           stop,
         },
@@ -148,6 +153,7 @@ interface PgParsed {
   readonly leaseMs: number | undefined;
   readonly workerId: string | undefined;
   readonly reactors: Awaited<ReturnType<typeof loadReactorModule>>;
+  readonly upcasters: readonly Upcaster[];
   readonly fromEnd: boolean;
   readonly stop: WorkStop | undefined;
 }
@@ -168,6 +174,7 @@ const pgSubcommand = async (
     leaseMs,
     workerId,
     reactors,
+    upcasters,
     fromEnd,
     stop,
   }: PgParsed,
@@ -203,6 +210,7 @@ const pgSubcommand = async (
       leaseMs,
       workerId,
       reactors,
+      upcasters,
       fromEnd,
     },
     io,

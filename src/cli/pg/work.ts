@@ -1,6 +1,7 @@
 /** `signfold pg work`: run a projection worker, until caught up (`--drain`) or until stopped. */
 
 import type { Reactor } from '../../core/reactors/reactor-types.js';
+import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { followAppends } from '../../postgres/follow-appends.js';
 import {
   createProjectionWorker,
@@ -29,6 +30,8 @@ export interface WorkOptions {
   readonly workerId: string | undefined;
   /** `--reactors MODULE`, loaded; empty without the flag. */
   readonly reactors: readonly Reactor[];
+  /** `--upcasters MODULE`, loaded; empty without the flag. */
+  readonly upcasters: readonly Upcaster[];
   /** `--from end`: reactors without a checkpoint start at the end of the log. */
   readonly fromEnd: boolean;
 }
@@ -131,6 +134,7 @@ export const pgWork = async (
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
     ...(options.reactors.length === 0 ? {} : { reactors: options.reactors }),
+    ...(options.upcasters.length === 0 ? {} : { upcasters: options.upcasters }),
     onLostClaim: (partition) =>
       writeLines(io.stderr, [
         `signfold: partition ${partition} is now another worker's: this worker's batch of it was not written`,

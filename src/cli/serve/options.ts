@@ -43,6 +43,7 @@ const SERVE_OPTIONS: OptionTable = {
   'max-body': { type: 'string' },
   'insecure-no-signature': { type: 'boolean' },
   reactors: { type: 'string' },
+  upcasters: { type: 'string' },
   'append-timeout': { type: 'string' },
 };
 
@@ -88,6 +89,8 @@ export interface ServeOptions {
   readonly insecureNoSignature: boolean;
   /** `--reactors MODULE` (file log only), run in the server process. */
   readonly reactors: string | undefined;
+  /** `--upcasters MODULE` (with `--reactors` only): what the server's reactors see. */
+  readonly upcasters: string | undefined;
   /** `--append-timeout SECONDS`, in ms: an append not committed by then is answered 503. */
   readonly appendTimeoutMs: number;
 }
@@ -267,6 +270,12 @@ export const parseServeOptions = (args: readonly string[]): ServeOptions => {
       '--reactors: with --database, reactors run in the workers (signfold pg work --reactors MODULE), where effects are enqueued in the projection transaction',
     );
   }
+  const upcasters = stringFlag(parsed, 'upcasters');
+  if (upcasters !== undefined && reactors === undefined) {
+    throw usageError(
+      '--upcasters needs --reactors: serve stores deliveries as received, and only its reactors decode them (with --database, pg work --upcasters)',
+    );
+  }
   expectPositionals(parsed.positionals, []);
   const host = stringFlag(parsed, 'host') ?? DEFAULT_HOST;
   if (host === '') throw usageError('--host needs a host name or address');
@@ -283,6 +292,7 @@ export const parseServeOptions = (args: readonly string[]): ServeOptions => {
     maxBodyBytes: maxBodyOf(parsed),
     insecureNoSignature: booleanFlag(parsed, 'insecure-no-signature'),
     reactors,
+    upcasters,
     appendTimeoutMs: appendTimeoutOf(parsed),
   };
 };

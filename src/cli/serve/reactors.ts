@@ -4,11 +4,14 @@
  * gauges. It holds `FILE.reactors.lock` like `signfold react`, so a `react`
  * already running on the log makes `serve` refuse to start.
  */
+
 import type { EffectsReport } from '../../core/reactors/effects-report.js';
 import type { Reactor } from '../../core/reactors/reactor-types.js';
+import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createFileReactorRunner } from '../../store/reactors/file-reactor-runner.js';
 import { CliError } from '../cli-error.js';
 import { loadReactorModule } from '../reactor-module.js';
+import { loadUpcasterModule } from '../upcaster-module.js';
 import type { ServeLog } from './request-log.js';
 
 /** The reactors a server runs. */
@@ -25,18 +28,28 @@ export interface ServeReactors {
 export const loadServeReactors = (modulePath: string): Promise<Reactor[]> =>
   loadReactorModule(modulePath, 'serve', 'refuse-sql');
 
+/** Loads the upcasters of `--upcasters MODULE` (none without it), before anything is opened. */
+export const loadServeUpcasters = async (modulePath: string | undefined): Promise<Upcaster[]> =>
+  modulePath === undefined ? [] : loadUpcasterModule(modulePath, 'serve');
+
 /** Starts `reactors` on `logPath`; throws a CliError if they cannot start (the lock is held). */
 export const startServeReactors = async (
   logPath: string,
   reactors: readonly Reactor[],
   log: ServeLog,
+  upcasters: readonly Upcaster[] = [],
 ): Promise<ServeReactors> => {
   const controller = new AbortController();
   let started: () => void = () => undefined;
   const ready = new Promise<undefined>((resolve) => {
     started = () => resolve(undefined);
   });
-  const runner = createFileReactorRunner({ logPath, reactors, onStarted: () => started() });
+  const runner = createFileReactorRunner({
+    logPath,
+    reactors,
+    upcasters,
+    onStarted: () => started(),
+  });
   const running = runner.run(controller.signal);
   const first = await Promise.race([ready, running]);
   if (first?.isErr()) throw new CliError(`--reactors: ${first.error.message}`);

@@ -21,7 +21,12 @@ import { InFlightRequests } from './in-flight.js';
 import { listen } from './listen.js';
 import { createServeMetrics } from './metrics.js';
 import { parseServeOptions, type ServeOptions } from './options.js';
-import { loadServeReactors, type ServeReactors, startServeReactors } from './reactors.js';
+import {
+  loadServeReactors,
+  loadServeUpcasters,
+  type ServeReactors,
+  startServeReactors,
+} from './reactors.js';
 import { type ServeLog, serveLog } from './request-log.js';
 import { serveRoutes } from './routes.js';
 import { type SecretSetting, webhookSecrets } from './secrets.js';
@@ -188,11 +193,14 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
       const warn = (message: string): void => log.event('warning', { message });
       const loaded =
         options.reactors === undefined ? undefined : await loadServeReactors(options.reactors);
+      const upcasters = await loadServeUpcasters(options.upcasters);
       const opened = await openFileStorage(storage.path, warn);
       let reactors: ServeReactors | undefined;
       try {
         reactors =
-          loaded === undefined ? undefined : await startServeReactors(storage.path, loaded, log);
+          loaded === undefined
+            ? undefined
+            : await startServeReactors(storage.path, loaded, log, upcasters);
       } catch (cause) {
         await opened.close();
         throw cause;

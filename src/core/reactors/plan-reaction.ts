@@ -226,15 +226,17 @@ export const reactInto = (target: PlanTarget, reactor: Reactor, change: Change):
 };
 
 const stepsOf = (reactor: Reactor, change: Change): readonly PlanStep[] => {
+  // The events of one repair, or of one record upcasters made several of, share a position.
+  const place = change.repair ?? change.upcast;
   let items: unknown;
   try {
     items = reactor.react(change);
   } catch (thrown) {
-    const index = change.repair?.index ?? 0;
+    const index = place?.index ?? 0;
     return [park(reactor, change.position, index, null, `react threw: ${errorMessageOf(thrown)}`)];
   }
   if (!Array.isArray(items)) {
-    const index = change.repair?.index ?? 0;
+    const index = place?.index ?? 0;
     return [park(reactor, change.position, index, null, 'react did not return an array')];
   }
   // Most events call for nothing: no array is built for them.
@@ -242,9 +244,9 @@ const stepsOf = (reactor: Reactor, change: Change): readonly PlanStep[] => {
   // Read only here: an event that calls for nothing needs no time (receivedTimeOf keeps its last answer).
   const eventTime = receivedTimeOf(change.receivedAt);
   const steps: PlanStep[] = [];
-  // The events of one repair share a position: their items interleave, so each has a key of its own.
-  const stride = change.repair?.count ?? 1;
-  const first = change.repair?.index ?? 0;
+  // Events sharing a position interleave their items, so each has a key of its own.
+  const stride = place?.count ?? 1;
+  const first = place?.index ?? 0;
   for (let i = 0; i < items.length; i += 1) {
     steps.push(...planItem(reactor, change.position, eventTime, items[i], i * stride + first));
   }

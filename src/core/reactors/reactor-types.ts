@@ -52,6 +52,24 @@ export interface Change {
    * projection. `undefined` for a delivered event.
    */
   readonly repair?: Repair;
+  /**
+   * Set when upcasters made the event from the stored record (see
+   * docs/engine.md#upcasters); `undefined` for an event applied as stored.
+   */
+  readonly upcast?: Upcast | undefined;
+}
+
+/** What {@link Change.upcast} says of an event upcasters made. */
+export interface Upcast {
+  /** The upcasters that made it, in the order they ran. */
+  readonly by: readonly string[];
+  /**
+   * This event's place among the `count` events its record became (0-based).
+   * They share the record's position: as for a repair, item `i` of event
+   * `index` has index `i × count + index`, so their effects' keys differ.
+   */
+  readonly index: number;
+  readonly count: number;
 }
 
 /** What {@link Change.repair} says of a repair. */

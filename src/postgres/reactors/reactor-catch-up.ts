@@ -10,6 +10,7 @@
  */
 
 import type { Reactor } from '../../core/reactors/reactor-types.js';
+import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createProjector } from '../../engine/projector.js';
 import { type EventRow, recordOfRow, selectPartitionEventsSql } from '../event-rows.js';
 import type { SchemaName } from '../schema-name.js';
@@ -21,6 +22,8 @@ export interface CatchUpContext {
   readonly schema: SchemaName;
   readonly workerId: string;
   readonly strict: boolean;
+  /** Applied to each record before it is decoded, as the batches apply them. */
+  readonly upcasters?: readonly Upcaster[];
   readonly reactors?: readonly Reactor[] | undefined;
 }
 
@@ -63,6 +66,7 @@ export const catchUpReactorsOnce = async (
       policy: 'skip',
       audit: false,
       strict: context.strict,
+      upcasters: context.upcasters ?? [],
       onApplied: batch.onApplied,
     });
     for (let after = 0; after < to; ) {

@@ -14,6 +14,7 @@ import { withPrunedDone } from '../../core/reactors/effects-report.js';
 import { reactInto } from '../../core/reactors/plan-reaction.js';
 import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { Change, Reactor } from '../../core/reactors/reactor-types.js';
+import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createProjector } from '../../engine/projector.js';
 import { readFileEventLog } from '../file-record-stream.js';
 import { EffectExecutor, type ExecutionCounts } from './effect-executor.js';
@@ -25,6 +26,8 @@ import { WakeUp } from './wake-up.js';
 export interface FileReactorRunnerOptions {
   readonly logPath: string;
   readonly reactors: readonly Reactor[];
+  /** Applied to each record before it is decoded, as `createProjector`'s (default none). */
+  readonly upcasters?: readonly Upcaster[];
   /** Where a reactor without a checkpoint starts: `start` (default) or `end` of the log. */
   readonly from?: 'start' | 'end';
   /** Return once everything is reacted to and no effect is due or retrying (default `false`: follow). */
@@ -192,7 +195,11 @@ const runLoop = async (
       reactions += 1;
     }
   };
-  const projector = createProjector({ audit: false, onApplied });
+  const projector = createProjector({
+    audit: false,
+    onApplied,
+    ...(options.upcasters === undefined ? {} : { upcasters: options.upcasters }),
+  });
   const executor = new EffectExecutor({
     book,
     reactors,
