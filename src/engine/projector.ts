@@ -262,7 +262,8 @@ export class Projector {
   ): Result<ApplyResult, Halted> {
     if (position <= this.#checkpoint) return this.#alreadyApplied();
     this.#incompleteTail = undefined;
-    if (this.#upcasters.length > 0) {
+    // An observation record is signfold's own, not the service's: no upcaster rewrites it.
+    if (this.#upcasters.length > 0 && !isObservationValue(value)) {
       const upcast = upcastRecord(this.#upcasters, value);
       if (upcast.isErr()) {
         const reason = upcastFailed(upcast.error);

@@ -5,6 +5,7 @@ import {
   createMemoryEventLog,
   createProjector,
   decodeSignRequest,
+  defineUpcaster,
   restoreProjector,
   type SignRequest,
   signRequestId,
@@ -179,5 +180,26 @@ describe('observation records in the projector', () => {
     await projector.replay(log);
     expect(projector.getSignRequest(id)?.status).toBe('completed');
     expect(changes).toEqual([]);
+  });
+
+  it('passes no observation record to upcasters: one that matches everything leaves repairs as they are', async () => {
+    const log = await logMissingTheEnd();
+    await log.append(
+      observationRecord(representation('completed', { status: 'Signed' }), { fetchedAt: FETCHED }),
+    );
+    const seen: unknown[] = [];
+    const identity = defineUpcaster({
+      name: 'identity',
+      from: () => true,
+      to: (wire) => {
+        seen.push(wire);
+        return wire;
+      },
+    });
+    const projector = createProjector({ upcasters: [identity] });
+    const stats = (await projector.replay(log))._unsafeUnwrap();
+    expect(stats).toMatchObject({ applied: 3, invalid: 0 });
+    expect(seen).toHaveLength(2);
+    expect(projector.getSignRequest(id)?.status).toBe('completed');
   });
 });
