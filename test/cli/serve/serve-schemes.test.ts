@@ -81,8 +81,10 @@ describe('serve --scheme standard-webhooks with secrets bound to companies', () 
       // Counted before the answer was sent.
       const forbidden = 'signfold_webhook_deliveries_total{outcome="forbidden",status="403"}';
       expect(await metricValue(serve.url, forbidden)).toBe(1);
-      // A request's line is written once its answer is: wait for the last one.
-      const requests = () => serve.logLines().filter((line) => line.event === 'request');
+      // A request's line is written once its answer is: wait for the last one. Only the
+      // deliveries': the /metrics read above has a line of its own, written at its own pace.
+      const requests = () =>
+        serve.logLines().filter((line) => line.event === 'request' && line.path === '/webhooks');
       await eventually(() => requests().length === 5, 'the five request lines');
       const lines = requests();
       expect(lines.map((line) => [line.status, line.deliveryId])).toEqual([
