@@ -3,12 +3,11 @@
  * of reactors (`defineReactor` results or plain definitions). Everything
  * wrong with it is one line and exit 2, before any state is touched.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { defineReactor } from '../core/reactors/define-reactor.js';
 import type { Reactor } from '../core/reactors/reactor-types.js';
 import { visibleText } from '../core/visible-text.js';
 import { CliError, describeThrown } from './cli-error.js';
+import { importDefault } from './module-default.js';
 
 /** Whether SQL effects can run where the reactors are loaded (PostgreSQL only). */
 export type SqlSupport = 'refuse-sql' | 'allow-sql';
@@ -22,13 +21,10 @@ export const loadReactorModule = async (
   command: string,
   sql: SqlSupport,
 ): Promise<Reactor[]> => {
-  let loaded: { readonly default?: unknown };
-  try {
-    loaded = (await import(pathToFileURL(resolve(path)).href)) as { readonly default?: unknown };
-  } catch (cause) {
-    throw new CliError(`${command}: cannot load ${path}: ${describeThrown(cause)}`);
-  }
-  const items = loaded.default;
+  const items = await importDefault(
+    path,
+    (cause) => `${command}: cannot load ${path}: ${describeThrown(cause)}`,
+  );
   if (!Array.isArray(items)) {
     throw new CliError(
       `${command}: ${path} must export an array of reactors as its default export`,

@@ -3,24 +3,20 @@
  * of upcasters (`defineUpcaster` results or plain definitions). Everything
  * wrong with it is one line and exit 2, before any event is read.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { defineUpcaster } from '../core/upcasters/define-upcaster.js';
 import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import { visibleText } from '../core/visible-text.js';
 import { type OptionTable, type ParsedArgs, stringFlag } from './args.js';
 import { CliError, describeThrown } from './cli-error.js';
+import { importDefault } from './module-default.js';
 
 /** Imports `path` and checks its default export; `command` names the command in messages. */
 export const loadUpcasterModule = async (path: string, command: string): Promise<Upcaster[]> => {
   const shown = visibleText(path);
-  let loaded: { readonly default?: unknown };
-  try {
-    loaded = (await import(pathToFileURL(resolve(path)).href)) as { readonly default?: unknown };
-  } catch (cause) {
-    throw new CliError(`${command}: cannot load ${shown}: ${oneLine(describeThrown(cause))}`);
-  }
-  const items = loaded.default;
+  const items = await importDefault(
+    path,
+    (cause) => `${command}: cannot load ${shown}: ${oneLine(describeThrown(cause))}`,
+  );
   if (!Array.isArray(items)) {
     throw new CliError(
       `${command}: ${shown} must export an array of upcasters as its default export`,

@@ -7,8 +7,6 @@
  * on a file log that means no `serve` at the same time; on PostgreSQL any
  * number of writers may run beside it.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { signRequestId } from '../../core/ids.js';
 import { counted } from '../../core/plural.js';
 import { visibleText } from '../../core/visible-text.js';
@@ -25,6 +23,7 @@ import { booleanFlag, idFlag, type OptionTable, parseCommandArgs, stringFlag } f
 import { CliError, describeThrown, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { durationFlag } from '../duration-flag.js';
+import { importDefault } from '../module-default.js';
 import { DATABASE_OPTIONS } from '../pg/pool.js';
 import { type EventSource, eventSourceOf, sourceLabel } from '../sources/event-source.js';
 import { awaitStopSignal } from '../stop-signals.js';
@@ -56,18 +55,16 @@ const positiveNumber = (flag: string, value: string): number => {
 };
 
 const loadFetch = async (path: string): Promise<FetchSignRequest> => {
-  let loaded: { readonly default?: unknown };
-  try {
-    loaded = (await import(pathToFileURL(resolve(path)).href)) as { readonly default?: unknown };
-  } catch (cause) {
-    throw new CliError(`reconcile: cannot load ${path}: ${describeThrown(cause)}`);
-  }
-  if (typeof loaded.default !== 'function') {
+  const fetch = await importDefault(
+    path,
+    (cause) => `reconcile: cannot load ${path}: ${describeThrown(cause)}`,
+  );
+  if (typeof fetch !== 'function') {
     throw new CliError(
       `reconcile: ${path} must export a function as its default export: async (signRequestId, { signal }) => the API's JSON`,
     );
   }
-  return loaded.default as FetchSignRequest;
+  return fetch as FetchSignRequest;
 };
 
 const openFile = async (path: string): Promise<OpenedLog> => {
