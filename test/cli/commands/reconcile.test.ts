@@ -142,14 +142,15 @@ describe('signfold reconcile on a file log', () => {
     });
     const before = await readFile(log, 'utf8');
     const ids = ['1000', '1001', '1002', '1003', '1004'].flatMap((id) => ['--sign-request', id]);
+    // The deadline is every fetch's: 5 s lets the others answer on a busy machine, the hang waits it out.
     const run = await runCli(
-      ['reconcile', log, '--fetch', FETCH, '--fetch-timeout', '1', '--rate', '50', ...ids],
+      ['reconcile', log, '--fetch', FETCH, '--fetch-timeout', '5', '--rate', '50', ...ids],
       ROOT,
       env,
     );
     expect(run.code).toBe(1);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('sign request 1000: failed: no answer within 1000 ms');
+    expect(lines[0]).toBe('sign request 1000: failed: no answer within 5000 ms');
     expect(lines[1]).toMatch(
       /^sign request 1001: failed: the answer is not a sign request: status: /,
     );
