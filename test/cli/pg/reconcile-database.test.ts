@@ -82,6 +82,8 @@ describe('reconcile --database and observation records on PostgreSQL', () => {
     );
     expect(first.stdout).toContain('sign request 1001: agrees');
 
+    // Folded without reactors, so only the observation's own keys load its participants.
+    expect((await runCli(['pg', 'work', '--database', url, '--drain'])).code).toBe(0);
     const sink = await startHttpSink();
     try {
       const work = await runCli(
