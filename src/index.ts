@@ -21,6 +21,7 @@ export type {
   LogRecord,
   ReadOptions,
 } from './engine/event-log.js';
+export type { FoldedWith } from './engine/folded-with.js';
 export type { JsonText, JsonTextError } from './engine/json-text.js';
 export { jsonText } from './engine/json-text.js';
 export { EventLogReadError } from './engine/log-errors.js';

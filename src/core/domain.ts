@@ -38,6 +38,7 @@ export type {
   TemplateEvent,
   TemplateInactivated,
 } from './events/sign-event.js';
+export { FOLD_RULES_VERSION } from './fold-rules.js';
 export type {
   CompanyId,
   Id,
@@ -155,6 +156,8 @@ export { signRequestJsonSchema } from './sign-request/sign-request-schema.js';
 export { defineUpcaster } from './upcasters/define-upcaster.js';
 export type { UpcastFailure, UpcastValue } from './upcasters/upcast-record.js';
 export { upcastRecord } from './upcasters/upcast-record.js';
+export type { UpcasterFingerprint } from './upcasters/upcaster-fingerprint.js';
+export { upcasterFingerprint } from './upcasters/upcaster-fingerprint.js';
 export type {
   Upcaster,
   UpcasterDefinition,

@@ -28,6 +28,7 @@ import { AppliedChange, scopedStateOf } from './applied-change.js';
 import { type AuditEntry, AuditTrail } from './audit-trail.js';
 import type { LogRecord } from './event-log.js';
 import { checkPosition } from './event-log.js';
+import { type FoldedWith, foldedWithOf } from './folded-with.js';
 import type {
   ApplyResult,
   BadInputPolicy,
@@ -152,6 +153,7 @@ export class Projector {
   #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
   readonly #onApplied: ((change: Change) => void) | undefined;
   readonly #upcasters: readonly Upcaster[];
+  readonly #foldedWith: FoldedWith;
   /**
    * Where a `halt` stopped inside a record upcasters made several events of: the events before
    * `index` are applied, and resuming goes on from it instead of applying them twice.
@@ -166,6 +168,7 @@ export class Projector {
     this.#decodeOptions = { strict: options.strict ?? false };
     this.#onApplied = options.onApplied;
     this.#upcasters = checkUpcasters(options.upcasters);
+    this.#foldedWith = foldedWithOf(this.#decodeOptions.strict ?? false, this.#upcasters);
     this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
     this.#quarantine = [...(start?.quarantine ?? [])];
     this.#checkpoint = start?.checkpoint ?? 0;
@@ -176,6 +179,14 @@ export class Projector {
   /** The last processed position (0 before any); a bad line sharing its position never moves it. */
   get checkpoint(): number {
     return this.#checkpoint;
+  }
+
+  /**
+   * What this projector folds with (fold rules, strict decoding, upcasters):
+   * what `takeSnapshot` records, and what `restoreProjector` compares.
+   */
+  foldedWith(): FoldedWith {
+    return this.#foldedWith;
   }
 
   /** The bad-input policy in force. */

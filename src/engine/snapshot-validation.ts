@@ -119,6 +119,15 @@ const AUDIT_ENTRY: RecordShape = {
   },
 };
 
+const FOLDED_WITH: RecordShape = {
+  required: {
+    rules: isCount,
+    strict: isBoolean,
+    upcasters: (v) =>
+      Array.isArray(v) && v.every((u) => isObject(u) && isString(u.name) && isString(u.source)),
+  },
+};
+
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -169,6 +178,9 @@ export const snapshotContentProblem = (
     listProblem(s.participants, PARTICIPANT, 'participants') ??
     listProblem(s.quarantine, QUARANTINE_ENTRY, 'quarantine') ??
     (s.stats === undefined ? undefined : recordProblem(s.stats, STATS, 'stats')) ??
+    (s.foldedWith === undefined
+      ? undefined
+      : recordProblem(s.foldedWith, FOLDED_WITH, 'foldedWith')) ??
     (audit === null
       ? undefined
       : isObject(audit)

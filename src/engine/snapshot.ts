@@ -9,6 +9,13 @@ import type {
   TemplateView,
 } from '../core/projections/records.js';
 import { AuditTrail, type AuditTrailData } from './audit-trail.js';
+import {
+  describeFold,
+  FOLDED_BEFORE_RECORDING,
+  type FoldedWith,
+  foldDifference,
+  foldedWithOf,
+} from './folded-with.js';
 import { createProjector, type Projector } from './projector.js';
 import type { ProjectorOptions, ProjectorStats } from './projector-types.js';
 import type { QuarantineEntry } from './quarantine.js';
@@ -19,10 +26,12 @@ export const SNAPSHOT_FORMAT = 'signfold.snapshot';
 /**
  * The snapshot format version this build writes. Version 2 added the
  * checksum of the written document (see `encodeSnapshotDocument`); version 3
- * the views' `sentAt`, `viewedAt` and `lastEventAt`. Versions 2 and 3 are
- * read: a version-2 snapshot restores with those times `null`.
+ * the views' `sentAt`, `viewedAt` and `lastEventAt`; version 4 what the fold
+ * was made with (`foldedWith`). Versions 2 to 4 are read: a version-2
+ * snapshot restores with those times `null`, and one of version 2 or 3 counts
+ * as folded with these rules, lenient decoding and no upcasters.
  */
-export const SNAPSHOT_VERSION = 3;
+export const SNAPSHOT_VERSION = 4;
 
 /** The oldest snapshot version this build still reads. */
 export const OLDEST_READ_SNAPSHOT_VERSION = 2;
@@ -43,12 +52,21 @@ export interface Snapshot {
   readonly quarantine: readonly QuarantineEntry[];
   /** The projector's counters, so a restored projector reports the whole log. Optional on read. */
   readonly stats: ProjectorStats;
+  /**
+   * What the fold was made with: a projector that folds otherwise refuses
+   * the snapshot (`snapshot-stale`) instead of keeping what other rules made.
+   */
+  readonly foldedWith: FoldedWith;
 }
 
 /** Why a snapshot cannot be read or restored. */
 export interface SnapshotError {
-  /** `snapshot-checksum`: the document's bytes are not those that were written. */
-  readonly kind: 'snapshot-invalid' | 'snapshot-version' | 'snapshot-checksum';
+  /**
+   * `snapshot-checksum`: the document's bytes are not those that were
+   * written. `snapshot-stale`: it was folded with other fold rules, decoding
+   * mode or upcasters than the projector it would restore.
+   */
+  readonly kind: 'snapshot-invalid' | 'snapshot-version' | 'snapshot-checksum' | 'snapshot-stale';
   readonly message: string;
 }
 
@@ -88,6 +106,7 @@ export const takeSnapshot = (projector: Projector): Snapshot => {
     audit: projector.auditTrail()?.toData() ?? null,
     quarantine: projector.quarantine(),
     stats: projector.stats(),
+    foldedWith: projector.foldedWith(),
   };
 };
 
@@ -113,10 +132,16 @@ export const snapshotHeaderProblem = (value: unknown): SnapshotError | undefined
       message: `snapshot format version 1 has no checksum and is no longer read (this build reads version ${SNAPSHOT_VERSION}); replay the log from the start and take a new snapshot`,
     };
   }
-  if (s.version !== SNAPSHOT_VERSION && s.version !== OLDEST_READ_SNAPSHOT_VERSION) {
+  const version = s.version;
+  if (
+    typeof version !== 'number' ||
+    !Number.isInteger(version) ||
+    version < OLDEST_READ_SNAPSHOT_VERSION ||
+    version > SNAPSHOT_VERSION
+  ) {
     return {
       kind: 'snapshot-version',
-      message: `snapshot format version ${JSON.stringify(s.version)} is not supported (this build reads version ${SNAPSHOT_VERSION} and version ${OLDEST_READ_SNAPSHOT_VERSION})`,
+      message: `snapshot format version ${JSON.stringify(s.version)} is not supported (this build reads versions ${OLDEST_READ_SNAPSHOT_VERSION} to ${SNAPSHOT_VERSION})`,
     };
   }
   return undefined;
@@ -189,6 +214,19 @@ export const restoreProjector = (
   }
   const problem = snapshotContentProblem(s);
   if (problem !== undefined) return err(invalid(`snapshot ${problem}`));
+  if (s.version === SNAPSHOT_VERSION && s.foldedWith === undefined) {
+    return err(invalid('snapshot "foldedWith" is missing'));
+  }
+  const was = (s.foldedWith as FoldedWith | undefined) ?? FOLDED_BEFORE_RECORDING;
+  const upcasters = Array.isArray(options?.upcasters) ? options.upcasters : [];
+  const now = foldedWithOf(options?.strict ?? false, upcasters);
+  const difference = foldDifference(was, now);
+  if (difference !== undefined) {
+    return err({
+      kind: 'snapshot-stale',
+      message: `snapshot was folded with ${difference}; this projector folds with ${describeFold(now)}: replay the log from the start (without the snapshot) and take a new one`,
+    });
+  }
   const auditData = s.audit as AuditTrailData | null;
   const keepAudit = options?.audit !== false;
   let state: ProjectionState;

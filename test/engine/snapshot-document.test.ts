@@ -55,7 +55,7 @@ describe('snapshot document', () => {
     const { checksum: _checksum, ...value } = parsed;
     expect(value).toEqual(JSON.parse(JSON.stringify(snapshot)));
     expect(value.version).toBe(SNAPSHOT_VERSION);
-    expect(SNAPSHOT_VERSION).toBe(3);
+    expect(SNAPSHOT_VERSION).toBe(4);
   });
 
   it('decodes its own output, from bytes or text, to the value that restores the state', () => {
@@ -128,7 +128,7 @@ describe('snapshot document', () => {
     const error = (await readSnapshotFile(path))._unsafeUnwrapErr();
     expect(error.kind).toBe('snapshot-version');
     expect(error.message).toBe(
-      `${path}: snapshot format version 1 has no checksum and is no longer read (this build reads version 3); replay the log from the start and take a new snapshot`,
+      `${path}: snapshot format version 1 has no checksum and is no longer read (this build reads version 4); replay the log from the start and take a new snapshot`,
     );
     // The same words when the value is handed to restoreProjector directly.
     expect(restoreProjector({ ...value, version: 1 })._unsafeUnwrapErr().message).toBe(

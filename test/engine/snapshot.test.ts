@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildEvent } from '../../src/core/builders/plain-builders.js';
+import { FOLD_RULES_VERSION } from '../../src/core/fold-rules.js';
 import { signRequestId } from '../../src/core/ids.js';
 import { createProjector } from '../../src/engine/projector.js';
 import {
@@ -81,8 +82,9 @@ describe('snapshots', () => {
     const snapshot = takeSnapshot(projector);
     expect(snapshot).toMatchObject({
       format: 'signfold.snapshot',
-      version: 3,
+      version: 4,
       checkpoint: 6,
+      foldedWith: { rules: FOLD_RULES_VERSION, strict: false, upcasters: [] },
     });
     expect(snapshot.templates.map((t) => t.id)).toEqual([100]);
     expect(snapshot.signRequests.map((r) => [r.id, r.status])).toEqual([[1000, 'sent']]);
@@ -125,11 +127,11 @@ describe('snapshots', () => {
   });
 
   it('refuses an unknown format version, naming it', () => {
-    const snapshot = { ...(through(takeSnapshot(createProjector())) as object), version: 4 };
+    const snapshot = { ...(through(takeSnapshot(createProjector())) as object), version: 5 };
     const refused = restoreProjector(snapshot)._unsafeUnwrapErr();
     expect(refused.kind).toBe('snapshot-version');
-    expect(refused.message).toContain('version 4');
-    expect(refused.message).toContain(`version ${SNAPSHOT_VERSION}`);
+    expect(refused.message).toContain('version 5');
+    expect(refused.message).toContain(`versions 2 to ${SNAPSHOT_VERSION}`);
     const missing = { ...snapshot, version: undefined };
     expect(restoreProjector(missing)._unsafeUnwrapErr().kind).toBe('snapshot-version');
   });

@@ -176,9 +176,9 @@ describe('upcasters in the projector', () => {
   it('keeps upcastBy through a snapshot', async () => {
     const projector = createProjector({ upcasters: [upgrade] });
     await projector.replay(await logOf(downcast(sent)));
-    const restored = restoreProjector(
-      JSON.parse(JSON.stringify(takeSnapshot(projector))),
-    )._unsafeUnwrap();
+    const restored = restoreProjector(JSON.parse(JSON.stringify(takeSnapshot(projector))), {
+      upcasters: [upgrade],
+    })._unsafeUnwrap();
     expect(restored.signRequestHistory(id)).toEqual(projector.signRequestHistory(id));
     expect(restored.signRequestHistory(id)[0]?.upcastBy).toEqual(['old-service']);
   });

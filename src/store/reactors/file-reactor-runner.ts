@@ -6,6 +6,8 @@
  * checkpoints, so replaying or rebuilding projections never re-runs
  * effects; an effect runs again only if a crash took it between its start
  * and the journal line recording its outcome (at most `MAX_IN_FLIGHT`).
+ * Below its checkpoint a reactor reacts only to an event it passed while it
+ * was quarantined and that a new rule or upcaster now applies: once.
  */
 import { stat } from 'node:fs/promises';
 import { err, ok, type Result, safeTry } from 'neverthrow';
@@ -20,6 +22,7 @@ import { readFileEventLog } from '../file-record-stream.js';
 import { EffectExecutor, type ExecutionCounts } from './effect-executor.js';
 import { type JournalState, openJournalWriter, readJournal } from './reactor-journal.js';
 import { acquireReactorLock } from './reactor-lock.js';
+import { UnreactedPositions } from './unreacted-positions.js';
 import { WakeUp } from './wake-up.js';
 
 /** Options of {@link createFileReactorRunner}. */
@@ -112,18 +115,20 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
     safeTry(async function* () {
       const journal = yield* await readJournal(options.logPath);
       book = ReactorEffects.restore(journal.book);
+      const unreacted = UnreactedPositions.fromChanges([journal.unreacted]);
       // Done and cancelled effects leave the journal at each compaction; done ones stay counted.
       addCounts(pruned, journal.pruned);
       addCounts(pruned, book.prune());
       const writer = yield* await openJournalWriter(
         options.logPath,
-        stateOf(book, journal.positions, pruned),
+        stateOf(book, journal.positions, pruned, unreacted),
       );
       options.onStarted?.();
       // No yield* in this try: safeTry drops the generator at an Err, so `finally` would not run.
       try {
         const positions = { ...journal.positions };
-        return await runLoop(options, { book, positions, pruned }, writer, wake, now, signal);
+        const state = { book, positions, pruned, unreacted };
+        return await runLoop(options, state, writer, wake, now, signal);
       } finally {
         await writer.close().catch(() => undefined);
       }
@@ -158,10 +163,12 @@ const stateOf = (
   book: ReactorEffects,
   positions: Readonly<Record<string, number>>,
   pruned: Readonly<Record<string, number>>,
+  unreacted: UnreactedPositions,
 ): JournalState => ({
   book: { entries: book.entries(), watermarks: book.watermarks(), nextId: book.nextId },
   positions,
   pruned,
+  unreacted: unreacted.whole(),
 });
 
 const runLoop = async (
@@ -170,6 +177,7 @@ const runLoop = async (
     readonly book: ReactorEffects;
     readonly positions: Record<string, number>;
     readonly pruned: Record<string, number>;
+    readonly unreacted: UnreactedPositions;
   },
   writer: import('./reactor-journal.js').JournalWriter,
   wake: WakeUp,
@@ -177,7 +185,7 @@ const runLoop = async (
   signal: StopSignal | undefined,
 ): Promise<Result<ReactorRunSummary, ReactorRunError>> => {
   const { reactors, logPath } = options;
-  const { book, positions, pruned } = state;
+  const { book, positions, pruned, unreacted } = state;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   // Per reactor (by index), the position it has reacted up to: +∞ for a new one starting at the
   // end, until the first look has read the log.
@@ -188,12 +196,36 @@ const runLoop = async (
   );
   for (const reactor of reactors) positions[reactor.name] ??= 0;
   let reactions = 0;
+  // Reactions to positions passed while quarantined: they leave the sets once the look is over,
+  // since one record an upcaster made several events of hands over several changes.
+  const lateReactions: [string, number][] = [];
   const onApplied = (change: Change): void => {
     for (let i = 0; i < reactors.length; i += 1) {
-      if (change.position <= (reactedTo[i] as number)) continue;
-      reactInto(book, reactors[i] as Reactor, change);
+      const reactor = reactors[i] as Reactor;
+      if (change.position <= (reactedTo[i] as number)) {
+        if (!unreacted.has(reactor.name, change.position)) continue;
+        lateReactions.push([reactor.name, change.position]);
+      }
+      reactInto(book, reactor, change);
       reactions += 1;
     }
+  };
+  // Quarantine entries already looked at: the quarantine only grows as the fold goes on.
+  let quarantineSeen = 0;
+  /** Notes the positions each reactor passed in this look while they were quarantined. */
+  const notePassed = (passedFrom: readonly number[]): void => {
+    const quarantine = projector.quarantine();
+    for (const entry of quarantine.slice(quarantineSeen)) {
+      // A bad line is not JSON: no upcaster or rule can ever make it an event.
+      if (entry.reason.kind === 'bad-line') continue;
+      reactors.forEach((reactor, i) => {
+        if (entry.position > (passedFrom[i] as number))
+          unreacted.passed(reactor.name, entry.position);
+      });
+    }
+    quarantineSeen = quarantine.length;
+    for (const [name, position] of lateReactions) unreacted.reacted(name, position);
+    lateReactions.length = 0;
   };
   const projector = createProjector({
     audit: false,
@@ -211,13 +243,20 @@ const runLoop = async (
   const flush = async (): Promise<void> => {
     const completed = executor.unjournaled;
     const entries = book.takeChanged();
-    if (entries.length === 0 && completed === 0 && !positionsMoved) return;
+    const unreactedChanges = unreacted.takeChanges();
+    if (entries.length === 0 && completed === 0 && !positionsMoved && !unreactedChanges) return;
     positionsMoved = false;
-    await writer.append({ nextId: book.nextId, positions, watermarks: book.watermarks(), entries });
+    await writer.append({
+      nextId: book.nextId,
+      positions,
+      watermarks: book.watermarks(),
+      entries,
+      ...(unreactedChanges === undefined ? {} : { unreacted: unreactedChanges }),
+    });
     executor.journaled(completed);
     if (writer.appendedBytes > COMPACT_AFTER_BYTES) {
       addCounts(pruned, book.prune());
-      await writer.compact(stateOf(book, positions, pruned));
+      await writer.compact(stateOf(book, positions, pruned, unreacted));
     }
   };
   const onAbort = (): void => wake.wake();
@@ -243,6 +282,7 @@ const runLoop = async (
           const replayed = await projector.replay({ read: (o) => readFileEventLog(logPath, o) });
           scanMs = now() - lookedAt;
           if (replayed.isErr()) throw new Error(replayed.error.message);
+          notePassed(reactedTo);
           reactors.forEach((reactor, i) => {
             const before = positions[reactor.name] ?? 0;
             positions[reactor.name] = Math.max(before, projector.checkpoint);

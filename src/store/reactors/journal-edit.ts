@@ -34,6 +34,7 @@ const editLocked = async (
       book: { entries: book.entries(), watermarks: book.watermarks(), nextId: book.nextId },
       positions: journal.positions,
       pruned: journal.pruned,
+      unreacted: journal.unreacted,
     };
     const writer = yield* await openJournalWriter(logPath, state);
     await writer.close();

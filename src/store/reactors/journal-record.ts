@@ -6,6 +6,7 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import type { EffectEntry, EffectState } from '../../core/reactors/reactor-effects.js';
+import type { UnreactedChange, UnreactedChanges } from './unreacted-positions.js';
 
 /** The first line of every journal. */
 export const JOURNAL_HEADER = { signfold: 'reactor-journal', version: 1 } as const;
@@ -28,6 +29,11 @@ export interface JournalRecord {
    * entries are gone; the count stays for the report). Absent: none.
    */
   readonly pruned?: Readonly<Record<string, number>>;
+  /**
+   * Reactor name → positions it passed while they were quarantined (`add`),
+   * and those it has since reacted to (`remove`). Absent: no change.
+   */
+  readonly unreacted?: UnreactedChanges;
 }
 
 const STATES: readonly EffectState[] = [
@@ -82,6 +88,15 @@ const entryOf = (value: unknown): EffectEntry | undefined => {
   };
 };
 
+const isPositions = (value: unknown): boolean =>
+  value === undefined || (Array.isArray(value) && value.every(isCount));
+
+const isUnreactedChange = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  isPositions((value as UnreactedChange).add) &&
+  isPositions((value as UnreactedChange).remove);
+
 /** Parses one journal line after the header, or says what is wrong with it. */
 export const parseJournalRecord = (line: string): Result<JournalRecord, string> => {
   let value: unknown;
@@ -98,6 +113,8 @@ export const parseJournalRecord = (line: string): Result<JournalRecord, string> 
   if (!Array.isArray(v.entries)) return err('entries is not an array');
   if (v.pruned !== undefined && !isRecordOf(v.pruned, isCount))
     return err('pruned is not a map of counts');
+  if (v.unreacted !== undefined && !isRecordOf(v.unreacted, isUnreactedChange))
+    return err('unreacted is not a map of position changes');
   const entries: EffectEntry[] = [];
   for (const [index, raw] of v.entries.entries()) {
     const entry = entryOf(raw);
@@ -110,6 +127,7 @@ export const parseJournalRecord = (line: string): Result<JournalRecord, string> 
     watermarks: v.watermarks as Record<string, number>,
     entries,
     ...(v.pruned === undefined ? {} : { pruned: v.pruned as Record<string, number> }),
+    ...(v.unreacted === undefined ? {} : { unreacted: v.unreacted as UnreactedChanges }),
   });
 };
 

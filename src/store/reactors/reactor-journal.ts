@@ -19,6 +19,7 @@ import {
   journalLine,
   parseJournalRecord,
 } from './journal-record.js';
+import { type UnreactedChanges, UnreactedPositions } from './unreacted-positions.js';
 
 /** The journal of the log at `logPath`. */
 export const journalPathOf = (logPath: string): string => `${logPath}.reactors`;
@@ -30,6 +31,8 @@ export interface JournalState {
   readonly positions: Readonly<Record<string, number>>;
   /** Reactor name → done effects pruned from the journal (counted in reports). */
   readonly pruned: Readonly<Record<string, number>>;
+  /** Reactor name → positions it passed while quarantined and has not reacted to since (whole). */
+  readonly unreacted: UnreactedChanges;
 }
 
 /** The state of a log no reactor has run on yet. */
@@ -37,6 +40,7 @@ export const EMPTY_JOURNAL: JournalState = {
   book: { entries: [], watermarks: {}, nextId: 1 },
   positions: {},
   pruned: {},
+  unreacted: {},
 };
 
 /** Why a journal could not be read or written; `message` is one line naming the file. */
@@ -65,6 +69,7 @@ export const parseJournal = (path: string, text: string): Result<JournalState, J
   const positions: Record<string, number> = {};
   const pruned: Record<string, number> = {};
   const watermarks: Record<string, number> = {};
+  const unreacted: UnreactedChanges[] = [];
   let nextId = 1;
   for (const [index, line] of records.entries()) {
     const parsed = parseJournalRecord(line);
@@ -79,10 +84,16 @@ export const parseJournal = (path: string, text: string): Result<JournalState, J
     Object.assign(positions, record.positions);
     Object.assign(pruned, record.pruned);
     Object.assign(watermarks, record.watermarks);
+    if (record.unreacted !== undefined) unreacted.push(record.unreacted);
     nextId = Math.max(nextId, record.nextId);
   }
   const sorted = [...entries.values()].sort((a, b) => a.id - b.id);
-  return ok({ book: { entries: sorted, watermarks, nextId }, positions, pruned });
+  return ok({
+    book: { entries: sorted, watermarks, nextId },
+    positions,
+    pruned,
+    unreacted: UnreactedPositions.fromChanges(unreacted).whole(),
+  });
 };
 
 /** Reads the journal of `logPath`; a missing journal is {@link EMPTY_JOURNAL}. */
@@ -105,6 +116,7 @@ const fullRecord = (state: JournalState): JournalRecord => ({
   watermarks: state.book.watermarks,
   entries: state.book.entries,
   pruned: state.pruned,
+  unreacted: state.unreacted,
 });
 
 /** An open journal, appended to by its single writer (who holds `LOG.reactors.lock`). */

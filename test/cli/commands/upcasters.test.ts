@@ -72,6 +72,27 @@ describe('--upcasters MODULE', () => {
     expect(inspected.stdout).toContain('sign-request-declined (upcast by expired-as-declined)');
   });
 
+  it('refuses a snapshot taken without the upcasters (exit 2), and takes one taken with them', async () => {
+    const log = await expiredLog();
+    const upcasters = await module('upcasters.mjs', EXPIRED_AS_DECLINED);
+    const dir = await tempDir();
+    const old = join(dir, 'old.snapshot.json');
+    expect((await runCli(['replay', log, '--snapshot', old])).code).toBe(0);
+    const refused = await runCli(['replay', log, '--from-snapshot', old, '--upcasters', upcasters]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toBe(
+      `signfold: ${old}: snapshot was folded with no upcasters, not "expired-as-declined"; this projector folds with fold rules 1, lenient decoding, upcasters "expired-as-declined": replay the log from the start (without the snapshot) and take a new one\n`,
+    );
+    const fresh = join(dir, 'new.snapshot.json');
+    expect(
+      (await runCli(['replay', log, '--upcasters', upcasters, '--snapshot', fresh])).code,
+    ).toBe(0);
+    const resumed = await replayJson(log, '--from-snapshot', fresh, '--upcasters', upcasters);
+    expect(resumed.signRequests.map((r) => r.status)).toEqual(['declined']);
+    expect(resumed.quarantine).toEqual([]);
+  });
+
   it('quarantines, naming the upcaster, a record an upcaster throws on', async () => {
     const log = await expiredLog();
     const upcasters = await module(
