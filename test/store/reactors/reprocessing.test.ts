@@ -46,7 +46,7 @@ const onDeclined = (name = 'on-declined') => {
       if (effects.length > 0) {
         seen.push({
           position: change.position,
-          id: change.event.signRequestId as number,
+          id: (change.event as { readonly signRequestId: number }).signRequestId,
           upcast: change.upcast !== undefined,
         });
       }
