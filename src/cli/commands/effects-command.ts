@@ -1,16 +1,20 @@
 /**
- * `signfold effects LOG [--json]`, `signfold effects retry LOG ID…` and
- * `signfold effects skip LOG ID…`: the reactor effects of a file log, and
- * what to do with parked ones (see docs/reactors.md, "Operations").
+ * `signfold effects LOG [--json]`, `signfold effects retry LOG (ID… | FILTER…)`
+ * and `signfold effects skip LOG (ID… | FILTER…)`: the reactor effects of a
+ * file log or a PostgreSQL schema, and what to do with parked ones (see
+ * docs/reactors.md, "Operations").
  */
 
 import type { EffectsChange, EffectsReport } from '../../core/reactors/effects-report.js';
 import { withPrunedDone } from '../../core/reactors/effects-report.js';
+import type { EditRequest, EffectsFilter } from '../../core/reactors/effects-selection.js';
 import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
+import { visibleText } from '../../core/visible-text.js';
 import { editJournal, type JournalEdit } from '../../store/reactors/journal-edit.js';
 import { readJournal } from '../../store/reactors/reactor-journal.js';
 import {
   booleanFlag,
+  integerFlag,
   type OptionTable,
   type ParsedArgs,
   parseCommandArgs,
@@ -23,7 +27,66 @@ import { ensureReadableFile } from '../sources/read-only-log.js';
 import { formatTable } from '../table.js';
 
 /** The flags of `effects` (all three forms). */
-export const EFFECTS_OPTIONS: OptionTable = { json: { type: 'boolean' }, ...DATABASE_OPTIONS };
+export const EFFECTS_OPTIONS: OptionTable = {
+  json: { type: 'boolean' },
+  reactor: { type: 'string' },
+  error: { type: 'string' },
+  parked: { type: 'boolean' },
+  all: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  wait: { type: 'string' },
+  ...DATABASE_OPTIONS,
+};
+
+/** How many timers the text listing shows (`--json` lists them all). */
+const TIMERS_SHOWN = 20;
+
+/**
+ * What `retry` or `skip` acts on: the ids given, or the parked effects a
+ * filter selects. A filter must be said: `--parked` or `--all` alone mean
+ * every parked effect, so a bare `effects skip LOG` never drops them all.
+ */
+const requestOf = (
+  parsed: ParsedArgs,
+  edit: JournalEdit,
+  words: readonly string[],
+): EditRequest => {
+  const reactor = stringFlag(parsed, 'reactor');
+  const error = stringFlag(parsed, 'error');
+  const filtered =
+    reactor !== undefined ||
+    error !== undefined ||
+    booleanFlag(parsed, 'parked') ||
+    booleanFlag(parsed, 'all');
+  if (words.length > 0 && filtered) {
+    throw usageError('give IDs or a filter (--reactor, --error, --parked, --all), not both');
+  }
+  if (words.length > 0) return { edit, ids: words.map(idOf) };
+  if (!filtered) throw usageError('missing ID (or a filter: --reactor, --error, --parked, --all)');
+  if (error === '') throw usageError('--error needs a text');
+  const filter: EffectsFilter = {
+    ...(reactor === undefined ? {} : { reactor }),
+    ...(error === undefined ? {} : { error }),
+  };
+  return { edit, filter };
+};
+
+/** `--wait SECONDS`: a whole number of seconds, at least 1. */
+const waitSeconds = (value: string): number => {
+  const seconds = integerFlag('--wait', value);
+  if (seconds < 1) throw usageError('--wait must be at least 1 second');
+  return seconds;
+};
+
+const refuseEditFlags = (parsed: ParsedArgs): void => {
+  for (const flag of ['reactor', 'error', 'wait'] as const) {
+    if (stringFlag(parsed, flag) !== undefined)
+      throw usageError(`--${flag} goes with retry or skip`);
+  }
+  for (const flag of ['parked', 'all', 'dry-run'] as const) {
+    if (booleanFlag(parsed, flag)) throw usageError(`--${flag} goes with retry or skip`);
+  }
+};
 
 /** An effect id as `effects` lists it: a positive decimal integer. */
 const idOf = (word: string): number => {
@@ -44,6 +107,14 @@ const printReport = (report: EffectsReport, io: CliIO): void => {
     String(row.done),
   ]);
   const lines = formatTable(['reactor', 'pending', 'parked', 'done'], counts, '');
+  if (report.timers.length > 0) {
+    const timers = report.timers
+      .slice(0, TIMERS_SHOWN)
+      .map((row) => [String(row.id), row.reactor, row.dueAt, row.key ?? '-']);
+    lines.push('', 'timers:', ...formatTable(['id', 'reactor', 'due', 'key'], timers));
+    const more = report.timers.length - TIMERS_SHOWN;
+    if (more > 0) lines.push(`… and ${more} more (--json lists every timer)`);
+  }
   if (report.parked.length > 0) {
     const parked = report.parked.map((row) => [
       String(row.id),
@@ -66,14 +137,23 @@ const printChange = (
   change: EffectsChange,
   io: CliIO,
   json: boolean,
+  dryRun = false,
 ): ExitCode => {
-  if (json) writeJson(io.stdout, change);
+  if (json) writeJson(io.stdout, dryRun ? { ...change, dryRun: true } : change);
   else {
-    const verb = edit === 'retry' ? 'will run again' : 'skipped';
-    writeLines(
-      io.stdout,
-      change.changed.map((id) => `effect ${id}: ${verb}`),
-    );
+    const verb = dryRun
+      ? edit === 'retry'
+        ? 'would run again'
+        : 'would be skipped'
+      : edit === 'retry'
+        ? 'will run again'
+        : 'skipped';
+    const count = change.changed.length;
+    const effects = `${count} ${count === 1 ? 'effect' : 'effects'}`;
+    writeLines(io.stdout, [
+      ...change.changed.map((id) => `effect ${id}: ${verb}`),
+      `${effects} ${verb}${dryRun ? ' (dry run: nothing changed)' : ''}`,
+    ]);
     writeLines(
       io.stderr,
       change.refused.map(({ id, reason }) => `signfold: effects ${edit}: effect ${id}: ${reason}`),
@@ -92,15 +172,24 @@ const onDatabase = async (
   const { effectsOnDatabase } = await import('../pg/effects.js');
   const [first, ...rest] = parsed.positionals;
   if (first === 'retry' || first === 'skip') {
-    if (rest.length === 0) throw usageError('missing ID');
-    const ids = rest.map(idOf);
+    const request = requestOf(parsed, first, rest);
+    const dryRun = booleanFlag(parsed, 'dry-run');
+    if (stringFlag(parsed, 'wait') !== undefined) {
+      throw usageError('--wait goes with a LOG (PostgreSQL needs no runner to answer)');
+    }
     return effectsOnDatabase(
       parsed,
       database,
-      { kind: first, ids, print: (change) => printChange(first, change, io, json) },
+      {
+        kind: first,
+        request,
+        dryRun,
+        print: (change) => printChange(first, change, io, json, dryRun),
+      },
       io,
     );
   }
+  refuseEditFlags(parsed);
   if (first !== undefined)
     throw usageError(`unexpected argument '${first}' (a LOG does not go with --database)`);
   return effectsOnDatabase(
@@ -140,13 +229,21 @@ export const effectsCommand = async (args: readonly string[], io: CliIO): Promis
   if (first === 'retry' || first === 'skip') {
     const [log, ...words] = rest;
     if (log === undefined) throw usageError('missing LOG');
-    if (words.length === 0) throw usageError('missing ID');
-    const ids = words.map(idOf);
+    const request = requestOf(parsed, first, words);
+    const dryRun = booleanFlag(parsed, 'dry-run');
     await ensureReadableFile(log);
-    const edited = await editJournal(log, first, ids);
-    if (edited.isErr()) throw new CliError(`effects ${first}: ${edited.error.message}`);
-    return printChange(first, edited.value, io, json);
+    const wait = stringFlag(parsed, 'wait');
+    const waitMs = wait === undefined ? undefined : waitSeconds(wait) * 1000;
+    const edited = await editJournal(log, request, {
+      dryRun,
+      ...(waitMs === undefined ? {} : { waitMs }),
+    });
+    if (edited.isErr()) {
+      throw new CliError(`effects ${first}: ${visibleText(edited.error.message)}`);
+    }
+    return printChange(first, edited.value, io, json, dryRun);
   }
+  refuseEditFlags(parsed);
   if (rest.length > 0) throw usageError(`unexpected argument '${rest[0]}'`);
   await ensureReadableFile(first);
   const journal = await readJournal(first);

@@ -5,8 +5,14 @@
  */
 
 import type { EffectsChange, EffectsReport } from '../../core/reactors/effects-report.js';
+import type { EditRequest } from '../../core/reactors/effects-selection.js';
 import { checkSchema } from '../../postgres/migrate.js';
-import { editEffects, readEffectsReport } from '../../postgres/reactors/effects-admin.js';
+import {
+  editEffects,
+  previewEdit,
+  readEffectsReport,
+  selectParkedRows,
+} from '../../postgres/reactors/effects-admin.js';
 import { schemaName } from '../../postgres/schema-name.js';
 import { type ParsedArgs, stringFlag } from '../args.js';
 import type { ExitCode } from '../cli-error.js';
@@ -19,7 +25,8 @@ export type EffectsRequest =
   | { readonly kind: 'list'; readonly print: (report: EffectsReport) => ExitCode }
   | {
       readonly kind: 'retry' | 'skip';
-      readonly ids: readonly number[];
+      readonly request: EditRequest;
+      readonly dryRun: boolean;
       readonly print: (change: EffectsChange) => ExitCode;
     };
 
@@ -38,6 +45,9 @@ export const effectsOnDatabase = async (
     const checked = await checkSchema(pool, schema);
     if (checked.isErr()) throw postgresFailure(checked.error);
     if (request.kind === 'list') return request.print(await readEffectsReport(pool, schema));
-    return request.print(await editEffects(pool, schema, request.kind, request.ids));
+    const { ids, filter } = request.request;
+    const chosen = ids ?? (await selectParkedRows(pool, schema, filter ?? {}));
+    if (request.dryRun) return request.print(await previewEdit(pool, schema, request.kind, chosen));
+    return request.print(await editEffects(pool, schema, request.kind, chosen));
   });
 };

@@ -8,7 +8,10 @@
 import type { EffectEntry } from './effect-entry.js';
 import type { JsonValue } from './reactor-types.js';
 
-/** Counts per reactor and the parked effects (reactors sorted by name, parked by id). */
+/**
+ * Counts per reactor, the parked effects (reactors sorted by name, parked by
+ * id) and the timers not yet due (by due time, then id).
+ */
 export interface EffectsReport {
   readonly reactors: readonly {
     readonly name: string;
@@ -26,6 +29,16 @@ export interface EffectsReport {
     /** Exactly as `react` returned it; `null` when react threw or returned non-JSON. */
     readonly effect: JsonValue | null;
   }[];
+  /** Scheduled effects (timers), each with when it is due. */
+  readonly timers: readonly {
+    readonly id: number;
+    readonly reactor: string;
+    /** The key it was scheduled under (what a cancel names), or `null`. */
+    readonly key: string | null;
+    /** ISO 8601, UTC. */
+    readonly dueAt: string;
+    readonly idempotencyKey: string;
+  }[];
 }
 
 /** The result of `effects retry|skip ID…`. */
@@ -41,6 +54,7 @@ type Row = { name: string; pending: number; parked: number; done: number };
 export const reportOf = (entries: Iterable<EffectEntry>): EffectsReport => {
   const counts = new Map<string, Row>();
   const parked: EffectsReport['parked'][number][] = [];
+  const timers: (EffectsReport['timers'][number] & { due: number })[] = [];
   for (const entry of entries) {
     const row = counts.get(entry.reactor) ?? {
       name: entry.reactor,
@@ -51,6 +65,11 @@ export const reportOf = (entries: Iterable<EffectEntry>): EffectsReport => {
     counts.set(entry.reactor, row);
     if (entry.state === 'scheduled' || entry.state === 'ready' || entry.state === 'retrying') {
       row.pending += 1;
+      if (entry.state === 'scheduled' && entry.dueAt !== undefined) {
+        const { id, reactor, key, dueAt, idempotencyKey } = entry;
+        const at = new Date(dueAt).toISOString();
+        timers.push({ id, reactor, key: key ?? null, dueAt: at, idempotencyKey, due: dueAt });
+      }
     } else if (entry.state === 'done') {
       row.done += 1;
     } else if (entry.state === 'parked') {
@@ -62,7 +81,12 @@ export const reportOf = (entries: Iterable<EffectEntry>): EffectsReport => {
   const reactors = [...counts.values()].sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
-  return { reactors, parked: parked.sort((a, b) => a.id - b.id) };
+  timers.sort((a, b) => a.due - b.due || a.id - b.id);
+  return {
+    reactors,
+    parked: parked.sort((a, b) => a.id - b.id),
+    timers: timers.map(({ due: _due, ...timer }) => timer),
+  };
 };
 
 /** `report` with `done` (effects done and since pruned, per reactor) added to its counts. */
@@ -79,5 +103,5 @@ export const withPrunedDone = (
   const reactors = [...rows.values()].sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
-  return { reactors, parked: report.parked };
+  return { reactors, parked: report.parked, timers: report.timers };
 };

@@ -6,6 +6,7 @@
  * against it for long.
  */
 import type { EffectsChange, EffectsReport } from '../../core/reactors/effects-report.js';
+import type { EffectsFilter } from '../../core/reactors/effects-selection.js';
 import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { SchemaName } from '../schema-name.js';
 import { checkOut, type SqlPool, type SqlQueryable } from '../sql-client.js';
@@ -27,6 +28,9 @@ export const readEffectsReport = async (
   const parked = await db.query<EffectRow>(
     `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects WHERE state = 'parked' ORDER BY id`,
   );
+  const timers = await db.query<EffectRow>(
+    `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects WHERE state = 'scheduled' ORDER BY due_ms, id`,
+  );
   return {
     reactors: counts.rows.map((row) => ({
       name: row.name,
@@ -39,8 +43,40 @@ export const readEffectsReport = async (
       const { id, reactor, idempotencyKey, attempts, lastError, effect } = entry;
       return { id, reactor, idempotencyKey, attempts, lastError, effect };
     }),
+    timers: timers.rows.flatMap((row) => {
+      const { id, reactor, key, dueAt, idempotencyKey } = entryOfRow(row);
+      if (dueAt === undefined) return [];
+      return [
+        { id, reactor, key: key ?? null, dueAt: new Date(dueAt).toISOString(), idempotencyKey },
+      ];
+    }),
   };
 };
+
+/** The parked effects of `schema` that `filter` selects, by id (as `selectParked` on a book). */
+export const selectParkedRows = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  filter: EffectsFilter,
+): Promise<readonly number[]> => {
+  const found = await db.query<{ id: string }>(
+    `SELECT id FROM ${schema}.effects
+      WHERE state = 'parked'
+        AND ($1::text IS NULL OR reactor = $1)
+        AND ($2::text IS NULL OR strpos(last_error, $2) > 0)
+      ORDER BY id`,
+    [filter.reactor ?? null, filter.error ?? null],
+  );
+  return found.rows.map((row) => Number(row.id));
+};
+
+/** What `editEffects` would change, changing nothing (`effects retry|skip --dry-run`). */
+export const previewEdit = (
+  pool: SqlPool,
+  schema: SchemaName,
+  edit: 'retry' | 'skip',
+  ids: readonly number[],
+): Promise<EffectsChange> => editEffects(pool, schema, edit, ids, Date.now(), true);
 
 /** `retry` (a fresh round of attempts, due now) or `skip` (cancelled) of the parked effects `ids`. */
 export const editEffects = async (
@@ -49,6 +85,7 @@ export const editEffects = async (
   edit: 'retry' | 'skip',
   ids: readonly number[],
   now: number = Date.now(),
+  dryRun = false,
 ): Promise<EffectsChange> => {
   const client = await checkOut(pool);
   try {
@@ -64,6 +101,10 @@ export const editEffects = async (
     });
     const change = edit === 'retry' ? book.retry(ids, now) : book.skip(ids);
     const changed = book.takeChanged();
+    if (dryRun) {
+      await client.query('ROLLBACK');
+      return change;
+    }
     if (changed.length > 0) {
       await client.query(
         `UPDATE ${schema}.effects AS e

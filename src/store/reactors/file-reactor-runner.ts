@@ -19,6 +19,7 @@ import type { Change, Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createProjector } from '../../engine/projector.js';
 import { readFileEventLog } from '../file-record-stream.js';
+import { applyEditRequest, claimEditRequests, type EditAnswer } from './edit-requests.js';
 import { EffectExecutor, type ExecutionCounts } from './effect-executor.js';
 import { type JournalState, openJournalWriter, readJournal } from './reactor-journal.js';
 import { acquireReactorLock } from './reactor-lock.js';
@@ -259,6 +260,16 @@ const runLoop = async (
       await writer.compact(stateOf(book, positions, pruned, unreacted));
     }
   };
+  // Operators' retry and skip requests (edit-requests.ts): looked for at most once a poll.
+  let requestsLookedAt = Number.NEGATIVE_INFINITY;
+  const answers: [{ answer(a: EditAnswer): Promise<void> }, EditAnswer][] = [];
+  const takeRequests = async (): Promise<void> => {
+    if (now() - requestsLookedAt < pollMs) return;
+    requestsLookedAt = now();
+    for (const claimed of await claimEditRequests(logPath)) {
+      answers.push([claimed, applyEditRequest(book, claimed.request, now())]);
+    }
+  };
   const onAbort = (): void => wake.wake();
   signal?.addEventListener('abort', onAbort);
   let seen: string | undefined;
@@ -295,8 +306,13 @@ const runLoop = async (
       // clock are released, since no cancel stored behind them is still unread.
       const clock = now();
       for (const reactor of reactors) book.release(reactor.name, clock);
+      await takeRequests();
       // Journal first: it frees the slots of the outcomes it records.
       await flush();
+      // Answered only once journaled: an answer promises the change survives a crash.
+      for (const [claimed, answer] of answers.splice(0)) {
+        await claimed.answer(answer).catch(() => undefined);
+      }
       executor.startReady();
       if (options.drain === true && executor.running === 0 && !executor.hasRunnable()) break;
       // Due now but not started: running, or out of slots; an effect settling wakes the loop.

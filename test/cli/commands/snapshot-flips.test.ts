@@ -112,7 +112,7 @@ describe('replay --from-snapshot with single-bit flips of a CLI snapshot', () =>
     expect(v1.code).toBe(2);
     expect(v1.stdout).toBe('');
     expect(v1.stderr).toMatch(
-      /^signfold: .*: snapshot format version 1 has no checksum and is no longer read \(this build reads version 3\); replay the log from the start and take a new snapshot\n$/,
+      /^signfold: .*: snapshot format version 1 has no checksum and is no longer read \(this build reads version 4\); replay the log from the start and take a new snapshot\n$/,
     );
   });
 });
