@@ -15,7 +15,7 @@ Commands:
   unlock LOG      remove the writer lock LOG.lock of a writer that is gone (see its --help)
   serve           receive webhook deliveries over HTTP into a log (--log FILE or --database URL)
   react LOG       run reactors on a log: effects with retries, parking and timers (--reactors MODULE)
-  effects LOG     list reactor effects; effects retry|skip LOG ID... for parked ones
+  effects LOG     list reactor effects; effects retry|skip LOG (ID...|FILTER) for parked ones
   reconcile LOG   ask the service's API about open requests and repair what deliveries lost (--fetch MODULE)
 
 Options:
@@ -255,28 +255,40 @@ idempotency key.
 Exit codes: 0 drained or stopped, 2 usage error, bad module, lock held by
 another react, or I/O error.`,
   effects: `Usage: signfold effects (LOG | --database URL) [--json]
-       signfold effects retry (LOG | --database URL) ID... [--json]
-       signfold effects skip (LOG | --database URL) ID... [--json]
+       signfold effects retry (LOG | --database URL) (ID... | FILTER...) [--dry-run] [--wait SECONDS] [--json]
+       signfold effects skip (LOG | --database URL) (ID... | FILTER...) [--dry-run] [--wait SECONDS] [--json]
 With --database, every form also takes [--schema NAME] [--connect-timeout SECONDS].
 
-List the reactor effects of a file log (counts per reactor, and the parked
-effects with their last error), or act on parked effects: retry runs them
-again with a fresh round of attempts, skip drops them. retry and skip change
-LOG.reactors, so they are refused while signfold react runs on LOG.
-With --database URL, the effects of a PostgreSQL schema (signfold pg work
---reactors); there retry and skip work while workers run.
+List the reactor effects of a file log (counts per reactor, the parked
+effects with their last error, and the timers with when they are due and
+their key), or act on parked effects: retry runs them again with a fresh
+round of attempts, skip drops them. Name them by id, or by a filter over the
+parked effects (every filter given must hold):
+  --reactor NAME   the parked effects of reactor NAME
+  --error TEXT     the parked effects whose last error contains TEXT
+  --parked, --all  every parked effect (say one when no other filter narrows)
+--dry-run says what would change and changes nothing. While signfold react
+runs on LOG, retry and skip go through it: it applies the change, journals
+it and answers; one that does not take the request within --wait SECONDS
+(default 10, and as long again for its answer; a stopped react) gets it
+withdrawn, and nothing changes. With --database URL, the effects of a
+PostgreSQL schema (signfold pg work --reactors); there retry and skip work
+while workers run.
 
 Options:
   --json       print JSON: {"reactors":[{"name","pending","parked","done"}],
                "parked":[{"id","reactor","idempotencyKey","attempts",
-               "lastError","effect"}]}; for retry and skip
-               {"changed":[ID...],"refused":[{"id","reason"}]}
+               "lastError","effect"}],"timers":[{"id","reactor","key",
+               "dueAt","idempotencyKey"}]}; for retry and skip
+               {"changed":[ID...],"refused":[{"id","reason"}]}, with
+               "dryRun":true for a dry run
   --database URL
                a PostgreSQL schema instead of LOG (as for signfold pg)
   -h, --help   show this help
 
 Exit codes: 0 ok, 1 some ids refused (unknown, not parked, or an invalid
-effect that can only be skipped), 2 usage or I/O error, or react is running.`,
+effect that can only be skipped), 2 usage or I/O error, or a running react
+that did not answer in time.`,
   serve: `Usage: signfold serve (--log FILE | --database URL) [--port 8080] [--host 127.0.0.1]
                       [--secret-env NAME[:COMPANY,COMPANY...]]... [--scheme hmac|standard-webhooks]
                       [--signature-header H] [--signature-encoding hex|base64]

@@ -265,9 +265,18 @@ describe('pg work --reactors', () => {
         [first.idempotencyKey, 1],
       ]);
       const after = JSON.parse((await runCli(['effects', '--database', url, '--json'])).stdout);
-      expect(after.parked.map((p: { id: number }) => p.id)).toEqual(
-        report.parked.slice(2).map((p: { id: number }) => p.id),
-      );
+      const rest = report.parked.slice(2).map((p: { id: number }) => p.id);
+      expect(after.parked.map((p: { id: number }) => p.id)).toEqual(rest);
+      expect(after.timers).toEqual([]);
+      // By filter: a dry run first, a filter that selects nothing, then every parked one.
+      const edit = async (...words: string[]) =>
+        JSON.parse((await runCli(['effects', ...words, '--database', url, '--json'])).stdout);
+      expect(
+        await edit('retry', '--reactor', 'documents', '--error', 'answered 500', '--dry-run'),
+      ).toEqual({ changed: rest, refused: [], dryRun: true });
+      expect(await edit('skip', '--reactor', 'reminders')).toEqual({ changed: [], refused: [] });
+      expect(await edit('skip', '--parked')).toEqual({ changed: rest, refused: [] });
+      expect((await edit()).parked).toEqual([]);
     } finally {
       await sink.close();
       await pool.end();

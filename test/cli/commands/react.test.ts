@@ -7,7 +7,7 @@
  * process had in flight.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFile, readFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_IN_FLIGHT } from '../../../src/core/reactors/in-flight.js';
@@ -71,7 +71,7 @@ describe('signfold react', () => {
     expect(run.stderr).toBe(
       'signfold: react: reactor "crm-note" has SQL effects, which need PostgreSQL (signfold pg work --reactors)\n',
     );
-    expect((await runCli(['effects', log, '--json'])).stdout).toBe('{"reactors":[],"parked":[]}\n');
+    expect((await runCli(['effects', log, '--json'])).stdout).toBe('{"reactors":[],"parked":[],"timers":[]}\n');
   });
 
   it('says what is wrong with a module that is not an array of reactors', async () => {
@@ -86,7 +86,7 @@ describe('signfold react', () => {
     expect(usage.stderr).toContain('missing --reactors MODULE');
   });
 
-  it('keeps the lock from a second runner and from effects retry, also while paused, but not once killed', async () => {
+  it('keeps the lock from a second runner, also while paused, but not once killed; effects retry goes through it', async () => {
     const sink = await startHttpSink();
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
@@ -106,10 +106,18 @@ describe('signfold react', () => {
       expect(second.code).toBe(2);
       expect(second.stderr).toContain(`run by pid ${holder.pid}`);
       expect(second.stderr).toContain('stop it first');
+      // effects retry goes through the running react, which answers: effect 1 is not parked.
       const retry = await runCli(['effects', 'retry', log, '1']);
-      expect(retry.code).toBe(2);
-      expect(retry.stderr).toContain('stop it first');
+      expect(retry.code).toBe(1);
+      expect(retry.stderr).toMatch(/effect 1: the effect is \w+, not parked/);
       holder.kill('SIGSTOP');
+      // A paused react claims nothing: the request is withdrawn after --wait, nothing changed.
+      const unanswered = await runCli(['effects', 'retry', log, '1', '--wait', '1']);
+      expect(unanswered.code).toBe(2);
+      expect(unanswered.stderr).toContain('did not take the request within 1 s (is it stopped?)');
+      expect((await readdir(dir)).filter((name) => name.includes('.reactors.request-'))).toEqual(
+        [],
+      );
       const paused = await runCli(
         ['react', log, '--reactors', SINK_REACTORS, '--drain'],
         ROOT,
@@ -336,7 +344,7 @@ describe('signfold effects', () => {
     const log = join(dir, 'events.ndjson');
     await writeStoryLog(log, storyEvents(1, 2));
     const listed = await runCli(['effects', log, '--json']);
-    expect(listed).toMatchObject({ code: 0, stdout: '{"reactors":[],"parked":[]}\n' });
+    expect(listed).toMatchObject({ code: 0, stdout: '{"reactors":[],"parked":[],"timers":[]}\n' });
     const bad = await runCli(['effects', 'retry', log, '0x1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("ID must be a positive integer (got '0x1')");
