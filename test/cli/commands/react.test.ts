@@ -71,7 +71,9 @@ describe('signfold react', () => {
     expect(run.stderr).toBe(
       'signfold: react: reactor "crm-note" has SQL effects, which need PostgreSQL (signfold pg work --reactors)\n',
     );
-    expect((await runCli(['effects', log, '--json'])).stdout).toBe('{"reactors":[],"parked":[],"timers":[]}\n');
+    expect((await runCli(['effects', log, '--json'])).stdout).toBe(
+      '{"reactors":[],"parked":[],"timers":[]}\n',
+    );
   });
 
   it('says what is wrong with a module that is not an array of reactors', async () => {

@@ -140,11 +140,15 @@ describe('the file reactor runner', () => {
     }
     const [first, second] = run.report.parked;
     failing = false;
-    expect((await editJournal(log, { edit: 'retry', ids: [first?.id ?? 0] }))._unsafeUnwrap()).toEqual({
+    expect(
+      (await editJournal(log, { edit: 'retry', ids: [first?.id ?? 0] }))._unsafeUnwrap(),
+    ).toEqual({
       changed: [first?.id],
       refused: [],
     });
-    expect((await editJournal(log, { edit: 'skip', ids: [second?.id ?? 0, 999_999] }))._unsafeUnwrap()).toEqual({
+    expect(
+      (await editJournal(log, { edit: 'skip', ids: [second?.id ?? 0, 999_999] }))._unsafeUnwrap(),
+    ).toEqual({
       changed: [second?.id],
       refused: [{ id: 999_999, reason: 'no such effect' }],
     });
