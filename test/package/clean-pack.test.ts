@@ -21,10 +21,11 @@ import {
 let packed: Packed;
 let app: string;
 
+// Packing (two compiles) and installing: bounded by exec's timeouts, each under this one.
 beforeAll(async () => {
   packed = await packClean();
   app = await installApp(packed.tarball);
-});
+}, 600_000);
 afterAll(removeScratch);
 
 describe('the package packed from a clean checkout', () => {
