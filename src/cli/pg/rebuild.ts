@@ -42,6 +42,13 @@ export const SWITCH_LOCK_TIMEOUT_MS = 5000;
 /** The bound of the switch's wait for the rebuild's partitions to reach the last position (ms). */
 export const SWITCH_CATCH_UP_MS = 10_000;
 
+/**
+ * How far behind the last stored position (in positions) the rebuild may be
+ * when the switch starts: the rest is projected while appends wait, so it
+ * must take a moment, not a build.
+ */
+const SWITCH_LAG = 200;
+
 /** How long a postponed switch waits before trying again (ms). */
 const SWITCH_RETRY_MS = 1000;
 
@@ -239,7 +246,7 @@ export const pgRebuild = async (
     return EXIT.ok;
   }
 
-  const lag = Math.max(options.batchSize ?? 5000, 100);
+  const lag = SWITCH_LAG;
   for (;;) {
     const following = follow(pool, worker, rebuild.live, options, io);
     if (!(await caughtUp(pool, rebuild, following, { target: undefined, lag }, signal))) {
