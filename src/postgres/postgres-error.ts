@@ -43,8 +43,8 @@ export type PostgresError =
   | { readonly kind: 'invalid-option'; readonly message: string }
   /**
    * The projection tables this worker started on were replaced (`signfold pg
-   * rebuild --switch`) or dropped: it stops, writing nothing more; restart it
-   * (with the rules of the rebuild) to work on the new ones.
+   * rebuild --switch`): it stops, writing nothing more; restart it (with the
+   * rules of the rebuild) to work on the new ones.
    */
   | { readonly kind: 'tables-replaced'; readonly schema: string; readonly message: string };
 

@@ -201,7 +201,7 @@ const workerOn = (
         try {
           outcome = await retryOneAtATime(pool, context, partition, epoch, cause);
         } catch (failure) {
-          // A batch that failed because its tables were swapped or dropped under it is no error
+          // A batch that failed because its tables were swapped under it is no error
           // of its partition's: the worker stops.
           if (sqlState(failure) !== undefined) await checkTablesKept(pool, schema, tableOid);
           await recordError(partition, failure);
@@ -254,7 +254,7 @@ const workerOn = (
       return ok(await run());
     } catch (cause) {
       if (cause instanceof TablesReplacedError) return err(tablesReplaced(cause));
-      // A statement refused because the tables it named are gone (the rebuild schema, switched).
+      // A statement refused because the tables it named were swapped under it.
       if (sqlState(cause) === '42P01') {
         const kept = await checkTablesKept(pool, schema, tableOid).then(
           () => undefined,

@@ -1,10 +1,11 @@
 /**
- * A worker's projection tables can be swapped under it (`pg rebuild
- * --switch` moves new tables in under the same names) or dropped (the
- * rebuild schema, once switched). Names would silently resolve to the new
- * tables, so a worker pins the identity (OID) of its `partitions` table when
- * it starts; every lease statement also requires it, and a worker that finds
- * it changed stops instead of projecting into tables built under other rules.
+ * A worker's projection tables can be swapped under it: `pg rebuild
+ * --switch` moves new tables in under the same names, which would silently
+ * resolve to them. So a worker pins the identity (OID) of its `partitions`
+ * table when it starts; every lease statement also requires it, and a worker
+ * that finds it changed stops instead of projecting into tables built under
+ * other rules. (The rebuild's own workers, whose schema the switch drops,
+ * are told by `pg rebuild`, which knows what it works on.)
  */
 import type { PostgresError } from './postgres-error.js';
 import type { SchemaName } from './schema-name.js';
@@ -35,13 +36,18 @@ export class TablesReplacedError extends Error {
   }
 }
 
-/** Throws {@link TablesReplacedError} when `schema.partitions` is no longer the table of OID `oid`. */
+/**
+ * Throws {@link TablesReplacedError} when `schema.partitions` is another
+ * table than the one of OID `oid`. A table that is gone is no replacement (a
+ * schema dropped by hand): the statements that need it fail with their error.
+ */
 export const checkTablesKept = async (
   db: SqlQueryable,
   schema: SchemaName,
   oid: string,
 ): Promise<void> => {
-  if ((await partitionsTableOid(db, schema)) !== oid) throw new TablesReplacedError(schema);
+  const now = await partitionsTableOid(db, schema);
+  if (now !== undefined && now !== oid) throw new TablesReplacedError(schema);
 };
 
 /** The `Result` error of a worker whose tables were replaced. */

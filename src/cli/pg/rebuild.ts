@@ -158,17 +158,42 @@ const switchedLine = (live: string, outcome: SwitchOutcome): string =>
 
 /** Turns how the workers ended into the exit, when they ended by themselves. */
 const endedBy = async (
+  pool: SqlPool,
   following: Following,
   prepared: PreparedRebuild,
   io: CliIO,
 ): Promise<ExitCode> => {
   const ended = await following.ended;
   if (ended.isOk()) return EXIT.ok;
-  return failedWith(ended.error, prepared, io);
+  return failedWith(pool, ended.error, prepared, io);
 };
 
-const failedWith = (error: PostgresError, prepared: PreparedRebuild, io: CliIO): ExitCode => {
-  if (error.kind === 'tables-replaced') {
+/** Whether the rebuild schema is gone: switched in (or dropped) by another `pg rebuild`. */
+const rebuildGone = async (pool: SqlPool, { rebuild }: PreparedRebuild): Promise<boolean> => {
+  try {
+    const { rows } = await pool.query<{ gone: boolean }>(
+      'SELECT to_regnamespace($1) IS NULL AS gone',
+      [rebuild],
+    );
+    return rows[0]?.gone === true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The exit for a failure of the rebuild's workers: 0 with one line when
+ * another `pg rebuild` switched (or restarted) the rebuild under them, the
+ * failure otherwise.
+ */
+const failedWith = async (
+  pool: SqlPool,
+  error: PostgresError,
+  prepared: PreparedRebuild,
+  io: CliIO,
+): Promise<ExitCode> => {
+  const undefinedTable = error.kind === 'database' && error.code === '42P01';
+  if (error.kind === 'tables-replaced' || (undefinedTable && (await rebuildGone(pool, prepared)))) {
     writeLines(io.stderr, [
       `signfold pg rebuild: ${prepared.rebuild} was switched into ${prepared.live} or dropped by another pg rebuild; this worker stops`,
     ]);
@@ -235,11 +260,11 @@ export const pgRebuild = async (
     const following = follow(pool, worker, rebuild.live, options, io);
     if (!(await caughtUp(pool, rebuild, following, { target: last, lag: 0 }, signal))) {
       if (signal.aborted) return stopped(following, 'not caught up yet');
-      return endedBy(following, rebuild, io);
+      return endedBy(pool, following, rebuild, io);
     }
     await following.stop();
     const ended = await following.ended;
-    if (ended.isErr()) return failedWith(ended.error, rebuild, io);
+    if (ended.isErr()) return failedWith(pool, ended.error, rebuild, io);
     writeLines(io.stdout, [
       `built ${rebuild.rebuild}: ${projectionSummary(ended.value)}; switch with signfold pg rebuild --switch`,
     ]);
@@ -251,7 +276,7 @@ export const pgRebuild = async (
     const following = follow(pool, worker, rebuild.live, options, io);
     if (!(await caughtUp(pool, rebuild, following, { target: undefined, lag }, signal))) {
       if (signal.aborted) return stopped(following, 'not switched');
-      return endedBy(following, rebuild, io);
+      return endedBy(pool, following, rebuild, io);
     }
     const switched = await switchProjection(pool, {
       live: rebuild.live,
