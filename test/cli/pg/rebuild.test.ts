@@ -100,6 +100,31 @@ describe('pg rebuild', () => {
   it('resumes an interrupted rebuild, starts over under other upcasters, refuses a schema it did not make', async () => {
     const { url, pool } = await importedDatabase('resume');
     try {
+      // SIGTERM: a clean stop, its partitions given back at once.
+      const stopped = startCli([
+        'pg',
+        'rebuild',
+        '--database',
+        url,
+        '--batch-size',
+        '20',
+        '--worker-id',
+        'r0',
+      ]);
+      await eventually(
+        async () => (await hasRebuild(pool)) && (await rebuildProgress(pool)).sum > 0,
+        'the rebuild to make progress',
+      );
+      stopped.child.kill('SIGTERM');
+      const stop = await stopped.closed;
+      expect(stop.code, stop.stderr).toBe(0);
+      expect(stop.stderr).toMatch(
+        /\nsignfold: stopped; signfold_rebuild is kept \(not caught up yet\): run signfold pg rebuild again to resume\n$/,
+      );
+      expect(
+        (await pool.query('SELECT 1 FROM signfold_rebuild.partitions WHERE owner IS NOT NULL'))
+          .rowCount,
+      ).toBe(0);
       const first = startCli([
         'pg',
         'rebuild',
