@@ -113,6 +113,7 @@ const main = async () => {
     const waited = /appends waited (\d+\.\d) s/.exec(switched)?.[1] ?? '?';
     const loadAfter = load();
     await pool.end();
+    const ratios = rebuilds.map((ms, i) => ms / works[i]);
     const row = (what, xs) =>
       `| ${what} | ${seconds(median(xs))} | ${seconds(Math.min(...xs))} – ${seconds(Math.max(...xs))} | ${fmt((lines * 1000) / median(xs))} |`;
     const section = `${MARKER}
@@ -129,6 +130,8 @@ shared with other work, **load average ${loadBefore} before and ${loadAfter} aft
 |---|---:|---:|---:|
 ${row('`pg rebuild` (build)', rebuilds)}
 ${row('`pg work --drain`', works)}
+
+Per pair, \`pg rebuild\` / \`pg work --drain\`: median ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)} – ${Math.max(...ratios).toFixed(2)}).
 
 Then \`pg rebuild --switch\` of the last rebuild (resumed: only the switch) took ${seconds(switchMs)} as a
 whole process, and appends waited ${waited} s in its transaction (nothing was appending).
