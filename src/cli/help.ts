@@ -11,7 +11,7 @@ Commands:
   inspect LOG     show one sign request, its participants and its timeline
   validate FILE   validate a sign-request representation (JSON)
   report LOG      write a self-contained HTML report of a log (--out FILE)
-  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, status, export, skip (see signfold pg --help)
+  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, rebuild, status, export, skip (see signfold pg --help)
   unlock LOG      remove the writer lock LOG.lock of a writer that is gone (see its --help)
   serve           receive webhook deliveries over HTTP into a log (--log FILE or --database URL)
   react LOG       run reactors on a log: effects with retries, parking and timers (--reactors MODULE)
@@ -34,6 +34,8 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
        signfold pg work --database URL [--schema NAME] [--drain] [--batch-size N] [--poll-interval MS]
                         [--lease MS] [--worker-id ID] [--reactors MODULE] [--from end]
                         [--upcasters MODULE]
+       signfold pg rebuild --database URL [--schema NAME] [--upcasters MODULE] [--switch]
+                           [--batch-size N] [--poll-interval MS] [--lease MS] [--worker-id ID]
        signfold pg status --database URL [--schema NAME] [--json]
        signfold pg export --database URL [--schema NAME]
        signfold pg skip --position N --database URL [--schema NAME] [--reason TEXT]
@@ -70,7 +72,21 @@ schema (default signfold).
                                  signfold replay --help); each must keep the
                                  sign request a stored record names
             several workers share the partitions; one that stops loses them
-            to the others within a lease and a quarter
+            to the others within a lease and a quarter; one whose tables pg
+            rebuild --switch replaced stops (exit 0, one line)
+  rebuild   project the stored events again, with these upcasters, into
+            NAME_rebuild beside the live tables (serve and readers go on);
+            several share its partitions (--batch-size, --poll-interval,
+            --lease, --worker-id as for work); without --switch exit once it
+            has every event stored; a stopped rebuild is resumed by the next
+            (one made with other upcasters is dropped and started over)
+            --switch             once caught up, move the rebuilt tables in
+                                 under NAME's names in one transaction (appends
+                                 wait, each wait bounded; postponed and tried
+                                 again when a bound runs out); the old tables
+                                 go to NAME_retired, old workers stop, and
+                                 reactors react once to each event applied
+                                 only now
   status    each partition's owner, lease (or how long ago it expired),
             checkpoint, lag and last error (--json)
   export    print the tables as JSON: the templates, signRequests and

@@ -30,6 +30,12 @@ export interface FollowOptions {
   readonly outage?: OutageReports;
   /** The waits between tries during an outage (default `DEFAULT_BACKOFF`). */
   readonly backoff?: Backoff;
+  /**
+   * The schema whose appends wake the worker (default its own). A rebuild
+   * schema reads another schema's events (through views), whose appends are
+   * announced under that schema's name.
+   */
+  readonly appendsOf?: string;
 }
 
 interface Notification {
@@ -56,8 +62,8 @@ const followOn = async (
   options: FollowOptions,
   onProgress: (progress: WorkerProgress) => void,
 ): Promise<Followed> => {
-  // The worker's own schema: a notification of any other is not for it.
-  const { schema } = worker;
+  // The schema whose events the worker reads: a notification of any other is not for it.
+  const schema = options.appendsOf ?? worker.schema;
   const pollMs = options.pollIntervalMs ?? 5000;
   // Notifications come at any time, also while a catch-up runs, when no one
   // sleeps to be woken: each one bumps `announced`, and the loop sleeps only

@@ -53,6 +53,51 @@ const versionOf = async (db: SqlQueryable, schema: SchemaName): Promise<number> 
   return found.rows[0]?.version ?? 0;
 };
 
+/**
+ * Migrates `schema` from the version found to {@link SCHEMA_VERSION} in the
+ * caller's open transaction on `client` (which commits or rolls back), taking
+ * the schema's migration lock first: `migrate` itself, and `pg rebuild`,
+ * which must create its schema and reshape it in one transaction (a crash
+ * between the two would leave a schema nobody can tell from a user's).
+ */
+export const migrateInTransaction = async (
+  client: SqlQueryable,
+  schema: SchemaName,
+  wanted: number | undefined,
+): Promise<Result<MigrateOutcome, PostgresError>> => {
+  await client.query("SELECT pg_advisory_xact_lock(hashtext('signfold.migrate'), hashtext($1))", [
+    schema,
+  ]);
+  const from = await versionOf(client, schema);
+  if (from > SCHEMA_VERSION) return err(tooNew(schema, from));
+  if (from === 0) {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(
+      `CREATE TABLE ${schema}.schema_version (
+         singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+         version integer NOT NULL,
+         migrated_at timestamptz NOT NULL DEFAULT now())`,
+    );
+  }
+  const settings = { partitions: wanted ?? DEFAULT_PARTITIONS };
+  for (let version = from + 1; version <= SCHEMA_VERSION; version += 1) {
+    await client.query(MIGRATIONS[version - 1]?.(schema, settings) ?? '');
+  }
+  const partitions = await partitionCount(client, schema);
+  if (wanted !== undefined && partitions !== wanted) {
+    return err({
+      kind: 'invalid-option',
+      message: `schema ${schema} has ${partitions} partitions, fixed when it was created: it cannot get ${wanted} (migrate a new schema and rebuild there)`,
+    });
+  }
+  await client.query(
+    `INSERT INTO ${schema}.schema_version (version) VALUES ($1)
+     ON CONFLICT (singleton) DO UPDATE SET version = EXCLUDED.version, migrated_at = now()`,
+    [SCHEMA_VERSION],
+  );
+  return ok({ schema, from, to: SCHEMA_VERSION, partitions });
+};
+
 /** {@link migrate} once the options are checked, on a client of its own (released here). */
 const migrateOn = async (
   client: SqlPoolClient,
@@ -61,42 +106,9 @@ const migrateOn = async (
 ): Promise<Result<MigrateOutcome, PostgresError>> => {
   try {
     await client.query('BEGIN');
-    await client.query("SELECT pg_advisory_xact_lock(hashtext('signfold.migrate'), hashtext($1))", [
-      schema,
-    ]);
-    const from = await versionOf(client, schema);
-    if (from > SCHEMA_VERSION) {
-      await client.query('ROLLBACK');
-      return err(tooNew(schema, from));
-    }
-    if (from === 0) {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-      await client.query(
-        `CREATE TABLE ${schema}.schema_version (
-           singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
-           version integer NOT NULL,
-           migrated_at timestamptz NOT NULL DEFAULT now())`,
-      );
-    }
-    const settings = { partitions: wanted ?? DEFAULT_PARTITIONS };
-    for (let version = from + 1; version <= SCHEMA_VERSION; version += 1) {
-      await client.query(MIGRATIONS[version - 1]?.(schema, settings) ?? '');
-    }
-    const partitions = await partitionCount(client, schema);
-    if (wanted !== undefined && partitions !== wanted) {
-      await client.query('ROLLBACK');
-      return err({
-        kind: 'invalid-option',
-        message: `schema ${schema} has ${partitions} partitions, fixed when it was created: it cannot get ${wanted} (migrate a new schema and rebuild there)`,
-      });
-    }
-    await client.query(
-      `INSERT INTO ${schema}.schema_version (version) VALUES ($1)
-       ON CONFLICT (singleton) DO UPDATE SET version = EXCLUDED.version, migrated_at = now()`,
-      [SCHEMA_VERSION],
-    );
-    await client.query('COMMIT');
-    return ok({ schema, from, to: SCHEMA_VERSION, partitions });
+    const migrated = await migrateInTransaction(client, schema, wanted);
+    await client.query(migrated.isOk() ? 'COMMIT' : 'ROLLBACK');
+    return migrated;
   } catch (cause) {
     await client.query('ROLLBACK').catch(() => undefined);
     return err(databaseError(cause, `migrating schema ${schema}`));

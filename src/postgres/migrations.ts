@@ -6,6 +6,7 @@
 import { type MigrationSettings, version2 } from './migration-partitions.js';
 import { version3 } from './migration-skips.js';
 import { reactorTablesSql } from './reactors/migration-reactors.js';
+import { reactorRedoSql } from './reactors/migration-redo.js';
 import type { SchemaName } from './schema-name.js';
 
 /** The two keys of the transaction-level advisory lock that serializes appends to one schema's events. */
@@ -126,9 +127,12 @@ CREATE TABLE ${s}.checkpoints (
 /** Version 4 (issue 17): the views' times and the tables of reactors. */
 const version4 = (s: SchemaName): string => reactorTablesSql(s);
 
+/** Version 5 (issue 32): what reactors react to again after `pg rebuild --switch`. */
+const version5 = (s: SchemaName): string => reactorRedoSql(s);
+
 /** Migration N is at index N - 1. */
 export const MIGRATIONS: readonly ((schema: SchemaName, settings: MigrationSettings) => string)[] =
-  [version1, version2, version3, version4];
+  [version1, version2, version3, version4, version5];
 
 /** The schema version this code reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -40,7 +40,13 @@ export type PostgresError =
   /** Reading the records to import failed (e.g. the log file vanished); nothing was imported. */
   | { readonly kind: 'source'; readonly message: string }
   /** An option is invalid (e.g. a schema name that is not a plain identifier). */
-  | { readonly kind: 'invalid-option'; readonly message: string };
+  | { readonly kind: 'invalid-option'; readonly message: string }
+  /**
+   * The projection tables this worker started on were replaced (`signfold pg
+   * rebuild --switch`): it stops, writing nothing more; restart it (with the
+   * rules of the rebuild) to work on the new ones.
+   */
+  | { readonly kind: 'tables-replaced'; readonly schema: string; readonly message: string };
 
 /** A SQLSTATE: five digits or upper-case letters. */
 const SQLSTATE = /^[0-9A-Z]{5}$/;

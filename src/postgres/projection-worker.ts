@@ -24,6 +24,12 @@ import {
 } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
 import { databaseError, isRetryableCause, type PostgresError, sqlState } from './postgres-error.js';
+import {
+  checkTablesKept,
+  partitionsTableOid,
+  TablesReplacedError,
+  tablesReplaced,
+} from './replaced-tables.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';
 import { readTotals, type WorkerProgress } from './worker-progress.js';
@@ -121,7 +127,18 @@ export const createProjectionWorker = async (
     const partitionTotal = yield* ResultAsync.fromPromise(partitionCount(pool, schema), (cause) =>
       databaseError(cause, `reading the partitions of ${schema}`),
     );
-    return ok(workerOn(pool, options, { schema, batchSize, leaseMs, partitionTotal }));
+    const tableOid = yield* ResultAsync.fromPromise(partitionsTableOid(pool, schema), (cause) =>
+      databaseError(cause, `reading the partitions of ${schema}`),
+    );
+    return ok(
+      workerOn(pool, options, {
+        schema,
+        batchSize,
+        leaseMs,
+        partitionTotal,
+        tableOid: tableOid ?? '0',
+      }),
+    );
   });
 
 /** What {@link createProjectionWorker} checked and read before its worker starts. */
@@ -130,13 +147,15 @@ interface WorkerSettings {
   readonly batchSize: number;
   readonly leaseMs: number;
   readonly partitionTotal: number;
+  /** The OID of the partitions table it starts on (see replaced-tables.ts). */
+  readonly tableOid: string;
 }
 
 /** The worker of {@link createProjectionWorker}, holding no partition yet. */
 const workerOn = (
   pool: SqlPool,
   options: ProjectionWorkerOptions,
-  { schema, batchSize, leaseMs, partitionTotal }: WorkerSettings,
+  { schema, batchSize, leaseMs, partitionTotal, tableOid }: WorkerSettings,
 ): ProjectionWorker => {
   const id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const context: BatchContext = {
@@ -158,7 +177,7 @@ const workerOn = (
   const heartbeat = async (force = false): Promise<void> => {
     if (!force && performance.now() - lastHeartbeat < heartbeatMs) return;
     lastHeartbeat = performance.now();
-    const held = await maintainClaims(pool, schema, id, leaseMs, partitionTotal);
+    const held = await maintainClaims(pool, schema, id, leaseMs, partitionTotal, tableOid);
     for (const partition of held.keys()) if (!claims.has(partition)) behind.add(partition);
     for (const partition of claims.keys()) if (!held.has(partition)) behind.delete(partition);
     claims = held;
@@ -182,6 +201,9 @@ const workerOn = (
         try {
           outcome = await retryOneAtATime(pool, context, partition, epoch, cause);
         } catch (failure) {
+          // A batch that failed because its tables were swapped under it is no error
+          // of its partition's: the worker stops.
+          if (sqlState(failure) !== undefined) await checkTablesKept(pool, schema, tableOid);
           await recordError(partition, failure);
           throw failure;
         }
@@ -231,6 +253,15 @@ const workerOn = (
     try {
       return ok(await run());
     } catch (cause) {
+      if (cause instanceof TablesReplacedError) return err(tablesReplaced(cause));
+      // A statement refused because the tables it named were swapped under it.
+      if (sqlState(cause) === '42P01') {
+        const kept = await checkTablesKept(pool, schema, tableOid).then(
+          () => undefined,
+          (failure: unknown) => failure,
+        );
+        if (kept instanceof TablesReplacedError) return err(tablesReplaced(kept));
+      }
       // A refusal narrowed down to one event names it and how to skip it.
       if (isEventFailure(cause)) {
         return err(eventFailure(schema, cause));
@@ -291,7 +322,7 @@ const workerOn = (
         processed += await catchUpLoop(onBatch);
         const totals = await readTotals(pool, schema, processed);
         if (totals.checkpoint >= target) {
-          await releaseClaims(pool, schema, id);
+          await releaseClaims(pool, schema, id, tableOid);
           claims = new Map();
           return totals;
         }
@@ -303,7 +334,7 @@ const workerOn = (
 
   const release = (): Promise<Result<void, PostgresError>> =>
     guarded(`releasing the partitions of ${schema}`, async () => {
-      await releaseClaims(pool, schema, id);
+      await releaseClaims(pool, schema, id, tableOid);
       claims = new Map();
       behind = new Set();
     });

@@ -1,5 +1,5 @@
 /**
- * `signfold pg migrate|import|work|status|export|skip`: the PostgreSQL adapter from the command
+ * `signfold pg migrate|import|work|rebuild|status|export|skip`: the PostgreSQL adapter from the command
  * line. Loaded only when a `pg` command runs, so the other commands never
  * load `pg` (an optional peer dependency).
  */
@@ -23,6 +23,7 @@ import { postgresFailure } from './failure.js';
 import { pgImport } from './import.js';
 import type { CliPool, PgTarget } from './pool.js';
 import { BULK_QUERY_TIMEOUT_MS, connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pool.js';
+import { pgRebuild } from './rebuild.js';
 import { pgSkip } from './skip.js';
 import { pgStatus } from './status.js';
 import { pgWork, stopOnSignals, type WorkStop, workQueryTimeoutMs } from './work.js';
@@ -39,6 +40,15 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
     'worker-id': { type: 'string' },
     reactors: { type: 'string' },
     from: { type: 'string' },
+    ...UPCASTERS_OPTION,
+  },
+  rebuild: {
+    ...DATABASE_OPTIONS,
+    switch: { type: 'boolean' },
+    'batch-size': { type: 'string' },
+    'poll-interval': { type: 'string' },
+    lease: { type: 'string' },
+    'worker-id': { type: 'string' },
     ...UPCASTERS_OPTION,
   },
   status: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
@@ -64,7 +74,7 @@ const integerAtLeast = (
 export const pgCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const [sub, ...rest] = args;
   if (sub === undefined)
-    throw usageError('missing subcommand: migrate, import, work, status, export or skip');
+    throw usageError('missing subcommand: migrate, import, work, rebuild, status, export or skip');
   const options = Object.hasOwn(SUBCOMMAND_OPTIONS, sub) ? SUBCOMMAND_OPTIONS[sub] : undefined;
   if (options === undefined) throw usageError(`unknown subcommand 'pg ${sub}'`);
   const parsed = parseCommandArgs(rest, options);
@@ -95,22 +105,24 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
     throw usageError('--from needs --reactors MODULE');
   const reactors =
     modulePath === undefined ? [] : await loadReactorModule(modulePath, 'pg work', 'allow-sql');
-  const upcasters = await upcastersFlag(parsed, 'pg work');
+  const upcasters = await upcastersFlag(parsed, `pg ${sub}`);
   const bulk = sub === 'import' || sub === 'export' || sub === 'migrate';
   const drain = booleanFlag(parsed, 'drain');
   const poolOptions = {
     connectTimeoutMs: connectTimeoutOf(parsed),
     // A worker's statements are bounded by its lease; bulk ones move whole tables.
-    ...(sub === 'work'
+    ...(sub === 'work' || sub === 'rebuild'
       ? { queryTimeoutMs: workQueryTimeoutMs(leaseMs) }
       : bulk
         ? { queryTimeoutMs: BULK_QUERY_TIMEOUT_MS }
         : {}),
     origin: fromFlag === undefined ? ('DATABASE_URL' as const) : ('--database' as const),
+    // The switch holds a connection of its own while the rebuild's workers use theirs.
+    ...(sub === 'rebuild' ? { maxConnections: 6 } : {}),
   };
   // A following worker stops on SIGINT/SIGTERM within its bound, whatever the
   // pool still waits for: the bound spans the pool's end too.
-  const stop = sub === 'work' && !drain ? stopOnSignals(io) : undefined;
+  const stop = (sub === 'work' && !drain) || sub === 'rebuild' ? stopOnSignals(io) : undefined;
   try {
     return await withPool(database, poolOptions, (pool) =>
       pgSubcommand(
@@ -199,6 +211,15 @@ const pgSubcommand = async (
   if (sub === 'export') return await pgExport(pool, target, io);
   if (sub === 'skip') {
     return await pgSkip(pool, target, skipAt ?? 0, stringFlag(parsed, 'reason'), io);
+  }
+  if (sub === 'rebuild') {
+    return await pgRebuild(
+      pool,
+      target,
+      { switch: booleanFlag(parsed, 'switch'), batchSize, pollMs, leaseMs, workerId, upcasters },
+      io,
+      stop?.signal ?? new AbortController().signal,
+    );
   }
   return await pgWork(
     pool,

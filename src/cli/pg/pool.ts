@@ -96,6 +96,8 @@ export interface PoolOptions {
   readonly who?: string;
   /** Where the URL came from, as a usage error names it. */
   readonly origin?: UrlOrigin;
+  /** Connections at most (default 4); `pg rebuild` holds one in its switch beside its workers'. */
+  readonly maxConnections?: number;
 }
 
 /**
@@ -115,7 +117,7 @@ export const openPool = async (database: string, options: PoolOptions): Promise<
   checkDatabaseUrl(database, options.origin);
   const pool = new pg.Pool({
     connectionString: database,
-    max: 4,
+    max: options.maxConnections ?? 4,
     connectionTimeoutMillis: options.connectTimeoutMs,
     ...sessionBounds(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS),
   });

@@ -111,7 +111,23 @@ const failed = async (worker: ProjectionWorker, error: PostgresError): Promise<C
   return postgresFailure(error);
 };
 
+/** Throws the failure to report (see {@link failed}). */
+const fail = async (worker: ProjectionWorker, error: PostgresError): Promise<never> => {
+  throw await failed(worker, error);
+};
+
 const seconds = (ms: number): string => (ms / 1000).toFixed(1);
+
+/**
+ * A worker whose tables `pg rebuild --switch` replaced has nothing left to
+ * do here: one line, and exit 0, so that a supervisor restarts it (with the
+ * new version) rather than reporting a failure.
+ */
+const retired = (error: PostgresError, io: CliIO): ExitCode | undefined => {
+  if (error.kind !== 'tables-replaced') return undefined;
+  writeLines(io.stderr, [`signfold pg work: ${error.message}`]);
+  return EXIT.ok;
+};
 
 /**
  * Runs the worker. With `drain`, until caught up (a failure ends it). Else
@@ -172,7 +188,7 @@ export const pgWork = async (
   if (options.drain) {
     const drained = await worker.drain(onBatch);
     progress.finish();
-    if (drained.isErr()) throw await failed(worker, drained.error);
+    if (drained.isErr()) return retired(drained.error, io) ?? (await fail(worker, drained.error));
     if (reacting) {
       const ran = await effectsOf(true, new AbortController().signal);
       if (ran.isErr()) throw postgresFailure(ran.error);
@@ -207,7 +223,7 @@ export const pgWork = async (
     if (followed.isErr()) {
       // A stop during an outage, before any batch: nothing to sum up, nothing failed.
       if (signal.aborted && isRetryable(followed.error)) return EXIT.ok;
-      throw await failed(worker, followed.error);
+      return retired(followed.error, io) ?? (await fail(worker, followed.error));
     }
     writeLines(io.stdout, [projectionSummary(followed.value)]);
     return EXIT.ok;

@@ -25,6 +25,12 @@ export interface ReactorBatchTarget {
   readonly schema: SchemaName;
   readonly partition: number;
   readonly reactors: readonly Reactor[];
+  /**
+   * Redo mode: only the plans at these positions, by reactor, are written
+   * (positions each reactor has passed, applied only since `pg rebuild
+   * --switch`), and no reactor's checkpoint moves.
+   */
+  readonly redo?: ReadonlyMap<string, ReadonlySet<number>>;
 }
 
 /** Plans collected while a batch folds; see the module comment. */
@@ -68,16 +74,21 @@ export class ReactorBatch {
       [partition, reactors.map((reactor) => reactor.name)],
     );
     const positions = new Map(progress.rows.map((row) => [row.reactor, Number(row.position)]));
+    const { redo } = this.#target;
     // No row: a reactor that starts with the log (nothing stored before it was added).
     const names = reactors
       .map((reactor) => reactor.name)
-      .filter((name) => (positions.get(name) ?? 0) >= from);
+      .filter((name) => (redo === undefined ? (positions.get(name) ?? 0) >= from : redo.has(name)));
     const watermarks: Record<string, number> = {};
     for (const row of progress.rows)
       if (row.watermark_ms !== null) watermarks[row.reactor] = Number(row.watermark_ms);
     const reacting = new Set(names);
     const plans = this.#plans.filter(
-      (plan) => reacting.has(plan.reactor) && plan.position > (positions.get(plan.reactor) ?? 0),
+      (plan) =>
+        reacting.has(plan.reactor) &&
+        (redo === undefined
+          ? plan.position > (positions.get(plan.reactor) ?? 0)
+          : redo.get(plan.reactor)?.has(plan.position) === true),
     );
     // Only the scheduled timers these plans can reach are read: those of the keys (and key
     // prefixes) they cancel or replace. The others wait in the table, however many a long
@@ -192,15 +203,17 @@ export class ReactorBatch {
             )
           ).rowCount ?? 0);
     const marks = book.watermarks();
-    await db.query(
-      `INSERT INTO ${schema}.reactor_progress (reactor, partition, position, watermark_ms)
+    if (redo === undefined) {
+      await db.query(
+        `INSERT INTO ${schema}.reactor_progress (reactor, partition, position, watermark_ms)
        SELECT r, $2, $3, w FROM unnest($1::text[], $4::bigint[]) AS u(r, w)
        ON CONFLICT (reactor, partition) DO UPDATE
          SET position = greatest(${schema}.reactor_progress.position, excluded.position),
              watermark_ms = greatest(${schema}.reactor_progress.watermark_ms, excluded.watermark_ms),
              updated_at = clock_timestamp()`,
-      [names, partition, to, names.map((name) => marks[name] ?? null)],
-    );
+        [names, partition, to, names.map((name) => marks[name] ?? null)],
+      );
+    }
     if (released > 0 || changed.some((entry) => entry.state === 'ready')) {
       await db.query('SELECT pg_notify($1, $2)', [EFFECTS_CHANNEL, schema]);
     }

@@ -7,6 +7,13 @@
  * like a batch's, in one transaction under the partition's lock, and release
  * nothing: the partition's next batch that catches up does, so every cancel
  * stored in the history has been read by then. Once per claim.
+ *
+ * The same fold serves the partition's rows of `reactor_redo` (events that
+ * `pg rebuild --switch` made applicable at positions a reactor had passed):
+ * only the changes at those positions are handed to the reactors, and the
+ * rows are deleted in the transaction that writes the effects, so each is
+ * reacted to once, even if the worker dies midway (then nothing was written
+ * and the next claim does it all again).
  */
 
 import type { Reactor } from '../../core/reactors/reactor-types.js';
@@ -26,6 +33,47 @@ export interface CatchUpContext {
   readonly upcasters?: readonly Upcaster[];
   readonly reactors?: readonly Reactor[] | undefined;
 }
+
+/** The redo positions of `partition` up to `to`, by reactor (of these reactors only). */
+const redoOf = async (
+  pool: SqlPool,
+  schema: SchemaName,
+  partition: number,
+  reactors: readonly Reactor[],
+  to: number,
+): Promise<Map<string, Set<number>>> => {
+  const { rows } = await pool.query<{ reactor: string; position: string }>(
+    `SELECT reactor, position FROM ${schema}.reactor_redo
+      WHERE partition = $1 AND reactor = ANY($2::text[]) AND position <= $3`,
+    [partition, reactors.map((reactor) => reactor.name), to],
+  );
+  const redo = new Map<string, Set<number>>();
+  for (const row of rows) {
+    const positions = redo.get(row.reactor) ?? new Set<number>();
+    positions.add(Number(row.position));
+    redo.set(row.reactor, positions);
+  }
+  return redo;
+};
+
+const redoSize = (redo: ReadonlyMap<string, ReadonlySet<number>>): number =>
+  [...redo.values()].reduce((n, positions) => n + positions.size, 0);
+
+/** The parameters of the DELETE of `redo`'s rows: the partition, then reactors and positions. */
+const redoColumns = (
+  partition: number,
+  redo: ReadonlyMap<string, ReadonlySet<number>>,
+): [number, string[], number[]] => {
+  const reactorColumn: string[] = [];
+  const positionColumn: number[] = [];
+  for (const [reactor, positions] of redo) {
+    for (const position of positions) {
+      reactorColumn.push(reactor);
+      positionColumn.push(position);
+    }
+  }
+  return [partition, reactorColumn, positionColumn];
+};
 
 const PAGE = 10_000;
 const caughtUpClaims = new WeakMap<CatchUpContext, Set<string>>();
@@ -60,14 +108,19 @@ export const catchUpReactorsOnce = async (
   );
   const positions = new Map(progress.rows.map((row) => [row.reactor, Number(row.position)]));
   const behind = reactors.filter((reactor) => (positions.get(reactor.name) ?? 0) < to);
-  if (behind.length > 0) {
+  const redo = await redoOf(pool, schema, partition, reactors, to);
+  if (behind.length > 0 || redo.size > 0) {
     const batch = new ReactorBatch({ schema, partition, reactors: behind });
+    const again = new ReactorBatch({ schema, partition, reactors, redo });
     const projector = createProjector({
       policy: 'skip',
       audit: false,
       strict: context.strict,
       upcasters: context.upcasters ?? [],
-      onApplied: batch.onApplied,
+      onApplied: (change) => {
+        batch.onApplied(change);
+        if (redo.size > 0) again.onApplied(change);
+      },
     });
     for (let after = 0; after < to; ) {
       const page = await pool.query<EventRow & { partition: number }>(
@@ -92,7 +145,22 @@ export const catchUpReactorsOnce = async (
         await client.query('ROLLBACK');
         return false;
       }
-      await batch.write(client, { from: 0, to, clockMs: undefined });
+      if (behind.length > 0) await batch.write(client, { from: 0, to, clockMs: undefined });
+      if (redo.size > 0) {
+        // Under the partition's lock, another claim's catch-up cannot have taken these rows:
+        // a row already gone means this fold must not write them again.
+        const taken = await client.query(
+          `DELETE FROM ${schema}.reactor_redo AS r
+            USING unnest($2::text[], $3::bigint[]) AS u(reactor, position)
+            WHERE r.partition = $1 AND r.reactor = u.reactor AND r.position = u.position`,
+          redoColumns(partition, redo),
+        );
+        if (taken.rowCount !== redoSize(redo)) {
+          await client.query('ROLLBACK');
+          return false;
+        }
+        await again.write(client, { from: 0, to, clockMs: undefined });
+      }
       await client.query('COMMIT');
     } catch (cause) {
       broken = await rollBack(client, cause);

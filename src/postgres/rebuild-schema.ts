@@ -1,0 +1,169 @@
+/**
+ * The schema `pg rebuild` builds beside a live schema S: `S_rebuild`,
+ * migrated as any schema (same partitions as S), whose `events` and
+ * `skipped` are views of S's, so that unchanged projection workers fold S's
+ * events and S's skip decisions into new projection tables while S keeps
+ * serving. It has no reactor tables (no reactor runs in a rebuild), and its
+ * comment records what it rebuilds and with which upcasters, so that an
+ * interrupted rebuild is resumed only under the same rules.
+ */
+import { err, ok, type Result } from 'neverthrow';
+import { checkSchema, migrateInTransaction, partitionCount } from './migrate.js';
+import { databaseError, type PostgresError } from './postgres-error.js';
+import { type SchemaName, schemaName } from './schema-name.js';
+import { checkOut, rollBack, type SqlPool, type SqlQueryable } from './sql-client.js';
+
+/** The suffix of a rebuild schema's name. */
+export const REBUILD_SUFFIX = '_rebuild';
+
+/** What a rebuild schema's comment says (JSON). */
+interface RebuildMark {
+  readonly signfoldRebuildOf: string;
+  readonly upcasters: readonly string[];
+}
+
+/** What {@link prepareRebuild} found and did. */
+export interface PreparedRebuild {
+  /** The live schema. */
+  readonly live: SchemaName;
+  /** The rebuild schema. */
+  readonly rebuild: SchemaName;
+  readonly partitions: number;
+  /**
+   * `created`: a new rebuild; `resumed`: one left by an earlier run with the
+   * same upcasters; `restarted`: one made with other upcasters, dropped.
+   */
+  readonly how: 'created' | 'resumed' | 'restarted';
+  /** For `restarted`: the upcasters the dropped one was built with. */
+  readonly previousUpcasters?: readonly string[];
+}
+
+/** The rebuild schema's name for live schema `live`, validated as any schema name. */
+export const rebuildSchemaOf = (live: SchemaName): Result<SchemaName, PostgresError> =>
+  schemaName(`${live}${REBUILD_SUFFIX}`).mapErr(() => ({
+    kind: 'invalid-option' as const,
+    message: `schema ${live} is too long to rebuild beside: ${live}${REBUILD_SUFFIX} must be at most 63 characters`,
+  }));
+
+const markOf = (comment: string | null): RebuildMark | undefined => {
+  if (comment === null) return undefined;
+  try {
+    const mark = JSON.parse(comment) as Partial<RebuildMark>;
+    return typeof mark.signfoldRebuildOf === 'string' && Array.isArray(mark.upcasters)
+      ? { signfoldRebuildOf: mark.signfoldRebuildOf, upcasters: mark.upcasters.map(String) }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The comment of schema `name`; `undefined` when there is no such schema (`null`: no comment). */
+const commentOf = async (db: SqlQueryable, name: string): Promise<string | null | undefined> => {
+  const { rows } = await db.query<{ comment: string | null }>(
+    `SELECT obj_description(oid, 'pg_namespace') AS comment FROM pg_namespace WHERE nspname = $1`,
+    [name],
+  );
+  return rows.length === 0 ? undefined : (rows[0]?.comment ?? null);
+};
+
+/** Creates `rebuild` for `live` (see the file comment), in the caller's transaction. */
+const createRebuild = async (
+  db: SqlQueryable,
+  live: SchemaName,
+  rebuild: SchemaName,
+  partitions: number,
+  upcasters: readonly string[],
+): Promise<Result<void, PostgresError>> => {
+  const migrated = await migrateInTransaction(db, rebuild, partitions);
+  if (migrated.isErr()) return err(migrated.error);
+  const mark: RebuildMark = { signfoldRebuildOf: live, upcasters };
+  await db.query(`
+DROP TABLE ${rebuild}.events CASCADE;
+CREATE VIEW ${rebuild}.events AS SELECT * FROM ${live}.events;
+DROP TABLE ${rebuild}.skipped CASCADE;
+CREATE VIEW ${rebuild}.skipped AS SELECT * FROM ${live}.skipped;
+DROP TABLE ${rebuild}.reactor_progress, ${rebuild}.effects, ${rebuild}.reactor_redo CASCADE;
+COMMENT ON SCHEMA ${rebuild} IS ${quoteLiteral(JSON.stringify(mark))};`);
+  return ok(undefined);
+};
+
+/** A SQL string literal of `text` (COMMENT takes no parameter). */
+const quoteLiteral = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+const sameList = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((name, i) => name === b[i]);
+
+/**
+ * Makes the rebuild schema of `liveName` ready for workers: creates it, or
+ * resumes the one an interrupted rebuild left when it was made with the same
+ * `upcasters` (by name, in order), or drops one made with others and starts
+ * over. Refuses (`invalid-option`) a schema of that name that signfold's
+ * rebuild did not make. Processes that start at once take turns on the
+ * schema's migration lock: one creates, the others resume.
+ */
+export const prepareRebuild = async (
+  pool: SqlPool,
+  liveName: string | undefined,
+  upcasters: readonly string[],
+): Promise<Result<PreparedRebuild, PostgresError>> => {
+  const live = schemaName(liveName);
+  if (live.isErr()) return err(live.error);
+  const rebuild = rebuildSchemaOf(live.value);
+  if (rebuild.isErr()) return err(rebuild.error);
+  const checked = await checkSchema(pool, live.value);
+  if (checked.isErr()) return err(checked.error);
+  let client: Awaited<ReturnType<typeof checkOut>>;
+  try {
+    client = await checkOut(pool);
+  } catch (cause) {
+    return err(databaseError(cause, 'connecting to PostgreSQL'));
+  }
+  let broken: Error | true | undefined;
+  try {
+    await client.query('BEGIN');
+    const prepared = await prepareIn(client, live.value, rebuild.value, upcasters);
+    await client.query(prepared.isOk() ? 'COMMIT' : 'ROLLBACK');
+    return prepared;
+  } catch (cause) {
+    broken = await rollBack(client, cause);
+    return err(databaseError(cause, `preparing schema ${rebuild.value}`));
+  } finally {
+    client.release(broken);
+  }
+};
+
+/** {@link prepareRebuild} in an open transaction on `db`. */
+const prepareIn = async (
+  db: SqlQueryable,
+  live: SchemaName,
+  rebuild: SchemaName,
+  upcasters: readonly string[],
+): Promise<Result<PreparedRebuild, PostgresError>> => {
+  await db.query("SELECT pg_advisory_xact_lock(hashtext('signfold.migrate'), hashtext($1))", [
+    rebuild,
+  ]);
+  const partitions = await partitionCount(db, live);
+  const comment = await commentOf(db, rebuild);
+  const base = { live, rebuild, partitions };
+  if (comment === undefined) {
+    const created = await createRebuild(db, live, rebuild, partitions, upcasters);
+    return created.map(() => ({ ...base, how: 'created' as const }));
+  }
+  const mark = markOf(comment);
+  if (mark === undefined || mark.signfoldRebuildOf !== live) {
+    return err({
+      kind: 'invalid-option',
+      message: `schema ${rebuild} exists and is not a rebuild of ${live} made by signfold pg rebuild: drop it, or rebuild another schema`,
+    });
+  }
+  if (sameList(mark.upcasters, upcasters) && (await checkSchema(db, rebuild)).isOk()) {
+    return ok({ ...base, how: 'resumed' });
+  }
+  await db.query(`DROP SCHEMA ${rebuild} CASCADE`);
+  const created = await createRebuild(db, live, rebuild, partitions, upcasters);
+  return created.map(() => ({
+    ...base,
+    how: 'restarted' as const,
+    previousUpcasters: mark.upcasters,
+  }));
+};
