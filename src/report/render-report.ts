@@ -5,7 +5,7 @@
  * (no external resource; a Content-Security-Policy forbids any request and
  * any script but the page's own), every string from the log escaped.
  */
-import { escapeHtml, formatCount } from './html-text.js';
+import { countedText, escapeHtml } from './html-text.js';
 import type { ReportModel } from './model/report-model.js';
 import { renderActivity } from './render/render-activity.js';
 import { renderCompanies, renderCompanyFilter } from './render/render-companies.js';
@@ -48,7 +48,7 @@ export const renderReport = (model: ReportModel): string => {
 <style>${REPORT_CSS}</style>
 </head>
 <body>
-<header><h1>signfold report</h1><p class="muted">Log <code>${log}</code>: ${formatCount(model.overview.processed)} records.</p></header>
+<header><h1>signfold report</h1><p class="muted">Log <code>${log}</code>: ${countedText(model.overview.processed, 'record')}.</p></header>
 <nav aria-label="Sections">${nav}</nav>
 ${renderCompanyFilter(model.companies)}
 <main>

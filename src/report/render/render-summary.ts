@@ -4,7 +4,8 @@
  * what broke in ingestion. One block for all companies and one per company;
  * the company filter shows the block of the company chosen (`data-scope`).
  */
-import { escapeHtml, formatCount, formatDuration, formatRate } from '../html-text.js';
+import { plural } from '../../core/plural.js';
+import { countedText, escapeHtml, formatCount, formatDuration, formatRate } from '../html-text.js';
 import type { AsOfBasis, ScopedFigures, SummaryModel } from '../model/summary-model.js';
 
 /**
@@ -116,7 +117,8 @@ const block = (summary: SummaryModel, scope: ScopedFigures, index: number): stri
       formatCount(summary.badLines + summary.invalidEvents),
       m('summary.ingestion'),
       summary.badLines + summary.invalidEvents,
-      `${formatCount(summary.badLines)} bad lines, ${formatCount(summary.invalidEvents)} invalid events; <a href="#quarantine"><span data-metric="${m('summary.conflicts')}" data-value="${summary.conflicts}">${formatCount(summary.conflicts)}</span> conflicts</a> apart (all companies); <span data-metric="${m('summary.repairs')}" data-value="${summary.repairs}">${formatCount(summary.repairs)}</span> ${summary.repairs === 1 ? 'request' : 'requests'} repaired from the service's API`,
+      // Conflicts are delivered and well-formed, so not an ingestion problem: named beside it.
+      `${countedText(summary.badLines, 'bad line')}, ${countedText(summary.invalidEvents, 'invalid event')}. Not counted here: <a href="#quarantine"><span data-metric="${m('summary.conflicts')}" data-value="${summary.conflicts}">${formatCount(summary.conflicts)}</span> ${plural(summary.conflicts, 'conflict')}</a> (all companies). <span data-metric="${m('summary.repairs')}" data-value="${summary.repairs}">${formatCount(summary.repairs)}</span> ${plural(summary.repairs, 'request')} repaired from the service's API.`,
     ),
   ];
   const hidden = index === 0 ? '' : ' hidden';
