@@ -103,7 +103,13 @@ export const csvProbe = () =>
   [...document.querySelectorAll('a.csv')].map((link) => {
     const table = document.getElementById(link.getAttribute('data-table') ?? '');
     const rows = table === null ? [] : [...table.querySelectorAll('tbody tr, tfoot tr')];
+    // A phone shows the first rows of a long table until "show all": the CSV lists them all,
+    // so the rows it is compared with are those the table shows once opened.
+    const more = document.querySelector(`details.more[data-table="${table?.id}"]`);
+    const closed = more !== null && !more.open;
+    if (closed) more.open = true;
     const shown = rows.filter((row) => row.checkVisibility());
+    if (closed) more.open = false;
     const cells = (row) => [...row.children];
     const header = cells(rows[0] ?? document.createElement('tr')).map(
       (cell) => cell.getAttribute('data-label') ?? '',
