@@ -183,3 +183,18 @@ export const shownTotalsProbe = (index) => {
     sent: sent.length === 1 ? Number(sent[0].getAttribute('data-value')) : Number.NaN,
   };
 };
+
+/**
+ * The rows of the table `id` (all, and those that show), the height of its
+ * section, and the page's: what a phone's "show all" control changes.
+ */
+export const listHeightProbe = (id) => {
+  const table = document.getElementById(id);
+  const rows = table === null ? [] : [...table.querySelectorAll('tbody tr')];
+  return {
+    rows: rows.length,
+    shown: rows.filter((row) => row.checkVisibility()).length,
+    section: table?.closest('section')?.getBoundingClientRect().height ?? 0,
+    page: document.documentElement.scrollHeight,
+  };
+};
