@@ -91,8 +91,8 @@ export const buildTrend = (
   }
   if (timed.length === 0) return undefined;
   // The end is where the period stops; the trend never stops before its last request.
-  const end = Math.max(last + 1, endMs ?? last + 1);
-  last = end - 1;
+  const end = endMs === undefined ? undefined : Math.max(last + 1, endMs);
+  if (end !== undefined) last = end - 1;
   const [unit, , interval, pattern] =
     UNITS.find(([, span]) => last - first <= span) ??
     (UNITS[UNITS.length - 1] as (typeof UNITS)[number]);
@@ -125,8 +125,9 @@ export const buildTrend = (
   const rows = starts.map((start) => {
     const c = counts.get(start) ?? none();
     // The period in progress at the end is drawn up to the end only (not a day past "now").
-    const periodEnd = Math.min(interval.offset(new Date(start), 1).getTime(), end);
-    return { period: format(new Date(start)), start, end: Math.max(periodEnd, start + 1), ...c };
+    const next = interval.offset(new Date(start), 1).getTime();
+    const periodEnd = end === undefined ? next : Math.max(Math.min(next, end), start + 1);
+    return { period: format(new Date(start)), start, end: periodEnd, ...c };
   });
   return { unit, rows };
 };
