@@ -35,7 +35,7 @@ const NOUNS: readonly (readonly [string, string])[] = [
  */
 const COUNT = String.raw`(?<![\w.,:\-–#])(?<!(?:company|request|template|position|line|user) )(\d{1,3}(?:,\d{3})+|\d+)(?![\w.,:\-–])`;
 /** Up to two words between the count and its noun: `1 bad line`, `3 open requests`. */
-const WORDS = String.raw`(?: [a-z][a-z-]*){0,2}`;
+const WORDS = '(?: [a-z][a-z-]*){0,2}';
 
 /** The strings of `strings` whose counts disagree with their nouns, each with what is wrong. */
 const disagreements = (strings: readonly string[]): string[] => {
