@@ -182,24 +182,31 @@ Options:
 Exit codes: 0 removed (or not locked), 1 the holder runs on this host (kept),
 2 usage or I/O error.`,
   report: `Usage: signfold report LOG --out FILE [--stuck-after DURATION] [--from TIME] [--to TIME]
-                       [--upcasters MODULE]
+                       [--now TIME] [--stale-after DURATION] [--upcasters MODULE]
        signfold report --database URL [--schema NAME] [--connect-timeout SECONDS]
                        --out FILE [--stuck-after DURATION] [--from TIME] [--to TIME]
-                       [--upcasters MODULE]
+                       [--now TIME] [--stale-after DURATION] [--upcasters MODULE]
 
 Write a self-contained HTML page about LOG (read-only): overview, per-template
 funnel and rates, timings and activity from receivedAt, stuck requests,
-quarantine, companies. The page works offline and is the same for the same log.
+quarantine, companies. The page works offline and is the same for the same log
+and the same --now.
 
 Options:
   -o, --out FILE            where to write the page (required; replaced atomically,
                             never the log itself)
-  --stuck-after DURATION    a request sent longer ago than this (before the latest
-                            receivedAt in the log) without a final event is stuck;
-                            e.g. 7d (default), 36h, 90m, 45s, 2w
+  --stuck-after DURATION    a request sent longer ago than this (before "now")
+                            without a final event is stuck; e.g. 7d (default),
+                            36h, 90m, 45s, 2w
   --from TIME, --to TIME    report on the requests sent in [from, to) by receivedAt
                             (ISO 8601: 2025-10-01 or 2025-10-01T08:00:00Z); events
                             before --from are folded, events from --to on are not read
+  --now TIME                "now", which ages and stuck requests are measured
+                            against (ISO 8601 as --from; default: the clock when the
+                            report is made; --to instead when that is earlier);
+                            may not be before the latest receivedAt read
+  --stale-after DURATION    warn at the top of the page when the last delivery
+                            arrived longer than this before "now" (default 1h)
   --upcasters MODULE        rewrite records before decoding them (see signfold
                             replay --help)
   --database URL            read the events from PostgreSQL (signfold/postgres,

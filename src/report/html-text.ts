@@ -3,6 +3,7 @@
  * the formatting of counts, rates and durations, fixed so the bytes never
  * depend on the machine's locale.
  */
+import { plural } from '../core/plural.js';
 import { visibleText } from '../core/visible-text.js';
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -24,6 +25,10 @@ export const escapeHtml = (text: string): string =>
 
 /** `12345` → `12,345`. */
 export const formatCount = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/** A count and the noun that agrees with it: `1 bad line`, `0 bad lines`, `12,345 records`. */
+export const countedText = (n: number, singular: string, pluralForm = `${singular}s`): string =>
+  `${formatCount(n)} ${plural(n, singular, pluralForm)}`;
 
 /** `0.9123` → `91.2 %`; `–` when there is no rate. */
 export const formatRate = (rate: number | undefined): string =>

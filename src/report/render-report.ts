@@ -1,10 +1,11 @@
 /**
  * Renders a {@link ReportModel} as one self-contained HTML page: pure (a model
- * in, a string out), deterministic (no time stamp, no randomness), offline
+ * in, a string out), deterministic (no time stamp but the model's "now", no
+ * randomness), offline
  * (no external resource; a Content-Security-Policy forbids any request and
  * any script but the page's own), every string from the log escaped.
  */
-import { escapeHtml, formatCount } from './html-text.js';
+import { countedText, escapeHtml } from './html-text.js';
 import type { ReportModel } from './model/report-model.js';
 import { renderActivity } from './render/render-activity.js';
 import { renderCompanies, renderCompanyFilter } from './render/render-companies.js';
@@ -12,7 +13,7 @@ import { renderStuck } from './render/render-lists.js';
 import { renderOverview } from './render/render-overview.js';
 import { renderPeople } from './render/render-people.js';
 import { renderQuarantine } from './render/render-quarantine.js';
-import { renderSummary } from './render/render-summary.js';
+import { renderStaleBanner, renderSummary } from './render/render-summary.js';
 import { renderTemplates } from './render/render-templates.js';
 import { renderTimings } from './render/render-timings.js';
 import { REPORT_SCRIPT, REPORT_SCRIPT_HASH } from './render/report-script.js';
@@ -47,11 +48,11 @@ export const renderReport = (model: ReportModel): string => {
 <style>${REPORT_CSS}</style>
 </head>
 <body>
-<header><h1>signfold report</h1><p class="muted">Log <code>${log}</code>: ${formatCount(model.overview.processed)} records.</p></header>
+<header><h1>signfold report</h1><p class="muted">Log <code>${log}</code>: ${countedText(model.overview.processed, 'record')}.</p></header>
 <nav aria-label="Sections">${nav}</nav>
 ${renderCompanyFilter(model.companies)}
 <main>
-${renderSummary(model.summary)}
+${renderStaleBanner(model.summary)}${renderSummary(model.summary)}
 ${renderOverview(model.overview)}
 ${renderCompanies(model.companies)}
 ${renderTemplates(model.templates)}

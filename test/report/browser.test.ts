@@ -38,7 +38,9 @@ const requests: string[] = [];
 beforeAll(async () => {
   const out = join(await tempDir(), 'report.html');
   const [report, json] = await Promise.all([
-    runCli(['report', EXAMPLE, '--out', out]),
+    // "Now" 21 minutes after the last delivery, as if made while the log was live: the page as
+    // its screenshot shows it (without --now, the clock would make every open request stuck).
+    runCli(['report', EXAMPLE, '--out', out, '--now', '2025-10-12T10:00:00Z']),
     runCli(['replay', '--json', EXAMPLE]),
   ]);
   expect(report.stderr).toBe('');

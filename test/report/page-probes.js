@@ -103,7 +103,13 @@ export const csvProbe = () =>
   [...document.querySelectorAll('a.csv')].map((link) => {
     const table = document.getElementById(link.getAttribute('data-table') ?? '');
     const rows = table === null ? [] : [...table.querySelectorAll('tbody tr, tfoot tr')];
+    // A phone shows the first rows of a long table until "show all": the CSV lists them all,
+    // so the rows it is compared with are those the table shows once opened.
+    const more = document.querySelector(`details.more[data-table="${table?.id}"]`);
+    const closed = more !== null && !more.open;
+    if (closed) more.open = true;
     const shown = rows.filter((row) => row.checkVisibility());
+    if (closed) more.open = false;
     const cells = (row) => [...row.children];
     const header = cells(rows[0] ?? document.createElement('tr')).map(
       (cell) => cell.getAttribute('data-label') ?? '',
@@ -175,5 +181,20 @@ export const shownTotalsProbe = (index) => {
     rows: rows.reduce((sum, row) => sum + value(row), 0),
     footer: footer.length === 1 ? value(footer[0]) : Number.NaN,
     sent: sent.length === 1 ? Number(sent[0].getAttribute('data-value')) : Number.NaN,
+  };
+};
+
+/**
+ * The rows of the table `id` (all, and those that show), the height of its
+ * section, and the page's: what a phone's "show all" control changes.
+ */
+export const listHeightProbe = (id) => {
+  const table = document.getElementById(id);
+  const rows = table === null ? [] : [...table.querySelectorAll('tbody tr')];
+  return {
+    rows: rows.length,
+    shown: rows.filter((row) => row.checkVisibility()).length,
+    section: table?.closest('section')?.getBoundingClientRect().height ?? 0,
+    page: document.documentElement.scrollHeight,
   };
 };

@@ -26,12 +26,18 @@ beforeAll(async () => {
 });
 afterAll(removeTempDirs);
 
-/** The page of `lines` with `flags`, and the independent figures of the same lines. */
+/**
+ * The page of `lines` with `flags`, made as if at the latest `receivedAt` of
+ * the lines (`--now`), so the independent figures can measure ages against
+ * that same time.
+ */
 const pageOf = async (lines: readonly string[], flags: readonly string[] = []) => {
   const log = join(dir, `log-${Math.random().toString(36).slice(2)}.ndjson`);
   await writeFile(log, `${lines.join('\n')}\n`);
   const out = `${log}.html`;
-  const run = await runCliHere(['report', log, '--out', out, ...flags]);
+  const latest = independent(lines).latest;
+  const now = latest === undefined ? [] : ['--now', new Date(latest).toISOString()];
+  const run = await runCliHere(['report', log, '--out', out, ...now, ...flags]);
   expect(run.code, run.stderr).toBe(0);
   return await readFile(out, 'utf8');
 };
@@ -265,7 +271,8 @@ describe('report --from / --to', () => {
       new Date(to).toISOString(),
     ]);
     const rs = counted(ind).filter((r) => (r.sentAt ?? 0) >= from && (r.sentAt ?? 0) < to);
-    const f = figures(rs, ind.latest ?? 0, 7 * DAY);
+    // "Now" (the latest receivedAt of the whole log) is after --to: ages are measured at --to.
+    const f = figures(rs, to, 7 * DAY);
     expect(f.sent).toBeGreaterThan(0);
     expect(metric(html, 'summary.sent')).toBe(f.sent);
     expect(metric(html, 'summary.completed')).toBeUndefined();
@@ -285,7 +292,7 @@ describe('report --from / --to', () => {
     const totalColumn = (activity[0]?.length ?? 0) - 2;
     expect(activity.reduce((sum, row) => sum + Number(row[totalColumn]), 0)).toBe(inPeriod.length);
     expect(html).toContain(
-      `data-figure="summary.asOf">${new Date(ind.latest ?? 0).toISOString().slice(0, 16).replace('T', ' ')}`,
+      `“now” is the end of the period, <time data-figure="summary.asOf">${new Date(to).toISOString().slice(0, 16).replace('T', ' ')}`,
     );
   });
 

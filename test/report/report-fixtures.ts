@@ -23,7 +23,14 @@ export interface Delivery {
  */
 export const modelOf = (
   deliveries: readonly Delivery[],
-  options: { readonly log?: string; readonly stuckAfterMs?: number; readonly bare?: boolean } = {},
+  options: {
+    readonly log?: string;
+    readonly stuckAfterMs?: number;
+    readonly bare?: boolean;
+    /** "Now", ms after {@link T0}; default: the last delivery's time, as if the report ran then. */
+    readonly now?: number;
+    readonly staleAfterMs?: number;
+  } = {},
 ): ReportModel => {
   const recorder = new ReportRecorder();
   const projector = createProjector(
@@ -47,5 +54,7 @@ export const modelOf = (
     quarantine: projector.quarantine(),
     observations: recorder.observations(),
     stuckAfterMs: options.stuckAfterMs ?? 7 * DAY,
+    nowMs: T0 + (options.now ?? Math.max(0, ...deliveries.map((d) => d.at))),
+    ...(options.staleAfterMs === undefined ? {} : { staleAfterMs: options.staleAfterMs }),
   });
 };

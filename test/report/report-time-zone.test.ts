@@ -16,10 +16,16 @@ describe('signfold report and time zones', () => {
     const pages: string[] = [];
     for (const tz of ['UTC', 'Asia/Tokyo', 'America/Los_Angeles', 'Pacific/Chatham']) {
       const out = join(dir, `${tz.replace('/', '-')}.html`);
-      const run = await runCli(['report', 'examples/events.ndjson', '--out', out], undefined, {
-        ...process.env,
-        TZ: tz,
-      });
+      // The same "now" for every run: without --now it is the clock, which moves between runs.
+      const now = ['--now', '2025-10-12T10:00:00Z'];
+      const run = await runCli(
+        ['report', 'examples/events.ndjson', '--out', out, ...now],
+        undefined,
+        {
+          ...process.env,
+          TZ: tz,
+        },
+      );
       expect(run.code, run.stderr).toBe(0);
       pages.push(await readFile(out, 'utf8'));
     }

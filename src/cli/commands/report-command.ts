@@ -36,6 +36,8 @@ export const REPORT_OPTIONS: OptionTable = {
   'stuck-after': { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
+  now: { type: 'string' },
+  'stale-after': { type: 'string' },
   ...UPCASTERS_OPTION,
   ...DATABASE_OPTIONS,
 };
@@ -43,12 +45,18 @@ export const REPORT_OPTIONS: OptionTable = {
 /** The default `--stuck-after`: a week. */
 export const DEFAULT_STUCK_AFTER = '7d';
 
+/** The default `--stale-after`: an hour without a delivery earns the page a banner. */
+export const DEFAULT_STALE_AFTER = '1h';
+
 /** The parsed command line of `report`. */
 export interface ReportArgs {
   readonly source: EventSource;
   readonly out: string;
   readonly stuckAfterMs: number;
   readonly period: ReportPeriod;
+  /** `--now TIME` (epoch ms); `undefined`: the clock when the report is made. */
+  readonly nowMs: number | undefined;
+  readonly staleAfterMs: number;
   /** `--upcasters MODULE`, not yet loaded. */
   readonly upcasters: string | undefined;
 }
@@ -64,7 +72,7 @@ const realDate = (value: string): boolean => {
   return date.getUTCFullYear() === y && date.getUTCMonth() + 1 === m && date.getUTCDate() === d;
 };
 
-/** Parses `--from` / `--to` into epoch ms, or throws a one-line usage error. */
+/** Parses `--from` / `--to` / `--now` into epoch ms, or throws a one-line usage error. */
 export const timeFlag = (flag: string, value: string | undefined): number | undefined => {
   if (value === undefined) return undefined;
   // Date.parse alone would roll 2025-02-30 over to March 2.
@@ -95,6 +103,11 @@ export const parseReportArgs = (args: readonly string[]): ReportArgs => {
     source,
     out,
     period: { fromMs, toMs },
+    nowMs: timeFlag('--now', stringFlag(parsed, 'now')),
+    staleAfterMs: durationFlag(
+      '--stale-after',
+      stringFlag(parsed, 'stale-after') ?? DEFAULT_STALE_AFTER,
+    ),
     upcasters: stringFlag(parsed, 'upcasters'),
     stuckAfterMs: durationFlag(
       '--stuck-after',
@@ -123,6 +136,8 @@ const writeAtomically = async (path: string, text: string): Promise<void> => {
  */
 export const reportCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const options = parseReportArgs(args);
+  // Read before the replay: "now" is when the report was asked for, whatever the replay takes.
+  const nowMs = options.nowMs ?? Date.now();
   const { source } = options;
   if (source.kind === 'file') {
     await ensureReadableFile(source.path);
@@ -145,6 +160,13 @@ export const reportCommand = async (args: readonly string[], io: CliIO): Promise
   const run = await replaySource(projector, source, io, 'report', undefined, (log) =>
     reader.view(log),
   );
+  const latest = recorder.observations().latest;
+  if (options.nowMs !== undefined && latest !== undefined && latest > options.nowMs) {
+    // An age measured against a time before a delivery would be negative: a mistaken --now.
+    throw usageError(
+      `--now ${new Date(options.nowMs).toISOString()} is before the latest receivedAt read, ${new Date(latest).toISOString()} (use --to to leave later events out)`,
+    );
+  }
   const model = buildReportModel({
     log: label,
     inspectSource: sourceArgs(source),
@@ -157,6 +179,9 @@ export const reportCommand = async (args: readonly string[], io: CliIO): Promise
     observations: recorder.observations(),
     incompleteTail: projector.incompleteTail(),
     stuckAfterMs: options.stuckAfterMs,
+    nowMs,
+    nowGiven: options.nowMs !== undefined,
+    staleAfterMs: options.staleAfterMs,
   });
   const html = renderReport(model);
   await writeAtomically(options.out, html);

@@ -7,7 +7,7 @@
 
 import { type CountableTimeInterval, utcDay, utcHour, utcMonth, utcYear } from 'd3-time';
 import { formatCount } from '../html-text.js';
-import type { TrendModel, TrendUnit } from '../model/trend.js';
+import { completionShare, type TrendModel, type TrendUnit } from '../model/trend.js';
 import { chartBox, PLOT_HEIGHT, TOP, type XLabel, yOf } from './chart-box.js';
 import { colourClass } from './chart-colours.js';
 import { countAxis, shareAxis, type TimeTick, timeTicks } from './chart-scales.js';
@@ -96,7 +96,11 @@ export const volumeChart = (trend: TrendModel, id: string): string => {
   return chartBox(spec, axis, marks, xLabels(trend, start, end), legend(spec.series));
 };
 
-/** Completion of the requests sent in each period, a step line; gaps where none was sent. */
+/**
+ * Completion of the requests sent in each period, a step line; a gap where
+ * it cannot be told yet (nothing sent, or nothing sent finished: see
+ * `completionShare`), never a drop to 0 %.
+ */
 export const completionChart = (trend: TrendModel, id: string, asOf: string): string => {
   const rows = trend.rows;
   const start = rows[0]?.start ?? 0;
@@ -114,11 +118,12 @@ export const completionChart = (trend: TrendModel, id: string, asOf: string): st
   const path: string[] = [];
   let drawing = false;
   for (const row of rows) {
-    if (row.sent === 0) {
+    const share = completionShare(row);
+    if (share === undefined) {
       drawing = false;
       continue;
     }
-    const y = px(yOf(axis, row.completedOfSent / row.sent) - TOP);
+    const y = px(yOf(axis, share) - TOP);
     const x0 = px(((row.start - start) / span) * PLOT_WIDTH);
     const x1 = px(((row.end - start) / span) * PLOT_WIDTH);
     path.push(`${drawing ? 'L' : 'M'}${x0} ${y}H${x1}`);

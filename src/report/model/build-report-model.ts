@@ -23,6 +23,7 @@ import type { LogObservations } from './report-recorder.js';
 import { classifyRequests } from './request-figures.js';
 import type { RequestTimes } from './request-times.js';
 import { buildStuck } from './stuck-requests.js';
+import type { AsOfBasis } from './summary-model.js';
 import { MAX_CHARTED_COMPANIES } from './summary-model.js';
 import { templateRows } from './template-rows.js';
 import { buildTimings } from './timings.js';
@@ -47,8 +48,19 @@ export interface ReportInput {
   /** What a `ReportRecorder` gathered during the replay. */
   readonly observations: LogObservations;
   readonly incompleteTail?: { readonly position: number; readonly line: number } | undefined;
-  /** A request `sent` longer than this (ms) before the latest `receivedAt` is stuck. */
+  /**
+   * When the report is made (epoch ms): the clock, or `--now`. Ages, stuck
+   * requests and the end of the trend are measured against it (see
+   * {@link referenceTime}), never against the latest `receivedAt`, so a log
+   * that stopped receiving does not look as fresh as the day it stopped.
+   */
+  readonly nowMs: number;
+  /** Whether {@link nowMs} was given (`--now`) rather than read from the clock: the page says which. */
+  readonly nowGiven?: boolean;
+  /** A request `sent` longer than this (ms) before "now" is stuck. */
   readonly stuckAfterMs: number;
+  /** The page warns when the last delivery is older than this (ms) at "now"; default an hour. */
+  readonly staleAfterMs?: number;
   /** `--from` / `--to` (the recorder and the reader must have been given the same). */
   readonly period?: ReportPeriod;
 }
@@ -74,11 +86,37 @@ export const quarantineOfPeriod = (
   return { entries: kept, origins: keptOrigins };
 };
 
+/** The default of {@link ReportInput.staleAfterMs}: an hour without a delivery. */
+export const DEFAULT_STALE_AFTER_MS = 3_600_000;
+
+/**
+ * The time the report measures against, and why that one: `now` itself;
+ * the end of the period when `--to` is earlier (statuses are those at
+ * `--to`, so an age measured later would count time nothing was read for);
+ * or the latest `receivedAt` when the log holds a time later than both (a
+ * clock behind the sender's), so that no age is negative.
+ */
+export const referenceTime = (
+  nowMs: number,
+  period: ReportPeriod,
+  latest: number | undefined,
+): { readonly ms: number; readonly basis: AsOfBasis } => {
+  const end =
+    period.toMs !== undefined && period.toMs < nowMs
+      ? { ms: period.toMs, basis: 'period-end' as const }
+      : { ms: nowMs, basis: 'now' as const };
+  return latest !== undefined && latest > end.ms ? { ms: latest, basis: 'latest' } : end;
+};
+
 /**
  * The trend of each company, from the same request times as the whole log's
  * trend (so the companies' add up to it), when there are several companies.
  */
-const trendByCompany = (state: ProjectionState, times: ReadonlyMap<number, RequestTimes>) => {
+const trendByCompany = (
+  state: ProjectionState,
+  times: ReadonlyMap<number, RequestTimes>,
+  endMs: number | undefined,
+) => {
   const groups = new Map<number, RequestTimes[]>();
   for (const [id, t] of times) {
     const companyId = state.signRequests.get(id as SignRequestId)?.companyId;
@@ -91,7 +129,7 @@ const trendByCompany = (state: ProjectionState, times: ReadonlyMap<number, Reque
   return [...groups]
     .sort(([a], [b]) => a - b)
     .flatMap(([companyId, list]) => {
-      const trend = buildTrend(list);
+      const trend = buildTrend(list, endMs);
       return trend === undefined ? [] : [{ companyId, trend }];
     });
 };
@@ -101,12 +139,15 @@ export const buildReportModel = (input: ReportInput): ReportModel => {
   const { state, stats } = input;
   const period = input.period ?? {};
   const { requests: times, latest, perHour } = input.observations;
-  const requests = classifyRequests(state, times, latest, input.stuckAfterMs, period);
+  const asOf = referenceTime(input.nowMs, period, latest);
+  // Without any receivedAt no request has a sent time: nothing has an age to measure.
+  const asOfMs = latest === undefined ? undefined : asOf.ms;
+  const requests = classifyRequests(state, times, asOfMs, input.stuckAfterMs, period);
   const templates = templateRows(state, requests);
   const stuck = buildStuck(
     state,
     requests,
-    latest,
+    asOfMs,
     input.stuckAfterMs,
     input.inspectSource ?? [input.log],
   );
@@ -132,6 +173,8 @@ export const buildReportModel = (input: ReportInput): ReportModel => {
       requests,
       period,
       latest,
+      asOf: { ms: asOf.ms, basis: asOf.basis, given: input.nowGiven === true },
+      staleAfterMs: input.staleAfterMs ?? DEFAULT_STALE_AFTER_MS,
       firstInPeriod: input.observations.firstInPeriod,
       lastInPeriod: input.observations.lastInPeriod,
       repairs: input.observations.repairs,
@@ -152,8 +195,8 @@ export const buildReportModel = (input: ReportInput): ReportModel => {
     templates,
     timings: buildTimings(state, hasPeriod(period) ? periodTimes : times, templates),
     activity: buildActivity(perHour),
-    trend: buildTrend((hasPeriod(period) ? periodTimes : times).values()),
-    trendByCompany: trendByCompany(state, hasPeriod(period) ? periodTimes : times),
+    trend: buildTrend((hasPeriod(period) ? periodTimes : times).values(), asOfMs),
+    trendByCompany: trendByCompany(state, hasPeriod(period) ? periodTimes : times, asOfMs),
     stuck,
     quarantine: quarantineModel(quarantine.entries, quarantine.origins),
     companies,

@@ -11,6 +11,7 @@ import { type ClassifiedRequest, figuresOf, groupRequests } from './request-figu
 import { allSigned } from './stuck-requests.js';
 import {
   AGE_BUCKETS,
+  type AsOfBasis,
   type PeopleModel,
   type PersonRow,
   type ScopedFigures,
@@ -43,6 +44,9 @@ export interface SummaryInput {
   readonly requests: readonly ClassifiedRequest[];
   readonly period: ReportPeriod;
   readonly latest: number | undefined;
+  /** What ages are measured against, and why (see `referenceTime`). */
+  readonly asOf: { readonly ms: number; readonly basis: AsOfBasis; readonly given: boolean };
+  readonly staleAfterMs: number;
   readonly firstInPeriod: number | undefined;
   readonly lastInPeriod: number | undefined;
   readonly stuckAfterMs: number;
@@ -70,7 +74,12 @@ export const buildSummary = (input: SummaryInput): SummaryModel => {
     last: iso(input.lastInPeriod),
     from: iso(input.period.fromMs),
     to: iso(input.period.toMs),
-    asOf: iso(input.latest),
+    asOf: new Date(input.asOf.ms).toISOString(),
+    asOfBasis: input.asOf.basis,
+    asOfGiven: input.asOf.given,
+    lastDelivery: iso(input.latest),
+    silentMs: input.latest === undefined ? undefined : input.asOf.ms - input.latest,
+    staleAfterMs: input.staleAfterMs,
     stuckAfterMs: input.stuckAfterMs,
     // One company: its figures are those of all, and the page has no filter to choose it.
     scopes: [

@@ -152,10 +152,10 @@ export interface StuckRequest {
   readonly inspectCommand: string;
 }
 
-/** Stuck requests, measured against the latest `receivedAt` of the log. */
+/** Stuck requests, measured against "now" (see `referenceTime`). */
 export interface StuckModel {
   readonly thresholdMs: number;
-  /** The latest `receivedAt`; `undefined` when the log has none (bare lines only). */
+  /** "Now" (ISO); `undefined` when the log has no `receivedAt` (bare lines only). */
   readonly asOf: string | undefined;
   readonly total: number;
   /** How many are stuck per company. */

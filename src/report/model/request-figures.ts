@@ -33,7 +33,8 @@ export const isStuck = (sentAt: number | undefined, now: number, thresholdMs: nu
 /**
  * The requests the report counts: not deleted, at `sent` or beyond (as
  * `templateStats` counts them), and, when a period was asked for, sent in
- * it. `now` is the latest `receivedAt` read (`undefined`: nothing is stuck).
+ * it. `now` is what ages are measured against (see `referenceTime`;
+ * `undefined` when the log has no `receivedAt`: nothing is stuck).
  */
 export const classifyRequests = (
   state: ProjectionState,

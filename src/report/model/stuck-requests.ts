@@ -1,7 +1,8 @@
 /**
  * Stuck requests: open (`sent`, not deleted) and sent longer ago than a
- * threshold, measured against the latest `receivedAt` read (not the clock,
- * so the report of a log never changes). Each says who sent it, when
+ * threshold, measured against "now" (when the report was made, `--now`, or
+ * the end of the period: see `referenceTime`), so a request keeps ageing
+ * after deliveries stop. Each says who sent it, when
  * anything last happened to it, who is awaited since when, and whether every
  * participant signed without a completion arriving (a missed webhook).
  */
@@ -36,13 +37,13 @@ export const allSigned = (state: ProjectionState, request: SignRequestView): boo
 export const buildStuck = (
   state: ProjectionState,
   requests: readonly ClassifiedRequest[],
-  latest: number | undefined,
+  /** "Now" (epoch ms); `undefined` when the log has no `receivedAt` (no age can be told). */
+  now: number | undefined,
   thresholdMs: number,
   source: readonly string[],
 ): StuckModel => {
-  const asOf = iso(latest);
-  if (latest === undefined)
-    return { thresholdMs, asOf, total: 0, byCompany: new Map(), listed: [] };
+  const asOf = iso(now);
+  if (now === undefined) return { thresholdMs, asOf, total: 0, byCompany: new Map(), listed: [] };
   const stuck = requests.filter((r) => r.stuck);
   const byCompany = new Map<number, number>();
   for (const { request } of stuck) {
@@ -69,7 +70,7 @@ export const buildStuck = (
       companyId: request.companyId,
       templateName: request.templateName,
       sentAt: new Date(sent).toISOString(),
-      ageMs: latest - sent,
+      ageMs: now - sent,
       senderId: request.senderId,
       senderName: request.senderName,
       lastActivity: iso(times?.lastActivityAt),

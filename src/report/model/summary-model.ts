@@ -63,6 +63,14 @@ export const AGE_BUCKETS: readonly { readonly below: number; readonly label: str
   { below: Number.POSITIVE_INFINITY, label: '≥ 30 d' },
 ];
 
+/**
+ * Why "now" is the time it is: the time the report was made (or `--now`);
+ * the end of the period (`--to`) when that is earlier; or the latest
+ * `receivedAt` when the log holds a time after both (a clock behind the
+ * sender's).
+ */
+export type AsOfBasis = 'now' | 'period-end' | 'latest';
+
 /** The strip at the top of the page. */
 export interface SummaryModel {
   /** First and last `receivedAt` of the decoded events in the period (ISO), if any. */
@@ -71,8 +79,17 @@ export interface SummaryModel {
   /** The bounds asked for (`--from`, `--to`), ISO. */
   readonly from: string | undefined;
   readonly to: string | undefined;
-  /** "Now": the latest `receivedAt` read. */
-  readonly asOf: string | undefined;
+  /** "Now" (ISO): what ages and stuck requests are measured against; see {@link asOfBasis}. */
+  readonly asOf: string;
+  readonly asOfBasis: AsOfBasis;
+  /** Whether "now" was given on the command line (`--now`) rather than read from the clock. */
+  readonly asOfGiven: boolean;
+  /** The latest `receivedAt` read (ISO): when the last delivery arrived; `undefined` when none has one. */
+  readonly lastDelivery: string | undefined;
+  /** How long before "now" the last delivery arrived (ms), when one has a `receivedAt`. */
+  readonly silentMs: number | undefined;
+  /** Longer than this without a delivery, the page warns (a banner at the top). */
+  readonly staleAfterMs: number;
   readonly stuckAfterMs: number;
   /** All requests first, then one entry per company (by id) when there are several. */
   readonly scopes: readonly ScopedFigures[];

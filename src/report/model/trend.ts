@@ -6,7 +6,10 @@
  * to the span so a chart has at most about a hundred: hours up to 4 days,
  * days up to 92, weeks (from Monday) up to 2 years, months up to 30 years,
  * years beyond (only the years that have requests: a hostile `receivedAt`
- * in year 1 must not make the page list two thousand empty years).
+ * in year 1 must not make the page list two thousand empty years). It runs
+ * up to the end of the report's period ("now", or `--to`), not past it: the
+ * last period is cut there, and the quiet periods since the last request
+ * are part of the trend.
  */
 import { type CountableTimeInterval, utcDay, utcHour, utcMonday, utcMonth, utcYear } from 'd3-time';
 import { utcFormat } from 'd3-time-format';
@@ -19,7 +22,7 @@ export type TrendUnit = 'hour' | 'day' | 'week' | 'month' | 'year';
 export interface TrendRow {
   /** `2025-10-12 09:00`, `2025-10-12`, `2025-10-06` (the Monday), `2025-10`, `2025`. */
   readonly period: string;
-  /** Start and end (exclusive), epoch ms. */
+  /** Start and end (exclusive), epoch ms; the last period's end is the trend's end, if earlier. */
   readonly start: number;
   readonly end: number;
   /** Requests sent in the period. */
@@ -28,7 +31,22 @@ export interface TrendRow {
   readonly completed: number;
   /** Of the requests sent in the period, those completed by the end of the log. */
   readonly completedOfSent: number;
+  /**
+   * Of the requests sent in the period, those completed or declined by the
+   * end of the log: a share of sent is only told once one of them finished
+   * (0 of 5 still open is "not yet", not 0 %).
+   */
+  readonly finishedOfSent: number;
 }
+
+/**
+ * The completion of sent of a period, or `undefined` when it cannot be told
+ * yet: nothing sent in it, or nothing sent in it finished (all still open).
+ * The chart leaves a gap there and the table shows `–`, rather than a 0 %
+ * that only means "too early".
+ */
+export const completionShare = (row: TrendRow): number | undefined =>
+  row.sent === 0 || row.finishedOfSent === 0 ? undefined : row.completedOfSent / row.sent;
 
 /** The trend of a log; `undefined` when no request has a sent time. */
 export interface TrendModel {
@@ -49,10 +67,19 @@ interface Counts {
   sent: number;
   completed: number;
   completedOfSent: number;
+  finishedOfSent: number;
 }
 
-/** The trend of `requests` (their sent and final times). */
-export const buildTrend = (requests: Iterable<RequestTimes>): TrendModel | undefined => {
+const none = (): Counts => ({ sent: 0, completed: 0, completedOfSent: 0, finishedOfSent: 0 });
+
+/**
+ * The trend of `requests` (their sent and final times), up to `endMs` (the
+ * end of the report's period; by default the last time among them).
+ */
+export const buildTrend = (
+  requests: Iterable<RequestTimes>,
+  endMs?: number,
+): TrendModel | undefined => {
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
   const timed: RequestTimes[] = [];
@@ -63,6 +90,9 @@ export const buildTrend = (requests: Iterable<RequestTimes>): TrendModel | undef
     last = Math.max(last, times.sentAt, times.finishedAt ?? times.sentAt);
   }
   if (timed.length === 0) return undefined;
+  // The end is where the period stops; the trend never stops before its last request.
+  const end = endMs === undefined ? undefined : Math.max(last + 1, endMs);
+  if (end !== undefined) last = end - 1;
   const [unit, , interval, pattern] =
     UNITS.find(([, span]) => last - first <= span) ??
     (UNITS[UNITS.length - 1] as (typeof UNITS)[number]);
@@ -72,7 +102,7 @@ export const buildTrend = (requests: Iterable<RequestTimes>): TrendModel | undef
     const start = periodOf(ms);
     let entry = counts.get(start);
     if (entry === undefined) {
-      entry = { sent: 0, completed: 0, completedOfSent: 0 };
+      entry = none();
       counts.set(start, entry);
     }
     return entry;
@@ -80,6 +110,7 @@ export const buildTrend = (requests: Iterable<RequestTimes>): TrendModel | undef
   for (const times of timed) {
     const sent = at(times.sentAt as number);
     sent.sent += 1;
+    if (times.outcome !== undefined) sent.finishedOfSent += 1;
     if (times.outcome === 'completed') {
       sent.completedOfSent += 1;
       if (times.finishedAt !== undefined) at(times.finishedAt).completed += 1;
@@ -92,9 +123,11 @@ export const buildTrend = (requests: Iterable<RequestTimes>): TrendModel | undef
       : interval.range(new Date(periodOf(first)), new Date(last + 1)).map((d) => d.getTime());
   const format = utcFormat(pattern);
   const rows = starts.map((start) => {
-    const c = counts.get(start) ?? { sent: 0, completed: 0, completedOfSent: 0 };
-    const end = interval.offset(new Date(start), 1).getTime();
-    return { period: format(new Date(start)), start, end, ...c };
+    const c = counts.get(start) ?? none();
+    // The period in progress at the end is drawn up to the end only (not a day past "now").
+    const next = interval.offset(new Date(start), 1).getTime();
+    const periodEnd = end === undefined ? next : Math.max(Math.min(next, end), start + 1);
+    return { period: format(new Date(start)), start, end: periodEnd, ...c };
   });
   return { unit, rows };
 };

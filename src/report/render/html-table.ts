@@ -16,6 +16,20 @@ import { csvDataUrl, csvText } from './csv-download.js';
 /** Text longer than this (UTF-16 units) may be cut by the page's CSS: its cell gets a `title`. */
 const LONG_TEXT = 80;
 
+/**
+ * How many rows a table shows on a phone before its "show all" control:
+ * rows stack into cards there, and a list of 66 stuck requests made a page
+ * 33,800 px tall. Wider screens list every row.
+ */
+export const PHONE_ROWS = 10;
+
+/**
+ * Text up to this many characters (a time to the minute, a dash) shares a
+ * line with its neighbours in the phone layout's grid instead of taking a
+ * line of its own, so a card stays a few lines tall.
+ */
+const SHORT_TEXT = 16;
+
 /** One cell: its text, and for numbers the raw value. */
 export interface Cell {
   readonly text: string;
@@ -131,12 +145,15 @@ const renderCell = (cell: Cell, tag: 'td' | 'th', label: string): string => {
   const classes: string[] = [];
   if (typeof cell.value === 'number') classes.push('n');
   if (cell.name === true) classes.push('name');
+  const whole = plainText(cell);
+  if (typeof cell.value !== 'number' && cell.name !== true && [...whole].length <= SHORT_TEXT) {
+    classes.push('s');
+  }
   if (classes.length > 0) attrs.push(`class="${classes.join(' ')}"`);
   if (cell.value !== undefined) attrs.push(`data-value="${escapeHtml(String(cell.value))}"`);
   if (cell.metric !== undefined) attrs.push(`data-metric="${escapeHtml(cell.metric)}"`);
   if (label !== '') attrs.push(`data-label="${escapeHtml(label)}"`);
   // A name is cut to one line, other text to a few (CSS): the whole of it on hover.
-  const whole = plainText(cell);
   if (cell.name === true || (typeof cell.value !== 'number' && whole.length > LONG_TEXT)) {
     attrs.push(`title="${escapeHtml(whole)}"`);
   }
@@ -188,6 +205,20 @@ const csvLink = (spec: TableSpec, rows: readonly Row[], labels: readonly string[
   return `<a class="csv" data-table="${spec.id}" download="${spec.id}.csv" href="${csvDataUrl(csvText(lines))}">CSV (${count})</a>`;
 };
 
+/**
+ * The phone's "show all" control of a table of more than {@link PHONE_ROWS}
+ * rows: a `<details>` with no content, whose open state the stylesheet reads
+ * (`:has()`) to show the rows past the first ones. It needs no script, so it
+ * works with JavaScript off, and the rows stay in the table: sorting, the
+ * company filter (the first rows are the first shown) and the CSV (every
+ * listed row, collapsed or not) are untouched. Hidden on wider screens and
+ * in print, where every row shows.
+ */
+const moreControl = (spec: TableSpec, rows: number): string =>
+  rows <= PHONE_ROWS
+    ? ''
+    : `<details class="more" data-table="${spec.id}"><summary><span class="closed">Show all rows (the first ${PHONE_ROWS} are shown)</span><span class="open">Show the first ${PHONE_ROWS} rows only</span></summary></details>`;
+
 /** What is not listed, when the list is cut. */
 const restNote = (listed: number, total: number): string =>
   listed >= total
@@ -221,6 +252,6 @@ export const renderTable = (spec: TableSpec): string => {
     .filter((c) => c !== '')
     .join(' ');
   const sortable = classes === '' ? '' : ` class="${classes}"`;
-  return `<div class="table-wrap"><table id="${spec.id}"${sortable}><caption>${escapeHtml(spec.caption)}</caption><thead>${groupRow(spec)}<tr>${head}</tr></thead><tbody>\n${body}\n</tbody>${foot}</table></div>
+  return `<div class="table-wrap"><table id="${spec.id}"${sortable}><caption>${escapeHtml(spec.caption)}</caption><thead>${groupRow(spec)}<tr>${head}</tr></thead><tbody>\n${body}\n</tbody>${foot}</table></div>${moreControl(spec, rows.length)}
 <p class="table-tools">${csvLink(spec, rows, labels)}</p>${restNote(rows.length, total)}`;
 };

@@ -8,7 +8,7 @@ import { columnChart } from '../charts/column-chart.js';
 import { completionChart, volumeChart } from '../charts/trend-chart.js';
 import { escapeHtml, formatCount, formatRate } from '../html-text.js';
 import type { ActivityModel } from '../model/report-model.js';
-import type { TrendModel } from '../model/trend.js';
+import { completionShare, type TrendModel } from '../model/trend.js';
 import { num, renderTable } from './html-table.js';
 
 const trendTable = (trend: TrendModel, suffix = ''): string =>
@@ -22,7 +22,7 @@ const trendTable = (trend: TrendModel, suffix = ''): string =>
       { label: 'of those sent', span: 2 },
     ],
     rows: trend.rows.map((row) => {
-      const share = row.sent === 0 ? undefined : row.completedOfSent / row.sent;
+      const share = completionShare(row);
       return {
         cells: [
           { text: row.period },

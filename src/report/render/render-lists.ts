@@ -6,7 +6,8 @@
  * to reconcile). Sentences and ages exist once per company (`data-scope`).
  */
 
-import { escapeHtml, formatCount, formatDuration } from '../html-text.js';
+import { plural } from '../../core/plural.js';
+import { countedText, escapeHtml, formatCount, formatDuration } from '../html-text.js';
 import type { StuckModel, StuckRequest } from '../model/report-model.js';
 import { AGE_BUCKETS, type ScopedFigures, type SummaryModel } from '../model/summary-model.js';
 import { type Cell, isolated, nameCell, num, type Row, renderTable } from './html-table.js';
@@ -25,15 +26,15 @@ const sentence = (stuck: StuckModel, s: ScopedFigures): string => {
   const signed =
     s.allSigned === 0
       ? ''
-      : ` <strong class="flag">${formatCount(s.allSigned)} open requests${whose} have every participant signed but no <code>sign-request-completed</code></strong>: a missed webhook? ${escapeHtml(RECONCILE_HINT)}.`;
-  return `<p class="note" data-scope="${scopeName(s)}"${s.companyId === null ? '' : ' hidden'}><span data-metric="${metric}" data-value="${f.stuck}">${formatCount(f.stuck)}</span> of ${formatCount(f.open)} open requests${whose} were <code>sent</code> more than ${escapeHtml(formatDuration(stuck.thresholdMs))} ago without a final event, as of the latest <code>receivedAt</code> read, ${escapeHtml(stuck.asOf ?? '–')}.${signed}</p>`;
+      : ` <strong class="flag">${countedText(s.allSigned, 'open request')}${whose} ${plural(s.allSigned, 'has', 'have')} every participant signed but no <code>sign-request-completed</code></strong>: a missed webhook? ${escapeHtml(RECONCILE_HINT)}.`;
+  return `<p class="note" data-scope="${scopeName(s)}"${s.companyId === null ? '' : ' hidden'}><span data-metric="${metric}" data-value="${f.stuck}">${formatCount(f.stuck)}</span> of ${countedText(f.open, 'open request')}${whose} ${plural(f.stuck, 'was', 'were')} <code>sent</code> more than ${escapeHtml(formatDuration(stuck.thresholdMs))} ago without a final event, as of “now”, ${escapeHtml(stuck.asOf ?? '–')}.${signed}</p>`;
 };
 
 const ageTable = (summary: SummaryModel): string =>
   renderTable({
     id: 'open-ages-table',
     caption:
-      'Open requests by time since sent (all open requests of the period, stuck or not), as of the latest receivedAt read',
+      'Open requests by time since sent (all open requests of the period, stuck or not), as of “now”',
     columns: ['', ...AGE_BUCKETS.map((b) => b.label), 'open'],
     compact: true,
     rows: summary.scopes.map(

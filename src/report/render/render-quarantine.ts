@@ -5,13 +5,14 @@
  * order (the first 1,000).
  */
 
+import { plural } from '../../core/plural.js';
 import { formatCount } from '../html-text.js';
 import type { QuarantineModel } from '../model/report-model.js';
 import { num, renderTable } from './html-table.js';
 
 /** The quarantine section. */
 export const renderQuarantine = (quarantine: QuarantineModel): string => {
-  const intro = `<p class="note"><span data-metric="quarantine.total" data-value="${quarantine.total}">${formatCount(quarantine.total)}</span> records set aside: bad lines, invalid events and conflicts (state untouched by them). Messages that differ only in their numbers (ids, positions) form one group, shown with <code>#</code> for the numbers.</p>`;
+  const intro = `<p class="note"><span data-metric="quarantine.total" data-value="${quarantine.total}">${formatCount(quarantine.total)}</span> ${plural(quarantine.total, 'record')} set aside: bad lines, invalid events and conflicts (state untouched by them). Messages that differ only in their numbers (ids, positions) form one group, shown with <code>#</code> for the numbers.</p>`;
   if (quarantine.total === 0)
     return `<section id="quarantine"><h2>Quarantine</h2>${intro}</section>`;
   const groups = renderTable({

@@ -4,8 +4,9 @@
  * what broke in ingestion. One block for all companies and one per company;
  * the company filter shows the block of the company chosen (`data-scope`).
  */
-import { escapeHtml, formatCount, formatDuration, formatRate } from '../html-text.js';
-import type { ScopedFigures, SummaryModel } from '../model/summary-model.js';
+import { plural } from '../../core/plural.js';
+import { countedText, escapeHtml, formatCount, formatDuration, formatRate } from '../html-text.js';
+import type { AsOfBasis, ScopedFigures, SummaryModel } from '../model/summary-model.js';
 
 /**
  * A card. Counts are `data-metric` (their text is the number); rates and
@@ -24,6 +25,35 @@ const card = (
 const day = (iso: string | undefined): string =>
   iso === undefined ? '–' : iso.slice(0, 16).replace('T', ' ');
 
+/** What "now" is, by why it is that time (see `AsOfBasis`). */
+const NOW_BASIS: Readonly<Record<AsOfBasis, (given: boolean) => string>> = {
+  now: (given) => (given ? 'the time given by <code>--now</code>' : 'when this report was made'),
+  'period-end': () => 'the end of the period',
+  // Only when the log holds a time later than "now": an age must never be negative.
+  latest: () => 'the latest <code>receivedAt</code> read (later than the clock of the report)',
+};
+
+/**
+ * The warning at the top of the page when nothing was received for longer
+ * than `--stale-after` before "now": a pipeline that stopped receiving must
+ * not look healthy. Only times the report formats itself go into it (no
+ * string from the log), escaped all the same.
+ */
+export const renderStaleBanner = (summary: SummaryModel): string => {
+  const silent = summary.silentMs;
+  if (silent === undefined || summary.lastDelivery === undefined) return '';
+  if (silent <= summary.staleAfterMs) return '';
+  const last = escapeHtml(day(summary.lastDelivery));
+  const asOf = escapeHtml(day(summary.asOf));
+  const gap = escapeHtml(formatDuration(silent));
+  const threshold = escapeHtml(formatDuration(summary.staleAfterMs));
+  const text =
+    summary.asOfBasis === 'period-end'
+      ? `No delivery in the last ${gap} of the period: the last one arrived at <time>${last}</time> UTC, and the period ends at <time>${asOf}</time> UTC.`
+      : `No delivery for ${gap}: the last one arrived at <time>${last}</time> UTC, and “now” is <time>${asOf}</time> UTC. Is the webhook server still receiving?`;
+  return `<p class="banner" id="stale-banner" role="status" data-value="${silent}">${text} <span class="muted">(Shown after more than ${threshold} without one: <code>--stale-after</code>.)</span></p>`;
+};
+
 /** The period line: what was asked for and what the events in it span (UTC). */
 const periodLine = (summary: SummaryModel): string => {
   const asked =
@@ -34,10 +64,11 @@ const periodLine = (summary: SummaryModel): string => {
     summary.first === undefined
       ? 'no event in it has a <code>receivedAt</code>'
       : `events received <time data-figure="summary.first">${day(summary.first)}</time> – <time data-figure="summary.last">${day(summary.last)}</time> UTC`;
-  const now =
-    summary.asOf === undefined
+  const now = `; “now” is ${NOW_BASIS[summary.asOfBasis](summary.asOfGiven)}, <time data-figure="summary.asOf">${day(summary.asOf)}</time> UTC${
+    summary.lastDelivery === undefined
       ? ''
-      : `; “now” is the latest <code>receivedAt</code> read, <time data-figure="summary.asOf">${day(summary.asOf)}</time>`;
+      : `, and the last delivery arrived <time data-figure="summary.lastDelivery">${day(summary.lastDelivery)}</time> UTC`
+  }`;
   return `<p class="note">Period: ${asked}; ${span}${now}. Requests count when <em>sent</em> in the period; statuses are those at its end.</p>`;
 };
 
@@ -86,7 +117,8 @@ const block = (summary: SummaryModel, scope: ScopedFigures, index: number): stri
       formatCount(summary.badLines + summary.invalidEvents),
       m('summary.ingestion'),
       summary.badLines + summary.invalidEvents,
-      `${formatCount(summary.badLines)} bad lines, ${formatCount(summary.invalidEvents)} invalid events; <a href="#quarantine"><span data-metric="${m('summary.conflicts')}" data-value="${summary.conflicts}">${formatCount(summary.conflicts)}</span> conflicts</a> apart (all companies); <span data-metric="${m('summary.repairs')}" data-value="${summary.repairs}">${formatCount(summary.repairs)}</span> ${summary.repairs === 1 ? 'request' : 'requests'} repaired from the service's API`,
+      // Conflicts are delivered and well-formed, so not an ingestion problem: named beside it.
+      `${countedText(summary.badLines, 'bad line')}, ${countedText(summary.invalidEvents, 'invalid event')}. Not counted here: <a href="#quarantine"><span data-metric="${m('summary.conflicts')}" data-value="${summary.conflicts}">${formatCount(summary.conflicts)}</span> ${plural(summary.conflicts, 'conflict')}</a> (all companies). <span data-metric="${m('summary.repairs')}" data-value="${summary.repairs}">${formatCount(summary.repairs)}</span> ${plural(summary.repairs, 'request')} repaired from the service's API.`,
     ),
   ];
   const hidden = index === 0 ? '' : ' hidden';

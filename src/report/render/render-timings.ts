@@ -1,6 +1,8 @@
 /** The timings section: how long requests take from sent to completed or declined. */
+
+import { plural } from '../../core/plural.js';
 import { columnChart } from '../charts/column-chart.js';
-import { formatCount, formatDuration } from '../html-text.js';
+import { countedText, formatCount, formatDuration } from '../html-text.js';
 import type { DurationSummary, TemplateTimingRow, TimingsModel } from '../model/report-model.js';
 import { idCell, nameCell, num, type Row, renderTable } from './html-table.js';
 
@@ -105,7 +107,7 @@ export const renderTimings = (timings: TimingsModel | undefined): string => {
     ],
   });
   return `<section id="timings"><h2>Timings</h2>
-<p class="note">${formatCount(timings.measured)} finished requests with both times (from <code>receivedAt</code>). Open requests are left out of every median, p90 and bin here: a template with many open requests can look fast only because its slow ones have not finished; ${formatCount(timings.all.open)} requests are still open (see the Templates and Stuck sections).</p>
+<p class="note">${countedText(timings.measured, 'finished request')} with both times (from <code>receivedAt</code>). Open requests are left out of every median, p90 and bin here: a template with many open requests can look fast only because its slow ones have not finished; ${countedText(timings.all.open, 'request')} ${plural(timings.all.open, 'is', 'are')} still open (see the Templates and Stuck sections).</p>
 ${distributions}
 ${perTemplate}
 </section>`;

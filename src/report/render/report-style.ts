@@ -1,13 +1,15 @@
 /**
  * The page's stylesheet, inlined: system fonts only (no web fonts), colours
  * as custom properties with a dark variant (`prefers-color-scheme`), a
- * phone layout (below 48rem, 768 px, tables stack, one labelled line per cell) and a
+ * phone layout (below 48rem, 768 px, tables stack, one labelled line per cell,
+ * long tables show their first rows and a "show all" control) and a
  * print variant without the controls. No text is set below 12 px (legends,
  * captions, chart labels), so none renders under 11 px at any width: charts
  * draw their text unscaled (see `svg-chart.ts`).
  */
 import { createHash } from 'node:crypto';
 import { colourCss } from '../charts/chart-colours.js';
+import { PHONE_ROWS } from './html-table.js';
 
 const PHONE = '(max-width:48rem)';
 
@@ -47,18 +49,23 @@ svg .bar-label{fill:var(--fg);font-size:12px}svg .value{fill:var(--muted);font-s
 .sw{display:inline-block;width:.8rem;height:.8rem;margin-right:.3rem;vertical-align:-1px;border-radius:2px}
 .sw.line-sw{height:.2rem;vertical-align:3px}
 .narrow-only{display:none}
+.banner{margin:.5rem 0 1rem;padding:.6rem .8rem;border:2px solid var(--k-open,#c07a00);border-radius:6px;background:var(--panel);font-weight:600}.banner .muted{font-weight:400}
+details.more{display:none}details.more summary{cursor:pointer;color:var(--accent);font-size:13px;padding:.25rem 0}
+details.more[open] .closed,details.more:not([open]) .open{display:none}
 [hidden]{display:none!important}
 @media ${PHONE}{body{padding:.75rem .6rem;font-size:14px}
 .wide-only{display:none}.narrow-only{display:inline}
 table,thead,tbody,tfoot,tr,td,th,caption{display:block;width:auto}table.compact{min-width:0}
 thead{display:none}td:not(.n):not(.name),tbody th:not(.n):not(.name){min-width:0}
-tr{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:.3rem .75rem;border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.4rem .6rem}
+tr{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));grid-auto-flow:row dense;gap:.3rem .75rem;border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.4rem .6rem}
 tbody th,tbody td,tfoot th,tfoot td{display:block;border:0;padding:0;text-align:left;white-space:normal;min-width:0}
-tbody>tr>:first-child,tfoot>tr>:first-child,tbody td:not(.n),tfoot td:not(.n){grid-column:1/-1}
+tbody>tr>:first-child:not(.n),tfoot>tr>:first-child:not(.n),tbody td:not(.n):not(.s),tfoot td:not(.n):not(.s){grid-column:1/-1}
 [data-label]::before{content:attr(data-label);display:block;color:var(--muted);font-size:12px;font-weight:400}
 td>bdi,th>bdi{max-width:none}tbody td.n,tfoot td.n,tbody th.n,tfoot th.n{text-align:left;white-space:normal}
 .table-wrap{overflow:visible}}
-@media print{body{max-width:none;padding:0;font-size:11pt}.controls,nav,.table-tools,button.sort::after{display:none}
+@media screen and ${PHONE}{details.more{display:block}
+.table-wrap:has(+details.more:not([open])) tbody>tr:nth-child(n+${PHONE_ROWS + 1} of :not([hidden])){display:none}}
+@media print{body{max-width:none;padding:0;font-size:11pt}.controls,nav,.table-tools,details.more,button.sort::after{display:none}
 thead th{position:static}section,figure,tr{break-inside:avoid}a{color:inherit;text-decoration:none}}
 `;
 

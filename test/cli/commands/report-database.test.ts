@@ -37,8 +37,17 @@ describe('signfold report --database', () => {
     const url = await databaseOf('report_example', EXAMPLE);
     const fromFile = join(dir, 'file.html');
     const fromDatabase = join(dir, 'database.html');
-    expect((await runCli(['report', EXAMPLE, '--out', fromFile])).code).toBe(0);
-    const result = await runCli(['report', '--database', withPassword(url), '--out', fromDatabase]);
+    // One "now" for both: the clock would differ between the two runs.
+    const now = ['--now', '2025-10-12T10:00:00Z'];
+    expect((await runCli(['report', EXAMPLE, '--out', fromFile, ...now])).code).toBe(0);
+    const result = await runCli([
+      'report',
+      '--database',
+      withPassword(url),
+      '--out',
+      fromDatabase,
+      ...now,
+    ]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
@@ -70,7 +79,9 @@ describe('signfold report --database', () => {
     const log = await writeStuckLog('stuck.ndjson');
     const url = await databaseOf('report_stuck', log);
     const out = join(dir, 'stuck.html');
-    const result = await runCli(['report', '--database', withPassword(url), '--out', out]);
+    // The log's last delivery (day 10) as "now": request 1 (day 0) is stuck, request 2 is not.
+    const now = ['--now', '2025-01-11T00:00:00Z'];
+    const result = await runCli(['report', '--database', withPassword(url), '--out', out, ...now]);
     expect(result.code, result.stderr).toBe(0);
     const page = await readFile(out, 'utf8');
     expect(page).toContain('data-metric="stuck.total" data-value="1"');

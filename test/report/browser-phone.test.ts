@@ -1,0 +1,107 @@
+/**
+ * A long stuck list on a phone (issue 34: 66 stuck requests made a page
+ * 33,800 px tall at 390 px): in chromium at 390×844, the list shows its
+ * first rows and a "show all" control, stays within a few screens, and
+ * "show all" reveals every row, with JavaScript and without. The CSV still
+ * lists every row.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../scripts/debian-chromium.js';
+import { PHONE_ROWS } from '../../src/report/render/html-table.js';
+import { removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
+import { csvAndRows, layoutOf, screenshotOnFailure } from './browser-checks.js';
+import { listHeightProbe } from './page-probes.js';
+import { DAY, STUCK_START, stuckLogLines } from './stuck-log.js';
+
+const PHONE = { width: 390, height: 844 };
+const STUCK = 66;
+
+let browser: Browser;
+let pageUrl: string;
+
+beforeAll(async () => {
+  const dir = await tempDir();
+  const log = join(dir, 'stuck.ndjson');
+  await writeFile(log, `${stuckLogLines(STUCK).join('\n')}\n`);
+  const out = join(dir, 'report.html');
+  // A month on, every request is stuck (the default --stuck-after is 7 days).
+  const now = new Date(STUCK_START + 30 * DAY).toISOString();
+  const report = await runCli(['report', log, '--out', out, '--now', now]);
+  expect(report.code, report.stderr).toBe(0);
+  pageUrl = pathToFileURL(out).href;
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await removeTempDirs();
+});
+
+/** The stuck list's rows (all, and those that show), the height of its section, and the page's. */
+const measure = (page: Page) => page.evaluate(listHeightProbe, 'stuck-table');
+
+const phonePage = async (javaScript: boolean): Promise<{ context: BrowserContext; page: Page }> => {
+  const context = await browser.newContext({ viewport: PHONE, javaScriptEnabled: javaScript });
+  const page = await context.newPage();
+  await page.goto(pageUrl, { waitUntil: 'load' });
+  return { context, page };
+};
+
+describe('a long stuck list on a phone in chromium', () => {
+  it.each([true, false])(
+    'shows the first rows within a few screens, and every row after "show all" (JavaScript %s)',
+    async (javaScript) => {
+      const { context, page } = await phonePage(javaScript);
+      try {
+        screenshotOnFailure(page, `report-phone-stuck-js-${javaScript}`);
+        const before = await measure(page);
+        expect(before.rows).toBe(STUCK);
+        expect(before.shown).toBe(PHONE_ROWS);
+        expect(before.section).toBeLessThanOrEqual(6 * PHONE.height);
+        const control = page.locator('details.more[data-table="stuck-table"] summary');
+        expect(await control.isVisible()).toBe(true);
+        await control.click();
+        const after = await measure(page);
+        expect(after.shown).toBe(STUCK);
+        // The rows were there all along: opening grows the list by the 56 hidden rows.
+        expect(after.section).toBeGreaterThan(before.section * 3);
+        expect((await layoutOf(page)).problems).toEqual([]);
+        await control.click();
+        expect((await measure(page)).shown).toBe(PHONE_ROWS);
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  it('keeps each CSV equal to every row of its table, collapsed or not', async () => {
+    const { context, page } = await phonePage(true);
+    try {
+      const stuck = (await csvAndRows(page)).find((t) => t.table === 'stuck-table');
+      // The header, then every stuck request.
+      expect(stuck?.csv.length).toBe(STUCK + 1);
+      for (const { table, csv, shown } of await csvAndRows(page)) expect(csv, table).toEqual(shown);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('lists every row on a wide screen and in print, with no control', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(pageUrl, { waitUntil: 'load' });
+      expect((await measure(page)).shown).toBe(STUCK);
+      expect(await page.locator('details.more').first().isVisible()).toBe(false);
+      await page.setViewportSize(PHONE);
+      await page.emulateMedia({ media: 'print' });
+      expect((await measure(page)).shown).toBe(STUCK);
+    } finally {
+      await context.close();
+    }
+  });
+});
