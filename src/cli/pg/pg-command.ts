@@ -16,6 +16,7 @@ import {
 } from '../args.js';
 import { EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { METRICS_PORT_OPTION, metricsPortFlag } from '../metrics/metrics-port.js';
 import { loadReactorModule } from '../reactor-module.js';
 import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 import { pgExport } from './export.js';
@@ -25,7 +26,13 @@ import type { CliPool, PgTarget } from './pool.js';
 import { BULK_QUERY_TIMEOUT_MS, connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pool.js';
 import { pgSkip } from './skip.js';
 import { pgStatus } from './status.js';
-import { pgWork, stopOnSignals, type WorkStop, workQueryTimeoutMs } from './work.js';
+import {
+  pgWork,
+  stopOnSignals,
+  type WorkOptions,
+  type WorkStop,
+  workQueryTimeoutMs,
+} from './work.js';
 
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
   migrate: { ...DATABASE_OPTIONS, partitions: { type: 'string' } },
@@ -40,6 +47,7 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
     reactors: { type: 'string' },
     from: { type: 'string' },
     ...UPCASTERS_OPTION,
+    ...METRICS_PORT_OPTION,
   },
   status: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
   export: DATABASE_OPTIONS,
@@ -96,6 +104,7 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
   const reactors =
     modulePath === undefined ? [] : await loadReactorModule(modulePath, 'pg work', 'allow-sql');
   const upcasters = await upcastersFlag(parsed, 'pg work');
+  const metricsPort = metricsPortFlag(parsed);
   const bulk = sub === 'import' || sub === 'export' || sub === 'migrate';
   const drain = booleanFlag(parsed, 'drain');
   const poolOptions = {
@@ -130,6 +139,10 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
           reactors,
           upcasters,
           fromEnd,
+          metrics:
+            metricsPort === undefined
+              ? undefined
+              : { port: metricsPort, connectTimeoutMs: poolOptions.connectTimeoutMs },
           stop,
         },
         io,
@@ -155,6 +168,7 @@ interface PgParsed {
   readonly reactors: Awaited<ReturnType<typeof loadReactorModule>>;
   readonly upcasters: readonly Upcaster[];
   readonly fromEnd: boolean;
+  readonly metrics: WorkOptions['metrics'];
   readonly stop: WorkStop | undefined;
 }
 
@@ -176,6 +190,7 @@ const pgSubcommand = async (
     reactors,
     upcasters,
     fromEnd,
+    metrics,
     stop,
   }: PgParsed,
   io: CliIO,
@@ -212,6 +227,7 @@ const pgSubcommand = async (
       reactors,
       upcasters,
       fromEnd,
+      metrics,
     },
     io,
     stop?.signal,
