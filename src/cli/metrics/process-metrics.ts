@@ -21,7 +21,7 @@ export interface ProcessMetrics {
 
 /**
  * Registers the metrics, starts serving them on 127.0.0.1:`port`, and prints
- * `metrics on http://127.0.0.1:PORT/metrics` on stdout (as `serve` prints where it
+ * `metrics listening on http://127.0.0.1:PORT/metrics` on stdout (as `serve` prints where it
  * listens), so that `--metrics-port 0` can be found.
  */
 export const startProcessMetrics = async (
@@ -40,6 +40,6 @@ export const startProcessMetrics = async (
     },
     contentType: registry.contentType,
   });
-  writeLines(io.stdout, [`metrics on ${server.url}`]);
+  writeLines(io.stdout, [`metrics listening on ${server.url}`]);
   return { metrics, close: () => server.close() };
 };
