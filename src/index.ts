@@ -11,6 +11,7 @@
  */
 
 export * from './core/domain.js';
+export type { AttemptObserver, AttemptResult } from './core/reactors/attempt-result.js';
 export type { AuditEntry, AuditTrail, AuditTrailData } from './engine/audit-trail.js';
 export type {
   AppendItem,
@@ -71,6 +72,7 @@ export type { LogLineContext } from './store/parse-log-line.js';
 export { parseLogLine } from './store/parse-log-line.js';
 export type { ExecutionCounts } from './store/reactors/effect-executor.js';
 export type {
+  FileReactorProgress,
   FileReactorRunner,
   FileReactorRunnerOptions,
   ReactorRunError,

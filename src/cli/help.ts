@@ -33,7 +33,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
        signfold pg import LOG --database URL [--schema NAME]
        signfold pg work --database URL [--schema NAME] [--drain] [--batch-size N] [--poll-interval MS]
                         [--lease MS] [--worker-id ID] [--reactors MODULE] [--from end]
-                        [--upcasters MODULE]
+                        [--upcasters MODULE] [--metrics-port P]
        signfold pg rebuild --database URL [--schema NAME] [--upcasters MODULE] [--switch]
                            [--batch-size N] [--poll-interval MS] [--lease MS] [--worker-id ID]
        signfold pg status --database URL [--schema NAME] [--json]
@@ -71,6 +71,10 @@ schema (default signfold).
             --upcasters MODULE   rewrite records before decoding them (see
                                  signfold replay --help); each must keep the
                                  sign request a stored record names
+            --metrics-port P     serve Prometheus /metrics on 127.0.0.1:P (0: any
+                                 free port; prints "metrics listening on URL"):
+                                 lag per partition, events, effects, attempts
+                                 (see docs/cli.md#metrics)
             several workers share the partitions; one that stops loses them
             to the others within a lease and a quarter; one whose tables pg
             rebuild --switch replaced stops (exit 0, one line)
@@ -249,6 +253,7 @@ Options:
 Exit codes: 0 every request agrees or was repaired, 1 a fetch failed or a
 difference cannot be repaired, 2 usage or input error.`,
   react: `Usage: signfold react LOG --reactors MODULE [--drain] [--from end] [--upcasters MODULE]
+                      [--metrics-port P]
 
 Run reactors on a file log: call each reactor's react for every applied event
 past its checkpoint, and execute the effects it returns (retries with backoff,
@@ -269,6 +274,10 @@ Options:
                      the whole log, so history fires none that it cancels)
   --upcasters MODULE rewrite records before decoding them (see signfold replay
                      --help): reactors react to the events they make
+  --metrics-port P   serve Prometheus /metrics on 127.0.0.1:P (0: any free
+                     port; prints "metrics listening on URL" on stdout): lag,
+                     events, effects, attempts, next timer (docs/cli.md#metrics);
+                     a port in use is exit 2
   -h, --help         show this help
 
 SIGINT/SIGTERM: no new effect starts; running ones get 10 s to finish; the
@@ -333,7 +342,8 @@ SIGTERM or SIGINT; then requests in progress finish, the log is closed, exit 0
                    or no commit within --append-timeout (Retry-After: 5)
   GET /healthz     200 while the process runs
   GET /readyz      200 while deliveries can be stored now, 503 otherwise
-  GET /metrics     Prometheus metrics (signfold_webhook_deliveries_total, ...)
+  GET /metrics     Prometheus metrics (signfold_webhook_deliveries_total, ...; with
+                   --reactors or --database also the lag and effect gauges)
 
 Prints "listening on http://HOST:PORT (...)" on stdout once listening, and one
 JSON line per request on stderr.

@@ -42,6 +42,8 @@ export interface BatchContext {
   readonly onFolded?: ((partition: number) => void | Promise<void>) | undefined;
   /** Reactors whose effects are enqueued in the batch's transaction (none: no reactor work at all). */
   readonly reactors?: readonly Reactor[] | undefined;
+  /** Told what a batch counted once it committed (metrics): never for a batch rolled back. */
+  readonly onProjected?: ((stats: ProjectorStats) => void) | undefined;
 }
 
 /** What a batch did. */
@@ -262,6 +264,7 @@ const foldAndWrite = async (
       return { kind: 'lost' };
     throw cause;
   }
+  context.onProjected?.(stats);
   const processed = records.length - uncountedPositions.size;
   return { kind: 'projected', processed, caughtUp };
 };

@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { err, ok, type Result, ResultAsync, safeTry } from 'neverthrow';
 import type { MinimalAbortSignal, Reactor } from '../core/reactors/reactor-types.js';
 import type { Upcaster } from '../core/upcasters/upcaster-types.js';
+import type { ProjectorStats } from '../engine/projector-types.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
 import {
@@ -65,6 +66,12 @@ export interface ProjectionWorkerOptions extends SchemaOptions {
   readonly onFolded?: (partition: number) => void | Promise<void>;
   /** Reactors whose effects each batch enqueues in its transaction (docs/reactors.md). */
   readonly reactors?: readonly Reactor[];
+  /**
+   * Told what each committed batch counted (applied, no-ops, conflicts,
+   * invalid), for this process's metrics: the `partitions` rows sum every
+   * worker's, this only this worker's.
+   */
+  readonly onProjected?: (stats: ProjectorStats) => void;
 }
 
 /** The name of the (only) projection in the `checkpoints` view. */
@@ -167,6 +174,7 @@ const workerOn = (
     upcasters: options.upcasters ?? [],
     onFolded: options.onFolded,
     reactors: options.reactors,
+    onProjected: options.onProjected,
   };
   const heartbeatMs = leaseMs / 4;
   let claims: Claims = new Map();

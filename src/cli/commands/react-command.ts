@@ -15,6 +15,8 @@ import {
 } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { METRICS_PORT_OPTION, metricsPortFlag } from '../metrics/metrics-port.js';
+import type { ProcessMetrics } from '../metrics/process-metrics.js';
 import { loadReactorModule } from '../reactor-module.js';
 import { ensureReadableFile } from '../sources/read-only-log.js';
 import { awaitStopSignal } from '../stop-signals.js';
@@ -26,6 +28,7 @@ export const REACT_OPTIONS: OptionTable = {
   drain: { type: 'boolean' },
   from: { type: 'string' },
   ...UPCASTERS_OPTION,
+  ...METRICS_PORT_OPTION,
 };
 
 /**
@@ -41,14 +44,38 @@ export const reactCommand = async (args: readonly string[], io: CliIO): Promise<
   const fromFlag = stringFlag(parsed, 'from');
   const from = fromFlag === undefined ? 'start' : choiceFlag('--from', fromFlag, ['start', 'end']);
   const drain = booleanFlag(parsed, 'drain');
+  const metricsPort = metricsPortFlag(parsed);
   const stop = awaitStopSignal();
+  let served: ProcessMetrics | undefined;
   try {
     await ensureReadableFile(log);
     const reactors = await loadReactorModule(modulePath, 'react', 'refuse-sql');
     const upcasters = await upcastersFlag(parsed, 'react');
     const controller = new AbortController();
     void stop.requested.then(() => controller.abort());
-    const runner = createFileReactorRunner({ logPath: log, reactors, upcasters, from, drain });
+    const runner = createFileReactorRunner({
+      logPath: log,
+      reactors,
+      upcasters,
+      from,
+      drain,
+      onAttempt: (reactor, outcome) => served?.metrics.attempted(reactor, outcome),
+    });
+    if (metricsPort !== undefined) {
+      // Only with the flag: prom-client is loaded by whoever serves metrics, and no one else.
+      const { startProcessMetrics } = await import('../metrics/process-metrics.js');
+      const { fileGaugeReader } = await import('../metrics/file-gauges.js');
+      served = await startProcessMetrics(
+        metricsPort,
+        {
+          read: fileGaugeReader(log, runner),
+          reactors: reactors.map((reactor) => reactor.name),
+          partitioned: false,
+          counters: true,
+        },
+        io,
+      );
+    }
     const result = await runner.run(controller.signal);
     if (result.isErr()) throw new CliError(`react: ${result.error.message}`);
     const { reactions, succeeded, failed, abandoned, report } = result.value;
@@ -63,6 +90,7 @@ export const reactCommand = async (args: readonly string[], io: CliIO): Promise<
     ]);
     return EXIT.ok;
   } finally {
+    await served?.close();
     stop.release();
   }
 };

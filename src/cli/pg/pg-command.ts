@@ -16,6 +16,7 @@ import {
 } from '../args.js';
 import { EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { METRICS_PORT_OPTION, metricsPortFlag } from '../metrics/metrics-port.js';
 import { loadReactorModule } from '../reactor-module.js';
 import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 import { pgExport } from './export.js';
@@ -26,7 +27,13 @@ import { BULK_QUERY_TIMEOUT_MS, connectTimeoutOf, DATABASE_OPTIONS, withPool } f
 import { pgRebuild } from './rebuild.js';
 import { pgSkip } from './skip.js';
 import { pgStatus } from './status.js';
-import { pgWork, stopOnSignals, type WorkStop, workQueryTimeoutMs } from './work.js';
+import {
+  pgWork,
+  stopOnSignals,
+  type WorkOptions,
+  type WorkStop,
+  workQueryTimeoutMs,
+} from './work.js';
 
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
   migrate: { ...DATABASE_OPTIONS, partitions: { type: 'string' } },
@@ -41,6 +48,7 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
     reactors: { type: 'string' },
     from: { type: 'string' },
     ...UPCASTERS_OPTION,
+    ...METRICS_PORT_OPTION,
   },
   rebuild: {
     ...DATABASE_OPTIONS,
@@ -106,6 +114,7 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
   const reactors =
     modulePath === undefined ? [] : await loadReactorModule(modulePath, 'pg work', 'allow-sql');
   const upcasters = await upcastersFlag(parsed, `pg ${sub}`);
+  const metricsPort = metricsPortFlag(parsed);
   const bulk = sub === 'import' || sub === 'export' || sub === 'migrate';
   const drain = booleanFlag(parsed, 'drain');
   const poolOptions = {
@@ -118,7 +127,7 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
         : {}),
     origin: fromFlag === undefined ? ('DATABASE_URL' as const) : ('--database' as const),
     // The switch holds a connection of its own while the rebuild's workers use theirs.
-    ...(sub === 'rebuild' ? { maxConnections: 6 } : {}),
+    ...(sub === 'rebuild' ? { max: 6 } : {}),
   };
   // A following worker stops on SIGINT/SIGTERM within its bound, whatever the
   // pool still waits for: the bound spans the pool's end too.
@@ -142,6 +151,10 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
           reactors,
           upcasters,
           fromEnd,
+          metrics:
+            metricsPort === undefined
+              ? undefined
+              : { port: metricsPort, connectTimeoutMs: poolOptions.connectTimeoutMs },
           stop,
         },
         io,
@@ -167,6 +180,7 @@ interface PgParsed {
   readonly reactors: Awaited<ReturnType<typeof loadReactorModule>>;
   readonly upcasters: readonly Upcaster[];
   readonly fromEnd: boolean;
+  readonly metrics: WorkOptions['metrics'];
   readonly stop: WorkStop | undefined;
 }
 
@@ -188,6 +202,7 @@ const pgSubcommand = async (
     reactors,
     upcasters,
     fromEnd,
+    metrics,
     stop,
   }: PgParsed,
   io: CliIO,
@@ -233,6 +248,7 @@ const pgSubcommand = async (
       reactors,
       upcasters,
       fromEnd,
+      metrics,
     },
     io,
     stop?.signal,

@@ -92,12 +92,12 @@ export interface PoolOptions {
    * waits derived from it.
    */
   readonly queryTimeoutMs?: number;
+  /** Connections at most (default 4); `pg rebuild` holds one in its switch beside its workers'. */
+  readonly max?: number;
   /** Names the command in the message shown when `pg` is not installed. */
   readonly who?: string;
   /** Where the URL came from, as a usage error names it. */
   readonly origin?: UrlOrigin;
-  /** Connections at most (default 4); `pg rebuild` holds one in its switch beside its workers'. */
-  readonly maxConnections?: number;
 }
 
 /**
@@ -117,7 +117,7 @@ export const openPool = async (database: string, options: PoolOptions): Promise<
   checkDatabaseUrl(database, options.origin);
   const pool = new pg.Pool({
     connectionString: database,
-    max: options.maxConnections ?? 4,
+    max: options.max ?? 4,
     connectionTimeoutMillis: options.connectTimeoutMs,
     ...sessionBounds(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS),
   });

@@ -7,6 +7,7 @@
  */
 
 import { err, ok, type Result } from 'neverthrow';
+import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { PostgresError, ProjectionWorker, SqlPool } from '../../postgres/index.js';
 import { Outage, pause } from '../../postgres/outage.js';
@@ -25,6 +26,8 @@ export interface WorkerEffectsOptions {
   /** Until none is ready or retrying, and a failure ends it; otherwise until `signal`, restarting after failures. */
   readonly drain: boolean;
   readonly signal: AbortSignal;
+  /** Told of each attempt's end (metrics). */
+  readonly onAttempt?: AttemptObserver;
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(1);
@@ -74,6 +77,7 @@ export const runWorkerEffects = async (
       reactors,
       leaseMs: options.leaseMs,
       onSettled: () => wake.current(),
+      onAttempt: options.onAttempt,
     });
     const ran = await runEffects(pool, executor, {
       schema: worker.schema,

@@ -15,6 +15,8 @@ import { startReactorsAtEnd } from '../../postgres/reactors/reactor-start.js';
 import type { SchemaName } from '../../postgres/schema-name.js';
 import { type CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import type { ProcessMetrics } from '../metrics/process-metrics.js';
+import type { ProjectionMetrics } from '../metrics/projection-metrics.js';
 import { ReplayProgress } from '../progress.js';
 import { postgresFailure } from './failure.js';
 import type { PgTarget } from './pool.js';
@@ -34,6 +36,8 @@ export interface WorkOptions {
   readonly upcasters: readonly Upcaster[];
   /** `--from end`: reactors without a checkpoint start at the end of the log. */
   readonly fromEnd: boolean;
+  /** `--metrics-port P`, and the connect timeout its own connection uses. */
+  readonly metrics?: { readonly port: number; readonly connectTimeoutMs: number } | undefined;
 }
 
 /**
@@ -144,6 +148,26 @@ export const pgWork = async (
   io: CliIO,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<ExitCode> => {
+  let served: ProcessMetrics | undefined;
+  try {
+    return await projectAndReact(pool, target, options, io, signal, (metrics) => {
+      served = metrics;
+    });
+  } finally {
+    await served?.close();
+  }
+};
+
+/** {@link pgWork}, handing its metrics (once served) to `serving` so that they are closed at the end. */
+const projectAndReact = async (
+  pool: SqlPool,
+  target: PgTarget,
+  options: WorkOptions,
+  io: CliIO,
+  signal: AbortSignal,
+  serving: (metrics: ProcessMetrics) => void,
+): Promise<ExitCode> => {
+  let metrics: ProjectionMetrics | undefined;
   const created = await createProjectionWorker(pool, {
     ...target.schemaOptions,
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
@@ -151,6 +175,7 @@ export const pgWork = async (
     ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
     ...(options.reactors.length === 0 ? {} : { reactors: options.reactors }),
     ...(options.upcasters.length === 0 ? {} : { upcasters: options.upcasters }),
+    onProjected: (stats) => metrics?.counted(stats),
     onLostClaim: (partition) =>
       writeLines(io.stderr, [
         `signfold: partition ${partition} is now another worker's: this worker's batch of it was not written`,
@@ -158,9 +183,20 @@ export const pgWork = async (
   });
   if (created.isErr()) throw postgresFailure(created.error);
   const worker = created.value;
+  const schema = worker.schema as SchemaName; // checked by createProjectionWorker
+  if (options.metrics !== undefined) {
+    const { startWorkMetrics } = await import('./work-metrics.js');
+    const served = await startWorkMetrics(
+      target.database,
+      schema,
+      { ...options.metrics, reactors: options.reactors.map((reactor) => reactor.name) },
+      io,
+    );
+    serving(served);
+    metrics = served.metrics;
+  }
   const reacting = options.reactors.length > 0;
-  if (reacting && options.fromEnd)
-    await startReactorsAtEnd(pool, worker.schema as SchemaName, options.reactors); // checked by createProjectionWorker
+  if (reacting && options.fromEnd) await startReactorsAtEnd(pool, schema, options.reactors);
   const effectsOf = (drain: boolean, effectsSignal: AbortSignal) =>
     runWorkerEffects(
       pool,
@@ -171,6 +207,7 @@ export const pgWork = async (
         pollMs: options.pollMs ?? 5000,
         drain,
         signal: effectsSignal,
+        onAttempt: (reactor, result) => metrics?.attempted(reactor, result),
       },
       io,
     );

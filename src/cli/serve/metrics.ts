@@ -5,8 +5,14 @@
  * A registry of its own (not prom-client's global one), so an application
  * that embeds signfold keeps its metrics apart.
  */
+
+import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
 import type { EffectsReport } from '../../core/reactors/effects-report.js';
 import type { WebhookOutcome } from '../../webhooks/webhook-types.js';
+import {
+  type ProjectionMetricsOptions,
+  registerProjectionMetrics,
+} from '../metrics/projection-metrics.js';
 
 /** The metrics a running server updates and serves. */
 export interface ServeMetrics {
@@ -16,7 +22,9 @@ export interface ServeMetrics {
   timedOut(): void;
   /** A request entered (+1) or left (-1) the webhook endpoint. */
   inFlight(delta: 1 | -1): void;
-  /** The exposition text. */
+  /** Counts an effect attempt of the reactors run in the server (`--reactors`). */
+  readonly attempted: AttemptObserver;
+  /** The exposition text; rejects when the gauges read at scrape time cannot be read now. */
   render(): Promise<string>;
   /** Its `Content-Type`. */
   readonly contentType: string;
@@ -44,9 +52,14 @@ export const statusOf = (outcome: WebhookOutcome): number =>
 /**
  * Loads prom-client and creates the registry, the delivery counter and the
  * append histogram; with `effects` (reactors run in the server), the gauges
- * of pending and parked effects per reactor, read at each scrape.
+ * of pending and parked effects per reactor, read at each scrape; with
+ * `projection`, the projection and reactor metrics `pg work` and `react`
+ * serve (docs/cli.md#metrics).
  */
-export const createServeMetrics = async (effects?: () => EffectsReport): Promise<ServeMetrics> => {
+export const createServeMetrics = async (
+  effects?: () => EffectsReport,
+  projection?: ProjectionMetricsOptions,
+): Promise<ServeMetrics> => {
   const prom = await import('prom-client');
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry });
@@ -95,7 +108,10 @@ export const createServeMetrics = async (effects?: () => EffectsReport): Promise
       'parked',
     );
   }
+  const shared =
+    projection === undefined ? undefined : registerProjectionMetrics(prom, registry, projection);
   return {
+    attempted: (reactor, result) => shared?.attempted(reactor, result),
     count: (outcome) => {
       deliveries.inc({ outcome: outcome.kind, status: String(statusOf(outcome)) });
       if (outcome.kind === 'stored' || outcome.kind === 'duplicate') {
@@ -104,7 +120,10 @@ export const createServeMetrics = async (effects?: () => EffectsReport): Promise
     },
     timedOut: () => timeouts.inc(),
     inFlight: (delta) => inFlight.inc(delta),
-    render: () => registry.metrics(),
+    render: async () => {
+      await shared?.refresh();
+      return registry.metrics();
+    },
     contentType: registry.contentType,
   };
 };

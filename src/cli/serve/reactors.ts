@@ -5,11 +5,14 @@
  * already running on the log makes `serve` refuse to start.
  */
 
+import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
 import type { EffectsReport } from '../../core/reactors/effects-report.js';
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createFileReactorRunner } from '../../store/reactors/file-reactor-runner.js';
 import { CliError } from '../cli-error.js';
+import { fileGaugeReader } from '../metrics/file-gauges.js';
+import type { GaugeReader } from '../metrics/projection-metrics.js';
 import { loadReactorModule } from '../reactor-module.js';
 import { loadUpcasterModule } from '../upcaster-module.js';
 import type { ServeLog } from './request-log.js';
@@ -18,6 +21,8 @@ import type { ServeLog } from './request-log.js';
 export interface ServeReactors {
   /** The effects report of the runner's state (for the gauges). */
   report(): EffectsReport;
+  /** The projection and reactor gauges of the runner, read at each scrape. */
+  readonly gauges: GaugeReader;
   /** A delivery was stored: react now rather than at the next poll. */
   notify(): void;
   /** Stops the runner (running effects get its shutdown grace) and waits for it. */
@@ -38,6 +43,7 @@ export const startServeReactors = async (
   reactors: readonly Reactor[],
   log: ServeLog,
   upcasters: readonly Upcaster[] = [],
+  onAttempt?: AttemptObserver,
 ): Promise<ServeReactors> => {
   const controller = new AbortController();
   let started: () => void = () => undefined;
@@ -49,6 +55,7 @@ export const startServeReactors = async (
     reactors,
     upcasters,
     onStarted: () => started(),
+    ...(onAttempt === undefined ? {} : { onAttempt }),
   });
   const running = runner.run(controller.signal);
   const first = await Promise.race([ready, running]);
@@ -58,6 +65,7 @@ export const startServeReactors = async (
   });
   return {
     report: () => runner.report(),
+    gauges: fileGaugeReader(logPath, runner),
     notify: () => runner.notify(),
     stop: async () => {
       controller.abort();

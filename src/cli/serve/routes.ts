@@ -10,6 +10,7 @@ import { deliveryIdOf } from '../../webhooks/delivery-id.js';
 import { handleNodeRequest } from '../../webhooks/node-request.js';
 import { unavailableAnswer } from '../../webhooks/webhook-answers.js';
 import type { WebhookHandler, WebhookOutcome } from '../../webhooks/webhook-types.js';
+import { scrapeFailure } from '../metrics/metrics-server.js';
 import type { InFlightRequests } from './in-flight.js';
 import type { ServeMetrics } from './metrics.js';
 import type { RequestEntry, ServeLog } from './request-log.js';
@@ -100,7 +101,17 @@ const answerProbe = async (
     write(response, 503, json({ status: 'unavailable', reason }));
     return { status: 503, reason };
   }
-  const text = await options.metrics.render();
+  let text: string;
+  try {
+    text = await options.metrics.render();
+  } catch (cause) {
+    // The gauges read at scrape time could not be read in time: one line, not numbers from before.
+    const reason = scrapeFailure(cause);
+    if (!response.headersSent) {
+      response.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end(reason);
+    }
+    return { status: 503, reason: reason.trimEnd() };
+  }
   if (!response.headersSent) {
     response.writeHead(200, { 'content-type': options.metrics.contentType });
     response.end(text);

@@ -6,6 +6,8 @@
  * prom-client); `--database` alone loads `pg`.
  */
 import { createServer } from 'node:http';
+import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
+import { schemaName } from '../../postgres/schema-name.js';
 import { DEFAULT_DELIVERY_HEADER } from '../../webhooks/delivery-id.js';
 import { STANDARD_WEBHOOKS_HEADERS } from '../../webhooks/standard-webhooks.js';
 import { createWebhookHandler } from '../../webhooks/webhook-handler.js';
@@ -13,6 +15,8 @@ import type { WebhookHandlerOptions } from '../../webhooks/webhook-types.js';
 import { type CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { withoutPassword } from '../database-url.js';
+import { openPostgresGauges, type PostgresGauges } from '../metrics/postgres-gauges.js';
+import type { ProjectionMetricsOptions } from '../metrics/projection-metrics.js';
 import { withPool } from '../pg/pool.js';
 import { awaitStopSignal, type StopRequest } from '../stop-signals.js';
 import { watchAppends } from './append-watch.js';
@@ -42,6 +46,10 @@ interface ServeContext {
   readonly stop: StopRequest;
   /** `--reactors` on a file log: started before listening. */
   readonly reactors?: ServeReactors | undefined;
+  /** The projection and reactor metrics (docs/cli.md#metrics): with `--reactors` or `--database`. */
+  readonly projection?: ProjectionMetricsOptions | undefined;
+  /** Where the reactors' attempts are counted, once the metrics exist. */
+  readonly attempts: { current?: AttemptObserver };
 }
 
 /** The header the delivery id is read from: Standard Webhooks' signed `webhook-id`, or the flag's. */
@@ -84,7 +92,8 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
   const { options, secrets, io, log, stop, reactors } = context;
   let stopping = false;
   try {
-    const metrics = await createServeMetrics(reactors?.report);
+    const metrics = await createServeMetrics(reactors?.report, context.projection);
+    context.attempts.current = metrics.attempted;
     const appends = watchAppends(storage.log, options.appendTimeoutMs, {
       onTimeout: () => metrics.timedOut(),
       // One line when deliveries stop being stored and one when they are again, whatever the
@@ -186,7 +195,8 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
   );
   const log = serveLog(io.stderr);
   const stop = awaitStopSignal();
-  const context: ServeContext = { options, secrets, io, log, stop };
+  const attempts: ServeContext['attempts'] = {};
+  const context: ServeContext = { options, secrets, io, log, stop, attempts };
   try {
     const { storage } = options;
     if (storage.kind === 'file') {
@@ -200,21 +210,44 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
         reactors =
           loaded === undefined
             ? undefined
-            : await startServeReactors(storage.path, loaded, log, upcasters);
+            : await startServeReactors(storage.path, loaded, log, upcasters, (reactor, result) =>
+                attempts.current?.(reactor, result),
+              );
       } catch (cause) {
         await opened.close();
         throw cause;
       }
-      return await serveOn(opened, { ...context, reactors });
+      const projection =
+        reactors === undefined || loaded === undefined
+          ? undefined
+          : {
+              read: reactors.gauges,
+              reactors: loaded.map((reactor) => reactor.name),
+              partitioned: false,
+              counters: true,
+            };
+      return await serveOn(opened, { ...context, reactors, projection });
     }
     const { openPostgresStorage } = await import('./postgres-storage.js');
     const poolOptions = { connectTimeoutMs: storage.connectTimeoutMs, who: 'signfold serve' };
     const hide = (text: string): string => withoutPassword(text, storage.url);
     return await withPool(storage.url, poolOptions, async (pool) => {
       const opened = await openPostgresStorage(pool, storage.schema, hide, options.appendTimeoutMs);
+      let gauges: PostgresGauges | undefined;
       try {
-        return await serveOn(opened, context);
+        // The workers' lag and effects, read from the tables at each scrape: a serve is often
+        // the one process of a deployment that is always up and always scraped.
+        const schema = schemaName(storage.schema);
+        gauges = schema.isOk()
+          ? await openPostgresGauges(storage.url, schema.value, storage.connectTimeoutMs)
+          : undefined;
+        const projection =
+          gauges === undefined
+            ? undefined
+            : { read: gauges.read, reactors: [], partitioned: true, counters: false };
+        return await serveOn(opened, { ...context, projection });
       } finally {
+        await gauges?.close();
         exitSoon();
       }
     });

@@ -7,6 +7,7 @@
  * it when a batch makes effects ready.
  */
 import { attemptEffect } from '../../core/reactors/attempt-effect.js';
+import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
 import { InFlightLimit, settleWithin } from '../../core/reactors/in-flight.js';
 import type { Effect, Reactor } from '../../core/reactors/reactor-types.js';
 import { afterFailure } from '../../core/reactors/retry-policy.js';
@@ -24,6 +25,8 @@ export interface PgEffectExecutorOptions {
   readonly random?: () => number;
   /** Called after each outcome (to wake the loop). */
   readonly onSettled?: () => void;
+  /** Told of each attempt's end (metrics). */
+  readonly onAttempt?: AttemptObserver | undefined;
 }
 
 interface Claimed {
@@ -128,9 +131,11 @@ export class PgEffectExecutor {
     });
     if (outcome.ok) {
       this.#counts.succeeded += 1;
+      this.#options.onAttempt?.(row.reactor, 'succeeded');
       this.#outcomes.push({ id: row.id, state: 'done', attempts: attempt, error: '', dueMs: null });
     } else if (this.#controller.signal.aborted) {
       this.#counts.interrupted += 1;
+      this.#options.onAttempt?.(row.reactor, 'interrupted');
       this.#outcomes.push({
         id: row.id,
         state: null,
@@ -140,6 +145,7 @@ export class PgEffectExecutor {
       });
     } else {
       this.#counts.failed += 1;
+      this.#options.onAttempt?.(row.reactor, 'failed');
       const next = afterFailure(reactor.retry, attempt, this.#options.random);
       this.#outcomes.push(
         next.kind === 'park'

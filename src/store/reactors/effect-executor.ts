@@ -5,6 +5,7 @@
  * a crash repeats at most the effects that hold a slot.
  */
 import { attemptEffect } from '../../core/reactors/attempt-effect.js';
+import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
 import { InFlightLimit, settleWithin } from '../../core/reactors/in-flight.js';
 import type { EffectEntry, ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { Effect, Reactor } from '../../core/reactors/reactor-types.js';
@@ -23,10 +24,12 @@ export class EffectExecutor {
   readonly #reactors: ReadonlyMap<string, Reactor>;
   readonly #limit = new InFlightLimit();
   readonly #running = new Map<number, Promise<void>>();
+  readonly #runningReactors = new Map<number, string>();
   readonly #controller = new AbortController();
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #onSettled: () => void;
+  readonly #onAttempt: AttemptObserver | undefined;
   #unjournaled = 0;
   #succeeded = 0;
   #failed = 0;
@@ -39,17 +42,29 @@ export class EffectExecutor {
     readonly random: () => number;
     /** Called after each outcome is recorded in the book (to wake the runner). */
     readonly onSettled: () => void;
+    /** Told of each attempt's end (metrics). */
+    readonly onAttempt?: AttemptObserver | undefined;
   }) {
     this.#book = options.book;
     this.#reactors = new Map(options.reactors.map((reactor) => [reactor.name, reactor]));
     this.#now = options.now;
     this.#random = options.random;
     this.#onSettled = options.onSettled;
+    this.#onAttempt = options.onAttempt;
   }
 
   /** Effects running now. */
   get running(): number {
     return this.#running.size;
+  }
+
+  /** Effects running now, per reactor (an attempt in progress is still pending in the book). */
+  runningByReactor(): ReadonlyMap<string, number> {
+    const counts = new Map<string, number>();
+    for (const reactor of this.#runningReactors.values()) {
+      counts.set(reactor, (counts.get(reactor) ?? 0) + 1);
+    }
+    return counts;
   }
 
   /** Outcomes recorded in the book but not yet journaled. */
@@ -82,6 +97,7 @@ export class EffectExecutor {
     for (const entry of this.#book.readyInOrder(this.#now())) {
       if (this.#running.has(entry.id) || !this.owns(entry)) continue;
       if (!this.#limit.tryAcquire()) break;
+      this.#runningReactors.set(entry.id, entry.reactor);
       this.#running.set(entry.id, this.#run(entry));
       started += 1;
     }
@@ -98,15 +114,19 @@ export class EffectExecutor {
     if (outcome.ok) {
       this.#book.succeeded(entry.id);
       this.#succeeded += 1;
+      this.#onAttempt?.(entry.reactor, 'succeeded');
     } else if (this.#controller.signal.aborted) {
       // Cut short by the shutdown (ctx.signal), not failed: it stays due and runs again next
       // time with the same key, without using up one of its attempts.
       this.#interrupted += 1;
+      this.#onAttempt?.(entry.reactor, 'interrupted');
     } else {
       this.#book.failed(entry.id, outcome.error, reactor.retry, this.#now(), this.#random);
       this.#failed += 1;
+      this.#onAttempt?.(entry.reactor, 'failed');
     }
     this.#running.delete(entry.id);
+    this.#runningReactors.delete(entry.id);
     this.#unjournaled += 1;
     this.#onSettled();
   }

@@ -11,6 +11,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { err, ok, type Result, safeTry } from 'neverthrow';
+import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
 import type { EffectsReport } from '../../core/reactors/effects-report.js';
 import { withPrunedDone } from '../../core/reactors/effects-report.js';
 import { reactInto } from '../../core/reactors/plan-reaction.js';
@@ -18,6 +19,7 @@ import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { Change, Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createProjector } from '../../engine/projector.js';
+import type { ProjectorStats } from '../../engine/projector-types.js';
 import { readFileEventLog } from '../file-record-stream.js';
 import { applyEditRequest, claimEditRequests, type EditAnswer } from './edit-requests.js';
 import { EffectExecutor, type ExecutionCounts } from './effect-executor.js';
@@ -46,6 +48,24 @@ export interface FileReactorRunnerOptions {
   readonly random?: () => number;
   /** Called once the lock is held and the journal read, before the first reaction. */
   readonly onStarted?: () => void;
+  /** Told of each effect attempt's end (metrics). */
+  readonly onAttempt?: AttemptObserver;
+}
+
+/**
+ * How far a running runner has read and folded, for gauges read at scrape
+ * time: a log's positions are not its lines, so how far behind the runner
+ * is can only be told in bytes of the file.
+ */
+export interface FileReactorProgress {
+  /** Bytes of the log that the last look started from the end of (0 before the first look). */
+  readonly lookedAtBytes: number;
+  /** When that look started, ms epoch (`undefined` before the first look). */
+  readonly lookedAt: number | undefined;
+  /** What the runner's projector counted since the run started (the whole log at first). */
+  readonly stats: ProjectorStats;
+  /** Effects being attempted now, per reactor. */
+  readonly running: ReadonlyMap<string, number>;
 }
 
 /** What a run did. */
@@ -84,6 +104,8 @@ export interface FileReactorRunner {
   notify(): void;
   /** The effects report of the state in memory (empty before `run`). */
   report(): EffectsReport;
+  /** How far the run has read (see {@link FileReactorProgress}). */
+  progress(): FileReactorProgress;
 }
 
 const DEFAULT_POLL_MS = 200;
@@ -92,10 +114,10 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Journal bytes appended after which the journal is compacted again. */
 const COMPACT_AFTER_BYTES = 64 * 1024 * 1024;
 
-/** A size and modification time that change when the log is appended to. */
-const logMark = async (path: string): Promise<string> => {
+/** A size and modification time that change when the log is appended to, and the size. */
+const logMark = async (path: string): Promise<{ mark: string; size: number }> => {
   const info = await stat(path);
-  return `${info.size}:${info.mtimeMs}`;
+  return { mark: `${info.size}:${info.mtimeMs}`, size: info.size };
 };
 
 /**
@@ -109,6 +131,7 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
   const wake = new WakeUp();
   let book = new ReactorEffects();
   const pruned: Record<string, number> = {};
+  const live: LiveProgress = { lookedAtBytes: 0, lookedAt: undefined };
   /** A run once the lock is held (the caller releases it). */
   const runLocked = async (
     signal: StopSignal | undefined,
@@ -129,7 +152,7 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
       try {
         const positions = { ...journal.positions };
         const state = { book, positions, pruned, unreacted };
-        return await runLoop(options, state, writer, wake, now, signal);
+        return await runLoop(options, state, writer, wake, now, signal, live);
       } finally {
         await writer.close().catch(() => undefined);
       }
@@ -148,8 +171,30 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
     run,
     notify: () => wake.wake(true),
     report: () => withPrunedDone(book.report(), pruned),
+    progress: () => ({
+      lookedAtBytes: live.lookedAtBytes,
+      lookedAt: live.lookedAt,
+      stats: live.projector?.stats() ?? NO_STATS,
+      running: live.executor?.runningByReactor() ?? new Map(),
+    }),
   };
 };
+
+const NO_STATS: ProjectorStats = {
+  applied: 0,
+  noOps: 0,
+  conflicts: 0,
+  invalid: 0,
+  alreadyApplied: 0,
+};
+
+/** What a run shares with {@link FileReactorRunner.progress} while it goes. */
+interface LiveProgress {
+  lookedAtBytes: number;
+  lookedAt: number | undefined;
+  projector?: { stats(): ProjectorStats };
+  executor?: EffectExecutor;
+}
 
 /** Adds `more` to `counts`, reactor by reactor. */
 const addCounts = (
@@ -184,6 +229,7 @@ const runLoop = async (
   wake: WakeUp,
   now: () => number,
   signal: StopSignal | undefined,
+  live: LiveProgress,
 ): Promise<Result<ReactorRunSummary, ReactorRunError>> => {
   const { reactors, logPath } = options;
   const { book, positions, pruned, unreacted } = state;
@@ -239,7 +285,10 @@ const runLoop = async (
     now,
     random: options.random ?? Math.random,
     onSettled: () => wake.wake(),
+    onAttempt: options.onAttempt,
   });
+  live.projector = projector;
+  live.executor = executor;
   let positionsMoved = false;
   const flush = async (): Promise<void> => {
     const completed = executor.unjournaled;
@@ -287,7 +336,7 @@ const runLoop = async (
       if (seen === undefined || untilLook() <= 0) {
         notified = false;
         lookedAt = now();
-        const mark = await logMark(logPath);
+        const { mark, size } = await logMark(logPath);
         if (mark !== seen) {
           seen = mark;
           const replayed = await projector.replay({ read: (o) => readFileEventLog(logPath, o) });
@@ -301,6 +350,9 @@ const runLoop = async (
             reactedTo[i] = positions[reactor.name] as number;
           });
         }
+        // Everything up to `size` is folded now (a look reads to the end, at least that far).
+        live.lookedAtBytes = size;
+        live.lookedAt = lookedAt;
       }
       // Every stored event is reacted to (caught up): now, and only now, timers due by the wall
       // clock are released, since no cancel stored behind them is still unread.
