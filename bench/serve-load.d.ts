@@ -2,8 +2,13 @@
 
 /** One request of an open loop. */
 export interface LoadRequest {
+  /** Left out (in JavaScript) for a GET of the read API. */
   readonly body: Uint8Array | string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Default POST. */
+  readonly method?: string;
+  /** Default: the path of the loop's URL. */
+  readonly path?: string;
   /** Recorded with the result, to match answers with what the store holds. */
   readonly deliveryId?: string;
 }

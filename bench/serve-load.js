@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http';
 
 /**
- * @typedef {{ body: Uint8Array | string, headers?: Record<string, string>, deliveryId?: string }} LoadRequest
+ * @typedef {{ body?: Uint8Array | string, headers?: Record<string, string>, deliveryId?: string, method?: string, path?: string }} LoadRequest
  * @typedef {{
  *   index: number, deliveryId: string | undefined, status: number, error: string | undefined,
  *   scheduledAt: number, sentAt: number, ms: number, fromScheduleMs: number, body: string
@@ -30,14 +30,27 @@ const sendOne = (target, agent, item, timeoutMs) =>
       clearTimeout(timer);
       resolve({ status, error, sentAt, ms: now() - sentAt, body });
     };
-    const body = typeof item.body === 'string' ? Buffer.from(item.body) : item.body;
+    // A GET (the read API) has no body; a delivery is a POST to the loop's URL.
+    const body =
+      item.body === undefined
+        ? Buffer.alloc(0)
+        : typeof item.body === 'string'
+          ? Buffer.from(item.body)
+          : item.body;
     const headers = {
       'content-type': 'application/json',
       'content-length': String(body.byteLength),
       ...item.headers,
     };
     const req = request(
-      { host: target.host, port: target.port, path: target.path, method: 'POST', agent, headers },
+      {
+        host: target.host,
+        port: target.port,
+        path: item.path ?? target.path,
+        method: item.method ?? 'POST',
+        agent,
+        headers,
+      },
       (res) => {
         const chunks = [];
         res.on('data', (chunk) => chunks.push(chunk));

@@ -8,8 +8,10 @@
 //    at the first rate also with --insecure-no-signature (back to back with signed, ABBA). Every
 //    configuration runs once per round with a fresh log or database and a fresh process; medians of
 //    --rounds; the CPU time of serve and of the load generator per request.
+// 3. The read API (bench/serve-reads.js): 500 deliveries/s alone and with 200 reads/s alongside,
+//    on the file log and on PostgreSQL; the p99 of both.
 // Writes its section of bench/RESULTS.md (marked <!-- bench/serve.js -->) unless --no-write or
-// --only verify|file|postgres (one part alone, printed only).
+// --only verify|file|postgres|read (one part alone, printed only).
 import { execFileSync } from 'node:child_process';
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import {
@@ -30,6 +32,7 @@ import { startPostgres } from '../scripts/throwaway-postgres.js';
 import { replaceResultsSection } from './results-section.js';
 import { openLoop, summarize } from './serve-load.js';
 import { CLI, startServe } from './serve-process.js';
+import { readBench, readSection } from './serve-reads.js';
 import { deliveryHeaders, SECRET_ENV, standardWebhookHeaders } from './serve-signature.js';
 
 const { values: opts } = parseArgs({
@@ -337,7 +340,7 @@ const loadBench = async () => {
 
 // --- the section of bench/RESULTS.md ------------------------------------------------------------
 
-const section = (verify, load, fsync) => {
+const section = (verify, load, fsync, reads) => {
   const loadRow = (f) => {
     const target = f.config.rate === 500 && f.config.signed ? `< ${TARGET_P99_MS} ms` : '';
     const met = target === '' ? '' : f.p99 < TARGET_P99_MS ? 'yes' : '**no**';
@@ -399,13 +402,34 @@ reference. The cost of verification is a column minus \`insecure\`:
 | body | insecure | hmac | standard-webhooks | standard-webhooks Ed25519 | HMAC alone |
 |---:|---:|---:|---:|---:|---:|
 ${verify.map(verifyRow).join('\n')}
-`;
+${reads.length === 0 ? '' : `\n${readSection(reads, { rounds: ROUNDS, seconds: SECONDS })}`}`;
+};
+
+/** The read API alongside deliveries (bench/serve-reads.js), on its own throwaway server. */
+const readsBench = async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'signfold-bench-reads-'));
+  const server = await startPostgres();
+  try {
+    return await readBench({
+      dir,
+      server,
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      warmup: WARMUP,
+      secret: SECRET,
+      log,
+    });
+  } finally {
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 };
 
 const verify = opts.only === undefined || opts.only === 'verify' ? await verifyBench() : [];
-const fsync = opts.only === 'verify' ? undefined : fsyncBench();
-const load = opts.only === 'verify' ? [] : await loadBench();
-const text = section(verify, load, fsync);
+const fsync = opts.only === 'verify' || opts.only === 'read' ? undefined : fsyncBench();
+const load = opts.only === 'verify' || opts.only === 'read' ? [] : await loadBench();
+const reads = opts.only === undefined || opts.only === 'read' ? await readsBench() : [];
+const text = section(verify, load, fsync, reads);
 log(`\n${text}`);
 if (!opts['no-write'] && opts.only === undefined) {
   replaceResultsSection('<!-- bench/serve.js -->', text);

@@ -328,7 +328,7 @@ that did not answer in time.`,
                       [--delivery-header H] [--require-delivery-id]
                       [--max-body BYTES] [--insecure-no-signature] [--append-timeout SECONDS]
                       [--schema NAME] [--connect-timeout SECONDS] [--reactors MODULE]
-                      [--upcasters MODULE]
+                      [--upcasters MODULE] [--read-token-env NAME:COMPANY,COMPANY...]...
 
 Receive webhook deliveries over HTTP: verify each one's signature (by default
 HMAC-SHA256 of the raw body, hex, optionally prefixed sha256=; or Standard
@@ -344,6 +344,12 @@ SIGTERM or SIGINT; then requests in progress finish, the log is closed, exit 0
   GET /readyz      200 while deliveries can be stored now, 503 otherwise
   GET /metrics     Prometheus metrics (signfold_webhook_deliveries_total, ...; with
                    --reactors or --database also the lag and effect gauges)
+  With --read-token-env (Authorization: Bearer TOKEN; 401 without a known
+  token, 404 for whatever is not the token's companies', 429 over its rate):
+  GET /api/sign-requests/ID   one sign request, its participants and audit trail
+  GET /api/sign-requests      a page of them (?status= &stuck-after= &company=
+                              &limit= (1 to 500, default 50) &cursor=)
+  GET /report                 the HTML report of the token's companies, made on load
 
 Prints "listening on http://HOST:PORT (...)" on stdout once listening, and one
 JSON line per request on stderr.
@@ -394,6 +400,11 @@ Options:
   --upcasters MODULE      with --reactors: rewrite records before the reactors'
                           projector decodes them (deliveries are stored as
                           received); with --database: signfold pg work --upcasters
+  --read-token-env NAME:COMPANY,COMPANY...
+                          serve the read API and live page to the bearer token
+                          in this environment variable (at least 16
+                          characters), showing only these companies' records;
+                          repeatable, one variable per client
   -h, --help              show this help
 
 Exit codes: 0 stopped by a signal, 1 shutdown took longer than 10 s, 2 usage,

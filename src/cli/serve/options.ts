@@ -23,6 +23,7 @@ import { CliError, usageError } from '../cli-error.js';
 import { checkDatabaseUrl } from '../database-url.js';
 import { connectTimeoutOf, DATABASE_OPTIONS } from '../pg/pool.js';
 import type { EventSource } from '../sources/event-source.js';
+import { type ReadTokenEnv, readTokenEnvsOf } from './read-api/read-token-env.js';
 import type { SecretEnv } from './secrets.js';
 
 /** The flags of `serve`. */
@@ -45,6 +46,7 @@ const SERVE_OPTIONS: OptionTable = {
   reactors: { type: 'string' },
   upcasters: { type: 'string' },
   'append-timeout': { type: 'string' },
+  'read-token-env': { type: 'string', multiple: true },
 };
 
 /** The port `serve` listens on unless `--port` says otherwise. */
@@ -93,6 +95,8 @@ export interface ServeOptions {
   readonly upcasters: string | undefined;
   /** `--append-timeout SECONDS`, in ms: an append not committed by then is answered 503. */
   readonly appendTimeoutMs: number;
+  /** `--read-token-env NAME:COMPANY,...` (repeatable): the read API's tokens; none, no read API. */
+  readonly readTokenEnv: readonly ReadTokenEnv[];
 }
 
 /** `--log FILE` or `--database URL [--schema NAME] [--connect-timeout SECONDS]`, exactly one. */
@@ -294,5 +298,6 @@ export const parseServeOptions = (args: readonly string[]): ServeOptions => {
     reactors,
     upcasters,
     appendTimeoutMs: appendTimeoutOf(parsed),
+    readTokenEnv: readTokenEnvsOf(parsed.values['read-token-env']),
   };
 };

@@ -1,6 +1,7 @@
 /**
  * The endpoints of `signfold serve`: `POST /webhooks` (the webhook handler),
- * `GET /healthz`, `GET /readyz`, `GET /metrics`; 404 for any other path. The
+ * `GET /healthz`, `GET /readyz`, `GET /metrics`, the read API's when it is
+ * on (read-api/read-routes.ts); 404 for any other path. The
  * query string is ignored when matching. Every request is answered (never a
  * 500 for bad input) and logged as one line.
  */
@@ -13,6 +14,7 @@ import type { WebhookHandler, WebhookOutcome } from '../../webhooks/webhook-type
 import { scrapeFailure } from '../metrics/metrics-server.js';
 import type { InFlightRequests } from './in-flight.js';
 import type { ServeMetrics } from './metrics.js';
+import type { ReadRoutes } from './read-api/read-routes.js';
 import type { RequestEntry, ServeLog } from './request-log.js';
 import type { ServeStorage } from './storage.js';
 
@@ -30,6 +32,8 @@ export interface ServeRoutesOptions {
   readonly inFlight: InFlightRequests;
   /** `true` once a shutdown began: new deliveries get 503 and connections are not kept. */
   readonly stopping: () => boolean;
+  /** `--read-token-env`: the read API's routes (`/api/…`, `/report`); absent, those paths are 404. */
+  readonly readApi?: ReadRoutes | undefined;
 }
 
 /** Seconds a sender should wait before delivering again to a server that is stopping. */
@@ -197,10 +201,13 @@ export const serveRoutes = (options: ServeRoutesOptions): ServeRoutes => {
     if (options.stopping()) closeAfterAnswer(response);
     let entry: Partial<RequestEntry>;
     try {
+      const { readApi } = options;
       entry =
         path === '/webhooks'
           ? await answerWebhook(request, response, options)
-          : { outcome: null, ...(await answerProbe(path, request, response, options)) };
+          : readApi?.serves(path) === true
+            ? { outcome: null, ...(await readApi.answer(path, request, response)) }
+            : { outcome: null, ...(await answerProbe(path, request, response, options)) };
     } catch (cause) {
       write(response, 500, json({ error: 'internal error' }));
       entry = { outcome: null, reason: cause instanceof Error ? cause.message : String(cause) };

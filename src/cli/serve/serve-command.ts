@@ -31,6 +31,7 @@ import {
   type ServeReactors,
   startServeReactors,
 } from './reactors.js';
+import type { ReadApi, ReadApiSetup } from './read-api/start-read-api.js';
 import { type ServeLog, serveLog } from './request-log.js';
 import { serveRoutes } from './routes.js';
 import { type SecretSetting, webhookSecrets } from './secrets.js';
@@ -50,6 +51,8 @@ interface ServeContext {
   readonly projection?: ProjectionMetricsOptions | undefined;
   /** Where the reactors' attempts are counted, once the metrics exist. */
   readonly attempts: { current?: AttemptObserver };
+  /** `--read-token-env`: the read API on this storage, closed with it. */
+  readonly readApi?: ReadApi | undefined;
 }
 
 /** The header the delivery id is read from: Standard Webhooks' signed `webhook-id`, or the flag's. */
@@ -89,7 +92,7 @@ const verificationOptions = (
 
 /** Serves on open `storage` until stopped, then closes it (also on failure). */
 const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<ExitCode> => {
-  const { options, secrets, io, log, stop, reactors } = context;
+  const { options, secrets, io, log, stop, reactors, readApi } = context;
   let stopping = false;
   try {
     const metrics = await createServeMetrics(reactors?.report, context.projection);
@@ -133,6 +136,7 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
       log,
       inFlight,
       stopping: () => stopping,
+      readApi: readApi?.routes,
     });
     // The listener answers every failure itself; only writing its log line could still throw
     // (a stderr that is gone), and that must not take the server down with it.
@@ -166,8 +170,16 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
   } finally {
     stopping = true;
     await reactors?.stop();
+    await readApi?.close();
     await storage.close();
   }
+};
+
+/** `--read-token-env`, its tokens read now (before anything is opened), or `undefined` without it. */
+const readApiSetupOf = async (options: ServeOptions): Promise<ReadApiSetup | undefined> => {
+  if (options.readTokenEnv.length === 0) return undefined;
+  const { readApiSetup } = await import('./read-api/start-read-api.js');
+  return readApiSetup(options.readTokenEnv, process.env);
 };
 
 /**
@@ -193,6 +205,7 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
     options.insecureNoSignature,
     options.scheme,
   );
+  const reads = await readApiSetupOf(options);
   const log = serveLog(io.stderr);
   const stop = awaitStopSignal();
   const attempts: ServeContext['attempts'] = {};
@@ -206,7 +219,9 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
       const upcasters = await loadServeUpcasters(options.upcasters);
       const opened = await openFileStorage(storage.path, warn);
       let reactors: ServeReactors | undefined;
+      let readApi: Awaited<ReturnType<ReadApiSetup['onFile']>> | undefined;
       try {
+        readApi = await reads?.onFile(storage.path, opened, upcasters, log);
         reactors =
           loaded === undefined
             ? undefined
@@ -226,7 +241,12 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
               partitioned: false,
               counters: true,
             };
-      return await serveOn(opened, { ...context, reactors, projection });
+      return await serveOn(readApi?.storage ?? opened, {
+        ...context,
+        reactors,
+        projection,
+        readApi,
+      });
     }
     const { openPostgresStorage } = await import('./postgres-storage.js');
     const poolOptions = { connectTimeoutMs: storage.connectTimeoutMs, who: 'signfold serve' };
@@ -245,7 +265,14 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
           gauges === undefined
             ? undefined
             : { read: gauges.read, reactors: [], partitioned: true, counters: false };
-        return await serveOn(opened, { ...context, projection });
+        let readApi: ReadApi | undefined;
+        try {
+          readApi = await reads?.onDatabase(storage.url, storage.schema, storage.connectTimeoutMs);
+        } catch (cause) {
+          await opened.close();
+          throw cause;
+        }
+        return await serveOn(opened, { ...context, projection, readApi });
       } finally {
         await gauges?.close();
         exitSoon();

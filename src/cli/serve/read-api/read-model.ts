@@ -1,0 +1,66 @@
+/**
+ * What the read API asks of the current state, whichever storage holds it
+ * (a file log followed in memory, or PostgreSQL's projection tables). Every
+ * question names the companies it may see: a record of another company is
+ * answered exactly as a record that does not exist, by the model itself, so
+ * no route can forget to filter.
+ */
+import type {
+  ParticipantView,
+  SignRequestStatus,
+  SignRequestView,
+} from '../../../core/projections/records.js';
+import type { AuditEntry } from '../../../engine/audit-trail.js';
+
+/** One sign request as `GET /api/sign-requests/:id` answers it. */
+export interface SignRequestDocument {
+  readonly signRequest: SignRequestView;
+  /** In id order. */
+  readonly participants: readonly ParticipantView[];
+  /**
+   * Every event that touched the request or its participants, in log order,
+   * with what it did: the first {@link MAX_AUDIT_ENTRIES} of them.
+   */
+  readonly auditTrail: readonly AuditEntry[];
+  /** Set when the request has more events than the trail shows. */
+  readonly auditTrailTruncated?: true;
+}
+
+/**
+ * The most audit entries one answer holds: a request touched by a runaway
+ * sender must not make one answer megabytes long (or, on PostgreSQL, one
+ * fold of every event it has).
+ */
+export const MAX_AUDIT_ENTRIES = 10_000;
+
+/** The filters of `GET /api/sign-requests`, checked. */
+export interface ListQuery {
+  /** A status, or `deleted`; deleted requests are listed only for `deleted`. */
+  readonly status: SignRequestStatus | 'deleted' | undefined;
+  /** Open (`sent`, not deleted) and sent more than this many ms ago. */
+  readonly stuckAfterMs: number | undefined;
+  /** One of the token's companies (another one lists nothing). */
+  readonly company: number | undefined;
+  readonly limit: number;
+  /** List the requests with an id greater than this one (the previous page's `next`). */
+  readonly after: number | undefined;
+}
+
+/** One page of the list, in id order. */
+export interface ListPage {
+  readonly signRequests: readonly SignRequestView[];
+  /** The `cursor` of the next page; `null` on the last one. */
+  readonly next: string | null;
+}
+
+/** The current state, as the read routes see it. */
+export interface ReadModel {
+  /** The request `id` when it belongs to one of `companies`; `undefined` otherwise (absent or not theirs). */
+  signRequest(id: number, companies: ReadonlySet<number>): Promise<SignRequestDocument | undefined>;
+  /** A page of `companies`' requests matching `query`; `now` is the clock `stuck-after` counts from. */
+  list(query: ListQuery, companies: ReadonlySet<number>, now: Date): Promise<ListPage>;
+  /** The HTML report of `companies`' events, made now. */
+  report(companies: ReadonlySet<number>): Promise<string>;
+  /** Releases what the model holds (a pool); never rejects. */
+  close(): Promise<void>;
+}
