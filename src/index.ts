@@ -11,7 +11,6 @@
  */
 
 export * from './core/domain.js';
-export type { AttemptObserver, AttemptResult } from './core/reactors/attempt-result.js';
 export type { AuditEntry, AuditTrail, AuditTrailData } from './engine/audit-trail.js';
 export type {
   AppendItem,

@@ -103,6 +103,7 @@ export type {
 } from './projections/records.js';
 export type { FoldResult } from './projections/reduce.js';
 export { fold, reduce } from './projections/reduce.js';
+export type { AttemptObserver, AttemptResult } from './reactors/attempt-result.js';
 export { DEFAULT_RETRY, defineReactor } from './reactors/define-reactor.js';
 export type { EffectsChange, EffectsReport } from './reactors/effects-report.js';
 export type {

@@ -201,7 +201,11 @@ describe('serve: routes, metrics and log lines on a file log', () => {
     const served = [...text.matchAll(/^# TYPE (signfold_\w+) (\w+)$/gm)].map(
       (m) => `${m[1]} ${m[2]}`,
     );
-    const section = CLI_DOC.slice(CLI_DOC.indexOf('### Metrics'));
+    // The projection and reactor metrics have a table of their own, after this one.
+    const section = CLI_DOC.slice(
+      CLI_DOC.indexOf('### Metrics'),
+      CLI_DOC.indexOf('### Projection and reactor metrics'),
+    );
     // The effect gauges are served with --reactors only (test/cli/serve/reactors.test.ts).
     const documented = [
       ...section.matchAll(/^\| `(signfold_\w+)(?:\{[^}]*\})?`\s*\| (\w+)\s*\| (.*)$/gm),
