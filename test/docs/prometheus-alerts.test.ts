@@ -3,7 +3,7 @@
  * signfold process exports, read from live scrapes (a `serve --log
  * --reactors`, which has the delivery metrics and the projection and reactor
  * metrics of `react`, and a `react --metrics-port`), not from a list kept by
- * hand; each of the three alerts is there with a `for:` duration, and the
+ * hand; each of the four alerts is there with a `for:` duration, and the
  * docs point to the file. The YAML is read with regular expressions (no
  * YAML parser is a dependency): what is checked is the lines that matter.
  */
@@ -24,15 +24,16 @@ const REACTORS = join(ROOT, 'test/fixtures/reactors/every-event.mjs');
 const exported = (text: string): Set<string> => familyNames(text);
 
 describe('docs/prometheus-alerts.yml', () => {
-  it('uses only metrics the processes export, and has the three alerts with durations', async () => {
+  it('uses only metrics the processes export, and has its four alerts with durations', async () => {
     const rules = await readFile(RULES, 'utf8');
     const alerts = [...rules.matchAll(/^\s+- alert: (\S+)$/gm)].map((m) => m[1]);
     expect(alerts).toEqual([
       'SignfoldProjectionStuck',
       'SignfoldParkedEffects',
       'SignfoldNoDelivery',
+      'SignfoldGaugesUnreadable',
     ]);
-    expect([...rules.matchAll(/^\s+for: (\d+m)$/gm)]).toHaveLength(3);
+    expect([...rules.matchAll(/^\s+for: (\d+m)$/gm)]).toHaveLength(4);
     const used = new Set([...rules.matchAll(/\bsignfold_[a-z_]+\b/g)].map((m) => m[0]));
     expect(used.size).toBeGreaterThanOrEqual(4);
 

@@ -2,9 +2,12 @@
  * The projection and reactor metrics that `pg work`, `react` and `serve`
  * share, registered on a prom-client registry of the caller's. Counters are
  * moved by the process as it works; gauges are read at each scrape (from the
- * database, or from the runner in memory) through a {@link GaugeReader}, and a
- * read that fails or outlasts {@link SCRAPE_READ_TIMEOUT_MS} fails the scrape
- * (503) instead of serving numbers from an earlier one as if they were now.
+ * database, or from the runner in memory) through a {@link GaugeReader}. A
+ * read that fails or outlasts {@link SCRAPE_READ_TIMEOUT_MS} leaves those
+ * gauges out of the scrape, never numbers from an earlier one as if they were
+ * now, and sets `signfold_gauges_up` to 0: the counters and the process
+ * metrics are still served, since a database outage is exactly when the
+ * deliveries answered 503 must be seen.
  */
 import type { AttemptObserver, AttemptResult } from '../../core/reactors/attempt-result.js';
 import type { ProjectorStats } from '../../engine/projector-types.js';
@@ -48,7 +51,7 @@ export interface ProjectionMetrics {
   counted(stats: ProjectorStats): void;
   /** Counts one effect attempt in `signfold_effect_attempts_total`. */
   readonly attempted: AttemptObserver;
-  /** Reads the gauges for a scrape, within the bound; rejects with a one-line reason. */
+  /** Reads the gauges for a scrape, within the bound; never rejects (see the module comment). */
   refresh(): Promise<void>;
 }
 
@@ -118,6 +121,11 @@ export const registerProjectionMetrics = (
     labelNames: ['reactor'],
     registers: [registry],
   });
+  const up = new prom.Gauge({
+    name: 'signfold_gauges_up',
+    help: 'Whether this scrape read the projection and effect gauges (1), or left them out because the read failed or took longer than 3 s (0)',
+    registers: [registry],
+  });
   const events = options.counters
     ? new prom.Counter({
         name: 'signfold_events_total',
@@ -167,17 +175,24 @@ export const registerProjectionMetrics = (
     reading ??= options.read().finally(() => {
       reading = undefined;
     });
-    const read = await within(reading, SCRAPE_READ_TIMEOUT_MS);
-    const at = now();
     lagEvents.reset();
     lagSeconds.reset();
+    effects.reset();
+    nextDue.reset();
+    let read: ProjectionGauges;
+    try {
+      read = await within(reading, SCRAPE_READ_TIMEOUT_MS);
+    } catch {
+      up.set(0);
+      return;
+    }
+    up.set(1);
+    const at = now();
     for (const row of read.lag) {
       const labels = row.partition === undefined ? {} : { partition: String(row.partition) };
       lagEvents.set(labels, row.events);
       lagSeconds.set(labels, row.seconds);
     }
-    effects.reset();
-    nextDue.reset();
     const seen = new Set<string>();
     for (const row of read.effects) {
       seen.add(row.reactor);

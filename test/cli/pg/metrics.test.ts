@@ -150,19 +150,23 @@ describe('pg work --metrics-port', () => {
     await expect(fetch(worker.url, { signal: AbortSignal.timeout(5000) })).rejects.toThrow();
   });
 
-  it('answers 503 with one line when the database cannot be read, and the worker goes on', async () => {
+  it('leaves the gauges out when the database cannot be read, still serves the counters, and the worker goes on', async () => {
     const schema = 'metrics_gone';
     (await migrate(db.pool, { schema, partitions: 2 }))._unsafeUnwrap();
     const worker = await startWorker(schema);
-    expect((await scrape(worker.url)).status).toBe(200);
-    // The gauges' table is gone: the scrape fails, not the worker.
+    const before = await scrape(worker.url);
+    expect(before.status).toBe(200);
+    expect(before.text).toMatch(/^signfold_gauges_up 1$/m);
+    expect(before.text).toMatch(/^signfold_projection_lag_events\{partition="0"\} /m);
+    // The gauges' table is gone: the gauges are left out, not the scrape nor the worker.
     await db.pool.query(`ALTER TABLE ${schema}.effects RENAME TO effects_away`);
     const failed = await scrape(worker.url);
-    expect(failed.status).toBe(503);
-    expect(failed.text).toMatch(/^metrics unavailable: database: .*effects.*\n$/);
-    expect(failed.text.split('\n')).toHaveLength(2);
+    expect(failed.status).toBe(200);
+    expect(failed.text).toMatch(/^signfold_gauges_up 0$/m);
+    expect(failed.text).not.toMatch(/^signfold_projection_lag_events\{/m);
+    expect(failed.text).toMatch(/^signfold_events_total\{outcome="applied"\} /m);
     await db.pool.query(`ALTER TABLE ${schema}.effects_away RENAME TO effects`);
-    expect((await scrape(worker.url)).status).toBe(200);
+    expect((await scrape(worker.url)).text).toMatch(/^signfold_gauges_up 1$/m);
     expect(worker.child.exitCode).toBeNull();
     const notFound = await fetch(worker.url.replace('/metrics', '/other'));
     expect(notFound.status).toBe(404);
