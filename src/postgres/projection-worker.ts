@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { err, ok, type Result, ResultAsync, safeTry } from 'neverthrow';
 import type { MinimalAbortSignal, Reactor } from '../core/reactors/reactor-types.js';
 import type { Upcaster } from '../core/upcasters/upcaster-types.js';
+import type { Tracing } from '../engine/tracing.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
 import {
@@ -59,6 +60,11 @@ export interface ProjectionWorkerOptions extends SchemaOptions {
   readonly onFolded?: (partition: number) => void | Promise<void>;
   /** Reactors whose effects each batch enqueues in its transaction (docs/reactors.md). */
   readonly reactors?: readonly Reactor[];
+  /**
+   * Tells of each batch and each record it folds in spans (`createOtelTracing`
+   * of `signfold/otel`, docs/tracing.md). Default: none.
+   */
+  readonly tracing?: Tracing;
 }
 
 /** The name of the (only) projection in the `checkpoints` view. */
@@ -148,6 +154,7 @@ const workerOn = (
     upcasters: options.upcasters ?? [],
     onFolded: options.onFolded,
     reactors: options.reactors,
+    tracing: options.tracing?.enabled === true ? options.tracing : undefined,
   };
   const heartbeatMs = leaseMs / 4;
   let claims: Claims = new Map();

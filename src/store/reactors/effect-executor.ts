@@ -8,6 +8,8 @@ import { attemptEffect } from '../../core/reactors/attempt-effect.js';
 import { InFlightLimit, settleWithin } from '../../core/reactors/in-flight.js';
 import type { EffectEntry, ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { Effect, Reactor } from '../../core/reactors/reactor-types.js';
+import { endAttemptSpan } from '../../engine/attempt-span.js';
+import type { EffectTrace } from './effect-trace.js';
 
 /** Counters of one runner's attempts. */
 export interface ExecutionCounts {
@@ -27,6 +29,7 @@ export class EffectExecutor {
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #onSettled: () => void;
+  readonly #trace: EffectTrace | undefined;
   #unjournaled = 0;
   #succeeded = 0;
   #failed = 0;
@@ -39,12 +42,15 @@ export class EffectExecutor {
     readonly random: () => number;
     /** Called after each outcome is recorded in the book (to wake the runner). */
     readonly onSettled: () => void;
+    /** Spans of the attempts; none when undefined. */
+    readonly trace?: EffectTrace | undefined;
   }) {
     this.#book = options.book;
     this.#reactors = new Map(options.reactors.map((reactor) => [reactor.name, reactor]));
     this.#now = options.now;
     this.#random = options.random;
     this.#onSettled = options.onSettled;
+    this.#trace = options.trace;
   }
 
   /** Effects running now. */
@@ -90,6 +96,7 @@ export class EffectExecutor {
 
   async #run(entry: EffectEntry): Promise<void> {
     const reactor = this.#reactors.get(entry.reactor) as Reactor;
+    const span = this.#trace?.attempt(entry.reactor, entry.id, entry.position, entry.attempts + 1);
     const outcome = await attemptEffect(reactor, entry.effect as Effect, {
       idempotencyKey: entry.idempotencyKey,
       attempt: entry.attempts + 1,
@@ -105,6 +112,14 @@ export class EffectExecutor {
     } else {
       this.#book.failed(entry.id, outcome.error, reactor.retry, this.#now(), this.#random);
       this.#failed += 1;
+    }
+    if (span !== undefined) {
+      const ended = outcome.ok
+        ? 'succeeded'
+        : this.#controller.signal.aborted
+          ? 'interrupted'
+          : 'failed';
+      endAttemptSpan(span, ended, outcome.ok ? undefined : outcome.error);
     }
     this.#running.delete(entry.id);
     this.#unjournaled += 1;
