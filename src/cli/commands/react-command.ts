@@ -18,6 +18,7 @@ import { type CliIO, writeLines } from '../cli-io.js';
 import { loadReactorModule } from '../reactor-module.js';
 import { ensureReadableFile } from '../sources/read-only-log.js';
 import { awaitStopSignal } from '../stop-signals.js';
+import { TRACING_OPTION, tracingFlag } from '../tracing-module.js';
 import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 
 /** The flags of `react`. */
@@ -26,6 +27,7 @@ export const REACT_OPTIONS: OptionTable = {
   drain: { type: 'boolean' },
   from: { type: 'string' },
   ...UPCASTERS_OPTION,
+  ...TRACING_OPTION,
 };
 
 /**
@@ -46,10 +48,19 @@ export const reactCommand = async (args: readonly string[], io: CliIO): Promise<
     await ensureReadableFile(log);
     const reactors = await loadReactorModule(modulePath, 'react', 'refuse-sql');
     const upcasters = await upcastersFlag(parsed, 'react');
+    const traced = await tracingFlag(parsed, 'react');
     const controller = new AbortController();
     void stop.requested.then(() => controller.abort());
-    const runner = createFileReactorRunner({ logPath: log, reactors, upcasters, from, drain });
-    const result = await runner.run(controller.signal);
+    const { tracing } = traced;
+    const runner = createFileReactorRunner({
+      logPath: log,
+      reactors,
+      upcasters,
+      from,
+      drain,
+      tracing,
+    });
+    const result = await runner.run(controller.signal).finally(() => traced.close());
     if (result.isErr()) throw new CliError(`react: ${result.error.message}`);
     const { reactions, succeeded, failed, abandoned, report } = result.value;
     const parked = report.reactors.reduce((sum, row) => sum + row.parked, 0);

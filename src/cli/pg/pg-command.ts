@@ -4,6 +4,7 @@
  * load `pg` (an optional peer dependency).
  */
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
+import type { Tracing } from '../../engine/tracing.js';
 import { migrate } from '../../postgres/index.js';
 import {
   booleanFlag,
@@ -17,6 +18,7 @@ import {
 import { EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { loadReactorModule } from '../reactor-module.js';
+import { TRACING_OPTION, tracingFlag } from '../tracing-module.js';
 import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 import { pgExport } from './export.js';
 import { postgresFailure } from './failure.js';
@@ -40,6 +42,7 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
     reactors: { type: 'string' },
     from: { type: 'string' },
     ...UPCASTERS_OPTION,
+    ...TRACING_OPTION,
   },
   status: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
   export: DATABASE_OPTIONS,
@@ -96,6 +99,7 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
   const reactors =
     modulePath === undefined ? [] : await loadReactorModule(modulePath, 'pg work', 'allow-sql');
   const upcasters = await upcastersFlag(parsed, 'pg work');
+  const traced = sub === 'work' ? await tracingFlag(parsed, 'pg work') : undefined;
   const bulk = sub === 'import' || sub === 'export' || sub === 'migrate';
   const drain = booleanFlag(parsed, 'drain');
   const poolOptions = {
@@ -131,12 +135,14 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
           upcasters,
           fromEnd,
           stop,
+          tracing: traced?.tracing,
         },
         io,
       ),
     );
   } finally {
     stop?.dispose();
+    await traced?.close();
   }
 };
 
@@ -156,6 +162,7 @@ interface PgParsed {
   readonly upcasters: readonly Upcaster[];
   readonly fromEnd: boolean;
   readonly stop: WorkStop | undefined;
+  readonly tracing: Tracing | undefined;
 }
 
 /** Runs subcommand `sub` on `pool`. */
@@ -177,6 +184,7 @@ const pgSubcommand = async (
     upcasters,
     fromEnd,
     stop,
+    tracing,
   }: PgParsed,
   io: CliIO,
 ): Promise<ExitCode> => {
@@ -212,6 +220,7 @@ const pgSubcommand = async (
       reactors,
       upcasters,
       fromEnd,
+      ...(tracing === undefined ? {} : { tracing }),
     },
     io,
     stop?.signal,

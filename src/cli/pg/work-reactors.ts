@@ -8,6 +8,7 @@
 
 import { err, ok, type Result } from 'neverthrow';
 import type { Reactor } from '../../core/reactors/reactor-types.js';
+import type { Tracing } from '../../engine/tracing.js';
 import type { PostgresError, ProjectionWorker, SqlPool } from '../../postgres/index.js';
 import { Outage, pause } from '../../postgres/outage.js';
 import { PgEffectExecutor } from '../../postgres/reactors/pg-effect-executor.js';
@@ -25,6 +26,8 @@ export interface WorkerEffectsOptions {
   /** Until none is ready or retrying, and a failure ends it; otherwise until `signal`, restarting after failures. */
   readonly drain: boolean;
   readonly signal: AbortSignal;
+  /** Spans of the attempts (`--tracing`); none without. */
+  readonly tracing?: Tracing;
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(1);
@@ -74,6 +77,7 @@ export const runWorkerEffects = async (
       reactors,
       leaseMs: options.leaseMs,
       onSettled: () => wake.current(),
+      ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
     });
     const ran = await runEffects(pool, executor, {
       schema: worker.schema,

@@ -2,6 +2,7 @@
 
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
+import type { Tracing } from '../../engine/tracing.js';
 import { followAppends } from '../../postgres/follow-appends.js';
 import {
   createProjectionWorker,
@@ -32,6 +33,8 @@ export interface WorkOptions {
   readonly reactors: readonly Reactor[];
   /** `--upcasters MODULE`, loaded; empty without the flag. */
   readonly upcasters: readonly Upcaster[];
+  /** `--tracing MODULE`, loaded: spans of batches, records and effect attempts. */
+  readonly tracing?: Tracing;
   /** `--from end`: reactors without a checkpoint start at the end of the log. */
   readonly fromEnd: boolean;
 }
@@ -135,6 +138,7 @@ export const pgWork = async (
     ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
     ...(options.reactors.length === 0 ? {} : { reactors: options.reactors }),
     ...(options.upcasters.length === 0 ? {} : { upcasters: options.upcasters }),
+    ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
     onLostClaim: (partition) =>
       writeLines(io.stderr, [
         `signfold: partition ${partition} is now another worker's: this worker's batch of it was not written`,
@@ -155,6 +159,7 @@ export const pgWork = async (
         pollMs: options.pollMs ?? 5000,
         drain,
         signal: effectsSignal,
+        ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
       },
       io,
     );

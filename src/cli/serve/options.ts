@@ -45,6 +45,7 @@ const SERVE_OPTIONS: OptionTable = {
   reactors: { type: 'string' },
   upcasters: { type: 'string' },
   'append-timeout': { type: 'string' },
+  tracing: { type: 'string' },
 };
 
 /** The port `serve` listens on unless `--port` says otherwise. */
@@ -91,6 +92,8 @@ export interface ServeOptions {
   readonly reactors: string | undefined;
   /** `--upcasters MODULE` (with `--reactors` only): what the server's reactors see. */
   readonly upcasters: string | undefined;
+  /** `--tracing MODULE`: spans of deliveries, appends (and the reactors' work). */
+  readonly tracing: string | undefined;
   /** `--append-timeout SECONDS`, in ms: an append not committed by then is answered 503. */
   readonly appendTimeoutMs: number;
 }
@@ -294,5 +297,6 @@ export const parseServeOptions = (args: readonly string[]): ServeOptions => {
     reactors,
     upcasters,
     appendTimeoutMs: appendTimeoutOf(parsed),
+    tracing: stringFlag(parsed, 'tracing'),
   };
 };

@@ -8,6 +8,7 @@
 import type { EffectsReport } from '../../core/reactors/effects-report.js';
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
+import { NO_TRACING, type Tracing } from '../../engine/tracing.js';
 import { createFileReactorRunner } from '../../store/reactors/file-reactor-runner.js';
 import { CliError } from '../cli-error.js';
 import { loadReactorModule } from '../reactor-module.js';
@@ -38,6 +39,7 @@ export const startServeReactors = async (
   reactors: readonly Reactor[],
   log: ServeLog,
   upcasters: readonly Upcaster[] = [],
+  tracing: Tracing = NO_TRACING,
 ): Promise<ServeReactors> => {
   const controller = new AbortController();
   let started: () => void = () => undefined;
@@ -48,6 +50,7 @@ export const startServeReactors = async (
     logPath,
     reactors,
     upcasters,
+    tracing,
     onStarted: () => started(),
   });
   const running = runner.run(controller.signal);

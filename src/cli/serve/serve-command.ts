@@ -6,6 +6,7 @@
  * prom-client); `--database` alone loads `pg`.
  */
 import { createServer } from 'node:http';
+import type { Tracing } from '../../engine/tracing.js';
 import { DEFAULT_DELIVERY_HEADER } from '../../webhooks/delivery-id.js';
 import { STANDARD_WEBHOOKS_HEADERS } from '../../webhooks/standard-webhooks.js';
 import { createWebhookHandler } from '../../webhooks/webhook-handler.js';
@@ -15,6 +16,7 @@ import { type CliIO, writeLines } from '../cli-io.js';
 import { withoutPassword } from '../database-url.js';
 import { withPool } from '../pg/pool.js';
 import { awaitStopSignal, type StopRequest } from '../stop-signals.js';
+import { loadTracing } from '../tracing-module.js';
 import { watchAppends } from './append-watch.js';
 import { openFileStorage } from './file-storage.js';
 import { InFlightRequests } from './in-flight.js';
@@ -42,6 +44,8 @@ interface ServeContext {
   readonly stop: StopRequest;
   /** `--reactors` on a file log: started before listening. */
   readonly reactors?: ServeReactors | undefined;
+  /** `--tracing`: spans of each delivery and its append. */
+  readonly tracing: Tracing;
 }
 
 /** The header the delivery id is read from: Standard Webhooks' signed `webhook-id`, or the flag's. */
@@ -81,7 +85,7 @@ const verificationOptions = (
 
 /** Serves on open `storage` until stopped, then closes it (also on failure). */
 const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<ExitCode> => {
-  const { options, secrets, io, log, stop, reactors } = context;
+  const { options, secrets, io, log, stop, reactors, tracing } = context;
   let stopping = false;
   try {
     const metrics = await createServeMetrics(reactors?.report);
@@ -100,6 +104,7 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
       insecureNoSignature: !secrets.verify,
       ...verificationOptions(options),
       maxBodyBytes: options.maxBodyBytes,
+      tracing,
       onOutcome: (outcome) => {
         metrics.count(outcome);
         if (outcome.kind === 'stored') reactors?.notify();
@@ -186,7 +191,8 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
   );
   const log = serveLog(io.stderr);
   const stop = awaitStopSignal();
-  const context: ServeContext = { options, secrets, io, log, stop };
+  const traced = await loadTracing(options.tracing, 'serve');
+  const context: ServeContext = { options, secrets, io, log, stop, tracing: traced.tracing };
   try {
     const { storage } = options;
     if (storage.kind === 'file') {
@@ -200,7 +206,7 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
         reactors =
           loaded === undefined
             ? undefined
-            : await startServeReactors(storage.path, loaded, log, upcasters);
+            : await startServeReactors(storage.path, loaded, log, upcasters, traced.tracing);
       } catch (cause) {
         await opened.close();
         throw cause;
@@ -220,5 +226,6 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
     });
   } finally {
     stop.release();
+    await traced.close();
   }
 };
