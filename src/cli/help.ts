@@ -33,7 +33,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
        signfold pg import LOG --database URL [--schema NAME]
        signfold pg work --database URL [--schema NAME] [--drain] [--batch-size N] [--poll-interval MS]
                         [--lease MS] [--worker-id ID] [--reactors MODULE] [--from end]
-                        [--upcasters MODULE]
+                        [--upcasters MODULE] [--tracing MODULE]
        signfold pg status --database URL [--schema NAME] [--json]
        signfold pg export --database URL [--schema NAME]
        signfold pg skip --position N --database URL [--schema NAME] [--reason TEXT]
@@ -69,6 +69,9 @@ schema (default signfold).
             --upcasters MODULE   rewrite records before decoding them (see
                                  signfold replay --help); each must keep the
                                  sign request a stored record names
+            --tracing MODULE     OpenTelemetry spans of each batch, each record
+                                 it folds and each effect attempt (see
+                                 signfold serve --help)
             several workers share the partitions; one that stops loses them
             to the others within a lease and a quarter
   status    each partition's owner, lease (or how long ago it expired),
@@ -226,6 +229,7 @@ Options:
 Exit codes: 0 every request agrees or was repaired, 1 a fetch failed or a
 difference cannot be repaired, 2 usage or input error.`,
   react: `Usage: signfold react LOG --reactors MODULE [--drain] [--from end] [--upcasters MODULE]
+                      [--tracing MODULE]
 
 Run reactors on a file log: call each reactor's react for every applied event
 past its checkpoint, and execute the effects it returns (retries with backoff,
@@ -246,6 +250,8 @@ Options:
                      the whole log, so history fires none that it cancels)
   --upcasters MODULE rewrite records before decoding them (see signfold replay
                      --help): reactors react to the events they make
+  --tracing MODULE   OpenTelemetry spans of each record projected and each
+                     effect attempt (see signfold serve --help)
   -h, --help         show this help
 
 SIGINT/SIGTERM: no new effect starts; running ones get 10 s to finish; the
@@ -296,7 +302,7 @@ that did not answer in time.`,
                       [--delivery-header H] [--require-delivery-id]
                       [--max-body BYTES] [--insecure-no-signature] [--append-timeout SECONDS]
                       [--schema NAME] [--connect-timeout SECONDS] [--reactors MODULE]
-                      [--upcasters MODULE]
+                      [--upcasters MODULE] [--tracing MODULE]
 
 Receive webhook deliveries over HTTP: verify each one's signature (by default
 HMAC-SHA256 of the raw body, hex, optionally prefixed sha256=; or Standard
@@ -361,6 +367,11 @@ Options:
   --upcasters MODULE      with --reactors: rewrite records before the reactors'
                           projector decodes them (deliveries are stored as
                           received); with --database: signfold pg work --upcasters
+  --tracing MODULE        OpenTelemetry spans of each delivery and its append
+                          (and of the --reactors' work): MODULE is an ES module
+                          whose default export is a TracerProvider (or a
+                          function returning one); needs the package
+                          @opentelemetry/api; flushed at exit (docs/tracing.md)
   -h, --help              show this help
 
 Exit codes: 0 stopped by a signal, 1 shutdown took longer than 10 s, 2 usage,
