@@ -110,18 +110,6 @@ const placeOf = (options: TraceSpanOptions): { parent: Context; links: Link[] } 
  * the active context. Give the result to `createWebhookHandler`,
  * `createProjector`, `createProjectionWorker` or `createFileReactorRunner`
  * as their `tracing` option.
- *
- * @example
- * ```ts
- * import { createOtelTracing } from 'signfold/otel';
- * import { createMemoryEventLog, createWebhookHandler } from 'signfold';
- *
- * const handler = createWebhookHandler({
- *   log: createMemoryEventLog(),
- *   secrets: ['s3cret'],
- *   tracing: createOtelTracing(),
- * });
- * ```
  */
 export const createOtelTracing = (options: OtelTracingOptions = {}): Tracing => {
   const tracer = (options.tracerProvider?.getTracer('signfold') ??
