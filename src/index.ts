@@ -59,6 +59,15 @@ export {
 export type { Sha256Hex } from './engine/snapshot-document.js';
 export { decodeSnapshotDocument, encodeSnapshotDocument } from './engine/snapshot-document.js';
 export { stateAsOf } from './engine/time-travel.js';
+export { TRACE_ATTRIBUTE } from './engine/trace-attributes.js';
+export {
+  NO_TRACING,
+  type TraceAttributes,
+  type TraceSpan,
+  type TraceSpanKind,
+  type TraceSpanOptions,
+  type Tracing,
+} from './engine/tracing.js';
 export type { FileEventLog, FileEventLogOptions, TornTail } from './store/file-event-log.js';
 export { openFileEventLog } from './store/file-event-log.js';
 export type { FileHandleIO, FileIO, OpenMode } from './store/file-io.js';

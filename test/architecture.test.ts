@@ -120,6 +120,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   store: [...PURE, 'engine', 'store', 'node:'],
   postgres: [...PURE, 'engine', 'postgres', 'pg', 'pg-copy-streams', 'node:'],
   webhooks: [...PURE, 'engine', 'webhooks', 'node:'],
+  otel: [...PURE, 'engine', 'otel', '@opentelemetry/api', 'node:'],
   report: [...PURE, 'engine', 'report', 'd3-scale', 'd3-time', 'd3-time-format', 'node:'],
   testing: [...PURE, 'engine', 'testing', 'root', 'node:'],
 };
@@ -259,6 +260,7 @@ describe('architecture', () => {
       'cli',
       'core',
       'engine',
+      'otel',
       'postgres',
       'report',
       'root',
@@ -325,6 +327,40 @@ describe('architecture', () => {
     }
   });
 
+  it('only signfold/otel loads @opentelemetry/api, and no command loads it unless --tracing asks', () => {
+    const entries = [
+      'index.ts',
+      'core/index.ts',
+      'testing/index.ts',
+      'postgres/index.ts',
+      'webhooks/index.ts',
+      'cli/main.ts',
+      'cli/commands/react-command.ts',
+      'cli/serve/serve-command.ts',
+      'cli/pg/pg-command.ts',
+    ];
+    for (const entry of entries) {
+      const loaded = [...loadedBy(entry)];
+      expect(
+        loaded.filter(
+          (target) => target.startsWith('@opentelemetry') || target.startsWith('otel/'),
+        ),
+        entry,
+      ).toEqual([]);
+    }
+    const importers = [...SOURCES]
+      .filter(([, found]) => found.some((f) => f.target.startsWith('@opentelemetry')))
+      .map(([file]) => file);
+    expect(importers).toEqual(['otel/otel-tracing.ts']);
+    // The CLI reaches the adapter only through a dynamic import, when --tracing names a module.
+    expect(SOURCES.get('cli/tracing-module.ts')).toContainEqual({
+      from: '../otel/otel-tracing.js',
+      target: 'otel/otel-tracing.ts',
+      kind: 'dynamic',
+    });
+    expect(loadedBy('otel/index.ts')).toContain('@opentelemetry/api');
+  });
+
   it('only the report loads d3: not the main entry point, signfold/core, the testing kit nor the CLI at start', () => {
     const d3 = (entry: string) => [...loadedBy(entry)].filter((target) => target.startsWith('d3-'));
     for (const entry of ['index.ts', 'core/index.ts', 'testing/index.ts', 'cli/main.ts']) {
@@ -373,6 +409,7 @@ describe('architecture', () => {
       'store',
       'postgres',
       'webhooks',
+      'otel',
       'report',
       'cli',
       'testing',

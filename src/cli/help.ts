@@ -33,7 +33,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
        signfold pg import LOG --database URL [--schema NAME]
        signfold pg work --database URL [--schema NAME] [--drain] [--batch-size N] [--poll-interval MS]
                         [--lease MS] [--worker-id ID] [--reactors MODULE] [--from end]
-                        [--upcasters MODULE] [--metrics-port P]
+                        [--upcasters MODULE] [--metrics-port P] [--tracing MODULE]
        signfold pg rebuild --database URL [--schema NAME] [--upcasters MODULE] [--switch]
                            [--batch-size N] [--poll-interval MS] [--lease MS] [--worker-id ID]
        signfold pg status --database URL [--schema NAME] [--json]
@@ -75,6 +75,9 @@ schema (default signfold).
                                  free port; prints "metrics listening on URL"):
                                  lag per partition, events, effects, attempts
                                  (see docs/cli.md#metrics)
+            --tracing MODULE     OpenTelemetry spans of each batch, each record
+                                 it folds and each effect attempt (see
+                                 signfold serve --help)
             several workers share the partitions; one that stops loses them
             to the others within a lease and a quarter; one whose tables pg
             rebuild --switch replaced stops (exit 0, one line)
@@ -254,6 +257,7 @@ Exit codes: 0 every request agrees or was repaired, 1 a fetch failed or a
 difference cannot be repaired, 2 usage or input error.`,
   react: `Usage: signfold react LOG --reactors MODULE [--drain] [--from end] [--upcasters MODULE]
                       [--metrics-port P]
+                      [--tracing MODULE]
 
 Run reactors on a file log: call each reactor's react for every applied event
 past its checkpoint, and execute the effects it returns (retries with backoff,
@@ -278,6 +282,8 @@ Options:
                      port; prints "metrics listening on URL" on stdout): lag,
                      events, effects, attempts, next timer (docs/cli.md#metrics);
                      a port in use is exit 2
+  --tracing MODULE   OpenTelemetry spans of each record projected and each
+                     effect attempt (see signfold serve --help)
   -h, --help         show this help
 
 SIGINT/SIGTERM: no new effect starts; running ones get 10 s to finish; the
@@ -329,6 +335,7 @@ that did not answer in time.`,
                       [--max-body BYTES] [--insecure-no-signature] [--append-timeout SECONDS]
                       [--schema NAME] [--connect-timeout SECONDS] [--reactors MODULE]
                       [--upcasters MODULE] [--read-token-env NAME:COMPANY,COMPANY...]...
+                      [--tracing MODULE]
 
 Receive webhook deliveries over HTTP: verify each one's signature (by default
 HMAC-SHA256 of the raw body, hex, optionally prefixed sha256=; or Standard
@@ -405,6 +412,11 @@ Options:
                           in this environment variable (at least 16
                           characters), showing only these companies' records;
                           repeatable, one variable per client
+  --tracing MODULE        OpenTelemetry spans of each delivery and its append
+                          (and of the --reactors' work): MODULE is an ES module
+                          whose default export is a TracerProvider (or a
+                          function returning one); needs the package
+                          @opentelemetry/api; flushed at exit (docs/tracing.md)
   -h, --help              show this help
 
 Exit codes: 0 stopped by a signal, 1 shutdown took longer than 10 s, 2 usage,

@@ -4,6 +4,7 @@ import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import type { AuditTrail } from './audit-trail.js';
 import type { EventLog } from './event-log.js';
 import type { QuarantineEntry, QuarantineReason } from './quarantine.js';
+import type { Tracing } from './tracing.js';
 
 /** Anything that streams log records in batches: an {@link EventLog}, or `{ read: o => readFileEventLog(path, o) }`. */
 export type ReadableLog = Pick<EventLog, 'read'>;
@@ -34,6 +35,12 @@ export interface ProjectorOptions {
    * It must not throw (a throw propagates out of `apply`/`replay`).
    */
   readonly onApplied?: (change: Change) => void;
+  /**
+   * Where to tell of each record projected past the checkpoint, as a
+   * `signfold.project` span in its delivery's trace (docs/tracing.md).
+   * Default: nothing is traced and nothing is gathered for it.
+   */
+  readonly tracing?: Tracing;
 }
 
 /** Where a projector starts from (see `restoreProjector` for snapshots). */

@@ -51,6 +51,8 @@ import {
 } from './quarantine.js';
 import { repairChanges, requestImageOf } from './repair-changes.js';
 import { replayRecords } from './replay-records.js';
+import { eventAttributes, TRACE_ATTRIBUTE } from './trace-attributes.js';
+import type { Tracing } from './tracing.js';
 import { invalidUpcast, upcastFailed } from './upcast-quarantine.js';
 
 // Results are immutable: share one per outcome instead of allocating per event.
@@ -152,6 +154,8 @@ export class Projector {
   #incompleteTail: { readonly position: number; readonly line: number } | undefined;
   #stats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
   readonly #onApplied: ((change: Change) => void) | undefined;
+  /** Set only when enabled: an untraced fold pays one test per record. */
+  readonly #tracing: Tracing | undefined;
   readonly #upcasters: readonly Upcaster[];
   readonly #foldedWith: FoldedWith;
   /**
@@ -167,6 +171,7 @@ export class Projector {
     this.#policy = options.policy ?? 'skip';
     this.#decodeOptions = { strict: options.strict ?? false };
     this.#onApplied = options.onApplied;
+    this.#tracing = options.tracing?.enabled === true ? options.tracing : undefined;
     this.#upcasters = checkUpcasters(options.upcasters);
     this.#foldedWith = foldedWithOf(this.#decodeOptions.strict ?? false, this.#upcasters);
     this.#audit = options.audit === false ? undefined : (start?.audit ?? new AuditTrail());
@@ -201,13 +206,63 @@ export class Projector {
    */
   apply(live: LiveEvent): Result<ApplyResult, Halted> {
     checkPosition(live.position, 'position', 0);
-    return this.#process(live.position, undefined, live.receivedAt, live.event, live);
+    const process = () =>
+      this.#process(live.position, undefined, live.receivedAt, live.event, live);
+    if (this.#tracing === undefined) return process();
+    return this.#traced(live.position, live.deliveryId, live.event, process);
   }
 
   /** Applies one record read from a log (`RangeError` on an invalid position, as `apply`). */
   applyRecord(record: LogRecord): Result<ApplyResult, Halted> {
     checkPosition(record.position, 'position', 0);
-    return this.#processRecord(record);
+    if (this.#tracing === undefined) return this.#processRecord(record);
+    const entry = record.kind === 'entry' ? record : undefined;
+    return this.#traced(record.position, entry?.deliveryId, entry?.event, () =>
+      this.#processRecord(record),
+    );
+  }
+
+  /**
+   * Processes a live event or a record and tells of it in a span, unless it
+   * changed nothing (at or below the checkpoint, or an incomplete last line).
+   * The span is made once the outcome is known, so none is left open by a throw.
+   */
+  #traced(
+    position: number,
+    deliveryId: string | undefined,
+    event: unknown,
+    process: () => Result<ApplyResult, Halted>,
+  ): Result<ApplyResult, Halted> {
+    const tracing = this.#tracing as Tracing;
+    const started = Date.now();
+    const { conflicts, invalid } = this.#stats;
+    const result = process();
+    if (result.isOk() && (result.value === 'already-applied' || result.value === 'incomplete')) {
+      return result;
+    }
+    const outcome = result.isErr()
+      ? 'halted'
+      : result.value !== 'quarantined'
+        ? result.value
+        : this.#stats.conflicts > conflicts
+          ? 'conflict'
+          : this.#stats.invalid > invalid
+            ? 'invalid'
+            : 'quarantined';
+    const span = tracing.startSpan('signfold.project', {
+      kind: 'consumer',
+      deliveryId,
+      startTime: started,
+      attributes: {
+        ...eventAttributes(event),
+        [TRACE_ATTRIBUTE.deliveryId]: deliveryId,
+        [TRACE_ATTRIBUTE.position]: position,
+        [TRACE_ATTRIBUTE.outcome]: outcome,
+      },
+    });
+    if (result.isErr()) span.fail('halted', result.error.message);
+    span.end();
+    return result;
   }
 
   /**

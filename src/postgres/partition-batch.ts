@@ -15,7 +15,9 @@ import type { Reactor } from '../core/reactors/reactor-types.js';
 import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import { createProjector } from '../engine/projector.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
+import type { Tracing } from '../engine/tracing.js';
 import { keysOf, minus } from './batch-keys.js';
+import { type BatchTrace, startBatchTrace } from './batch-trace.js';
 import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
 import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-rows.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
@@ -44,6 +46,8 @@ export interface BatchContext {
   readonly reactors?: readonly Reactor[] | undefined;
   /** Told what a batch counted once it committed (metrics): never for a batch rolled back. */
   readonly onProjected?: ((stats: ProjectorStats) => void) | undefined;
+  /** Spans of each batch and each record it folds (see batch-trace.ts); enabled only. */
+  readonly tracing?: Tracing | undefined;
 }
 
 /** What a batch did. */
@@ -110,14 +114,34 @@ export const projectPartitionBatch = async (
   ]);
   const caughtUp = events.rows.length < context.batchSize;
   const to = caughtUp ? high : Number(events.rows.at(-1)?.position);
+  const trace =
+    context.tracing === undefined
+      ? undefined
+      : startBatchTrace(context.tracing, partition, from, to);
   try {
-    return await foldAndWrite(pool, context, { partition, epoch, from, to, caughtUp }, events.rows);
+    const range = { partition, epoch, from, to, caughtUp };
+    const outcome = await foldAndWrite(pool, context, range, events.rows, trace);
+    trace?.end(batchOutcomeName(outcome), events.rows.length);
+    return outcome;
   } catch (cause) {
+    trace?.end(
+      'failed',
+      events.rows.length,
+      cause instanceof Error ? cause.message : String(cause),
+    );
     // Say which events: the worker narrows a refusal down to one of them.
     const first = Number(events.rows[0]?.position ?? to);
     throw new BatchWriteError(partition, first, to, events.rows.length, cause);
   }
 };
+
+/** A batch's outcome on its span: `refolded` when nothing was written since an event was skipped. */
+const batchOutcomeName = (outcome: BatchOutcome): string =>
+  outcome.kind === 'lost'
+    ? 'lost'
+    : outcome.processed === 0 && !outcome.caughtUp
+      ? 'refolded'
+      : 'committed';
 
 /** Where a batch stands: its partition and claim, and the positions it covers. */
 interface BatchRange {
@@ -134,6 +158,7 @@ const foldAndWrite = async (
   context: BatchContext,
   { partition, epoch, from, to, caughtUp }: BatchRange,
   rows: readonly PartitionEventRow[],
+  trace?: BatchTrace,
 ): Promise<BatchOutcome> => {
   const { schema, workerId } = context;
 
@@ -154,6 +179,7 @@ const foldAndWrite = async (
       strict: context.strict,
       upcasters: context.upcasters ?? [],
       ...(reacting === undefined ? {} : { onApplied: reacting.onApplied }),
+      ...(trace === undefined ? {} : { tracing: trace.tracing }),
     },
     { state: before, checkpoint: from, stats: ZERO },
   );

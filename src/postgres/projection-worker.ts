@@ -14,6 +14,7 @@ import { err, ok, type Result, ResultAsync, safeTry } from 'neverthrow';
 import type { MinimalAbortSignal, Reactor } from '../core/reactors/reactor-types.js';
 import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
+import type { Tracing } from '../engine/tracing.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
 import {
@@ -72,6 +73,11 @@ export interface ProjectionWorkerOptions extends SchemaOptions {
    * worker's, this only this worker's.
    */
   readonly onProjected?: (stats: ProjectorStats) => void;
+  /**
+   * Tells of each batch and each record it folds in spans (`createOtelTracing`
+   * of `signfold/otel`, docs/tracing.md). Default: none.
+   */
+  readonly tracing?: Tracing;
 }
 
 /** The name of the (only) projection in the `checkpoints` view. */
@@ -175,6 +181,7 @@ const workerOn = (
     onFolded: options.onFolded,
     reactors: options.reactors,
     onProjected: options.onProjected,
+    tracing: options.tracing?.enabled === true ? options.tracing : undefined,
   };
   const heartbeatMs = leaseMs / 4;
   let claims: Claims = new Map();

@@ -6,10 +6,13 @@
  * once it resolved; 503 when storage failed).
  */
 
+import type { Result } from 'neverthrow';
 import { visibleText } from '../core/visible-text.js';
 import type { AppendOutcome, LogFailure } from '../engine/event-log.js';
 import type { JsonText } from '../engine/json-text.js';
 import { byteLimit, DEFAULT_MAX_EVENT_BYTES } from '../engine/log-limits.js';
+import { eventAttributes, TRACE_ATTRIBUTE } from '../engine/trace-attributes.js';
+import { NO_TRACING, type TraceSpan } from '../engine/tracing.js';
 import { companyAllowed } from './company-binding.js';
 import { checkedId, DEFAULT_DELIVERY_HEADER, deliveryIdOf } from './delivery-id.js';
 import { LiveApplier } from './live-apply.js';
@@ -108,6 +111,7 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
   const retryAfter = byteLimit(options.retryAfterSeconds, 5, 'retryAfterSeconds');
   const now = options.now ?? (() => new Date());
   const live = projector === undefined ? undefined : new LiveApplier(projector);
+  const tracing = options.tracing ?? NO_TRACING;
 
   const decided = (outcome: WebhookOutcome, response: WebhookResponse): WebhookResponse => {
     try {
@@ -152,7 +156,9 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
     body: JsonText,
     deliveryId: string | undefined,
     receivedAt: Date,
+    delivery: TraceSpan | undefined,
   ): Promise<WebhookResponse> => {
+    const span = delivery === undefined ? undefined : startAppendSpan(delivery, body, deliveryId);
     const ticket = live?.begin();
     const started = performance.now();
     let appended: Awaited<ReturnType<typeof log.append>>;
@@ -162,6 +168,8 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
         deliveryId === undefined ? { receivedAt } : { deliveryId, receivedAt },
       );
     } catch (cause) {
+      span?.fail('append-failed', cause instanceof Error ? cause.message : String(cause));
+      span?.end();
       if (ticket !== undefined) void live?.settle(ticket, undefined);
       return unavailable(
         `append failed: ${cause instanceof Error ? cause.message : String(cause)}`,
@@ -169,6 +177,7 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
       );
     }
     const appendMs = performance.now() - started;
+    if (span !== undefined) endAppendSpan(span, appended);
     if (appended.isErr()) {
       if (ticket !== undefined) void live?.settle(ticket, undefined);
       const status = refusal(appended.error);
@@ -200,6 +209,21 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
       { kind: 'stored', deliveryId, position, appendMs },
       storedAnswer(position, applied),
     );
+  };
+
+  /** The append's span, a child of the delivery's; the delivery's learns what the body says. */
+  const startAppendSpan = (
+    delivery: TraceSpan,
+    body: JsonText,
+    deliveryId: string | undefined,
+  ): TraceSpan => {
+    const said = eventAttributes(body.value);
+    delivery.setAttributes({ ...said, [TRACE_ATTRIBUTE.deliveryId]: deliveryId });
+    return tracing.startSpan('signfold.append', {
+      kind: 'producer',
+      parent: delivery,
+      attributes: { ...said, [TRACE_ATTRIBUTE.deliveryId]: deliveryId },
+    });
   };
 
   /** The verification of a request: what passed, or the answer that ends it. */
@@ -240,7 +264,10 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
     return { bindings: verified.value.map((key) => key.companies) };
   };
 
-  const handle: WebhookHandler = async (request) => {
+  const handle = async (
+    request: WebhookRequest,
+    delivery: TraceSpan | undefined,
+  ): Promise<WebhookResponse> => {
     const shown = shownId(request.headers);
     const post = request.method.toUpperCase() === 'POST';
     const notPost = () => reject(405, `method ${request.method} not allowed: use POST`, shown);
@@ -260,16 +287,19 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
       const allowed = companyAllowed(passed.bindings, body.value.value);
       if (allowed.isErr()) return forbid(allowed.error, id.value);
     }
-    const answer = await append(body.value, id.value, receivedAt);
+    const answer = await append(body.value, id.value, receivedAt, delivery);
     const { reply } = passed;
     const { outcome } = answer;
     if (reply === undefined || answer.status !== 200 || outcome === undefined) return answer;
     return { ...reply, outcome };
   };
 
-  return async (request) => {
+  const answer = async (
+    request: WebhookRequest,
+    delivery: TraceSpan | undefined,
+  ): Promise<WebhookResponse> => {
     try {
-      return await handle(request);
+      return await handle(request, delivery);
     } catch (cause) {
       // A request that is not even the shape the type says (no headers, a body that is not bytes).
       return reject(
@@ -278,4 +308,55 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
       );
     }
   };
+  if (!tracing.enabled) return (request) => answer(request, undefined);
+  return async (request) => {
+    let shown: string | undefined;
+    try {
+      shown = shownId(request.headers);
+    } catch {
+      // Headers that are not even headers: answered 400 below, in a trace of its own.
+    }
+    const span = tracing.startSpan('signfold.delivery', {
+      kind: 'server',
+      deliveryId: shown,
+      attributes: {
+        [TRACE_ATTRIBUTE.httpMethod]: typeof request.method === 'string' ? request.method : '',
+        [TRACE_ATTRIBUTE.deliveryId]: shown,
+      },
+    });
+    const response = await answer(request, span);
+    endDeliverySpan(span, response);
+    return response;
+  };
+};
+
+/** What the answer to a delivery says, on its span; a 5xx is an error (HTTP's conventions). */
+const endDeliverySpan = (span: TraceSpan, response: WebhookResponse): void => {
+  const outcome = response.outcome;
+  span.setAttributes({
+    [TRACE_ATTRIBUTE.httpStatus]: response.status,
+    [TRACE_ATTRIBUTE.outcome]: outcome?.kind,
+    [TRACE_ATTRIBUTE.deliveryId]: outcome?.deliveryId,
+    [TRACE_ATTRIBUTE.position]:
+      outcome?.kind === 'stored' || outcome?.kind === 'duplicate' ? outcome.position : undefined,
+  });
+  if (response.status >= 500) {
+    const reason = outcome !== undefined && 'reason' in outcome ? outcome.reason : '';
+    span.fail(String(response.status), reason);
+  }
+  span.end();
+};
+
+/** The append's outcome on its span: `appended`, `duplicate`, or the log's refusal. */
+const endAppendSpan = (span: TraceSpan, appended: Result<AppendOutcome, LogFailure>): void => {
+  if (appended.isErr()) {
+    span.setAttributes({ [TRACE_ATTRIBUTE.outcome]: 'refused' });
+    span.fail(appended.error.kind, appended.error.message);
+  } else {
+    span.setAttributes({
+      [TRACE_ATTRIBUTE.outcome]: appended.value.kind,
+      [TRACE_ATTRIBUTE.position]: appended.value.position,
+    });
+  }
+  span.end();
 };

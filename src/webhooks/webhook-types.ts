@@ -4,6 +4,7 @@
  */
 import type { EventLog } from '../engine/event-log.js';
 import type { Projector } from '../engine/projector.js';
+import type { Tracing } from '../engine/tracing.js';
 
 /**
  * Request headers: a plain object (node:http, Express, Fastify) whose names
@@ -227,6 +228,12 @@ export interface WebhookHandlerOptions {
   readonly onOutcome?: (outcome: WebhookOutcome) => void;
   /** Clock for timestamps and `receivedAt`; injectable for tests. */
   readonly now?: () => Date;
+  /**
+   * Tells of each request in a `signfold.delivery` span and of its append in
+   * a `signfold.append` span (`createOtelTracing` of `signfold/otel`; see
+   * docs/tracing.md). Default: nothing traced, nothing gathered.
+   */
+  readonly tracing?: Tracing;
 }
 
 /** Answers one webhook request; never throws, never rejects. */

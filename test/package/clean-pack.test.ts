@@ -36,6 +36,7 @@ describe('the package packed from a clean checkout', () => {
       'testing/index',
       'postgres/index',
       'webhooks/index',
+      'otel/index',
       'cli/main',
     ]) {
       expect(packed.files, entry).toContain(`dist/${entry}.js`);

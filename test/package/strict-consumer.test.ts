@@ -18,6 +18,7 @@ import { decodeEventJson, events, fold, initialState, getSignRequest, signReques
 import { given } from 'signfold/testing';
 import { openPostgresEventLog } from 'signfold/postgres';
 import { createWebhookHandler, handleNodeRequest, type WebhookResponse } from 'signfold/webhooks';
+import { createOtelTracing, type Tracing } from 'signfold/otel';
 
 const decoded: Result<SignEvent, DecodeError> = decodeEventJson('{"type":"template-deleted"}');
 const { state } = fold(initialState(), [events.signRequestSent({ signRequestId: 42 })]);
@@ -27,6 +28,8 @@ export const engine = [createProjector, createMemoryEventLog, openPostgresEventL
 const handler = createWebhookHandler({ log: createMemoryEventLog(), secrets: ['k'] });
 export const answer: Promise<WebhookResponse> = handler({ method: 'POST', headers: {}, body: new Uint8Array(0) });
 export const glue = handleNodeRequest;
+// Its declarations name no @opentelemetry type: they compile without the optional peer installed.
+export const traced: (options?: { tracerProvider?: { getTracer(name: string): unknown } }) => Tracing = createOtelTracing;
 `;
 
 /** The compiler command of the issue: strict, Node's module resolution, everything else default. */
@@ -53,7 +56,7 @@ describe('a strict TypeScript consumer without @types/node', () => {
     expect(existsSync(join(app, 'node_modules/@types'))).toBe(false);
   });
 
-  it('compiles against signfold, signfold/core, signfold/testing, signfold/postgres and signfold/webhooks', async () => {
+  it('compiles against signfold, signfold/core, signfold/testing, signfold/postgres, signfold/webhooks and signfold/otel', async () => {
     expect(await tsc([...TSC, 'main.ts'])).toBe('');
   });
 

@@ -20,6 +20,7 @@ import type { ProcessMetrics } from '../metrics/process-metrics.js';
 import { loadReactorModule } from '../reactor-module.js';
 import { ensureReadableFile } from '../sources/read-only-log.js';
 import { awaitStopSignal } from '../stop-signals.js';
+import { TRACING_OPTION, tracingFlag } from '../tracing-module.js';
 import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 
 /** The flags of `react`. */
@@ -29,6 +30,7 @@ export const REACT_OPTIONS: OptionTable = {
   from: { type: 'string' },
   ...UPCASTERS_OPTION,
   ...METRICS_PORT_OPTION,
+  ...TRACING_OPTION,
 };
 
 /**
@@ -51,8 +53,10 @@ export const reactCommand = async (args: readonly string[], io: CliIO): Promise<
     await ensureReadableFile(log);
     const reactors = await loadReactorModule(modulePath, 'react', 'refuse-sql');
     const upcasters = await upcastersFlag(parsed, 'react');
+    const traced = await tracingFlag(parsed, 'react');
     const controller = new AbortController();
     void stop.requested.then(() => controller.abort());
+    const { tracing } = traced;
     const runner = createFileReactorRunner({
       logPath: log,
       reactors,
@@ -60,6 +64,7 @@ export const reactCommand = async (args: readonly string[], io: CliIO): Promise<
       from,
       drain,
       onAttempt: (reactor, outcome) => served?.metrics.attempted(reactor, outcome),
+      tracing,
     });
     if (metricsPort !== undefined) {
       // Only with the flag: prom-client is loaded by whoever serves metrics, and no one else.
@@ -76,7 +81,7 @@ export const reactCommand = async (args: readonly string[], io: CliIO): Promise<
         io,
       );
     }
-    const result = await runner.run(controller.signal);
+    const result = await runner.run(controller.signal).finally(() => traced.close());
     if (result.isErr()) throw new CliError(`react: ${result.error.message}`);
     const { reactions, succeeded, failed, abandoned, report } = result.value;
     const parked = report.reactors.reduce((sum, row) => sum + row.parked, 0);

@@ -4,6 +4,7 @@
  * load `pg` (an optional peer dependency).
  */
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
+import type { Tracing } from '../../engine/tracing.js';
 import { migrate } from '../../postgres/index.js';
 import {
   booleanFlag,
@@ -18,6 +19,7 @@ import { EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { METRICS_PORT_OPTION, metricsPortFlag } from '../metrics/metrics-port.js';
 import { loadReactorModule } from '../reactor-module.js';
+import { TRACING_OPTION, tracingFlag } from '../tracing-module.js';
 import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 import { pgExport } from './export.js';
 import { postgresFailure } from './failure.js';
@@ -48,6 +50,7 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
     reactors: { type: 'string' },
     from: { type: 'string' },
     ...UPCASTERS_OPTION,
+    ...TRACING_OPTION,
     ...METRICS_PORT_OPTION,
   },
   rebuild: {
@@ -115,6 +118,7 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
     modulePath === undefined ? [] : await loadReactorModule(modulePath, 'pg work', 'allow-sql');
   const upcasters = await upcastersFlag(parsed, `pg ${sub}`);
   const metricsPort = metricsPortFlag(parsed);
+  const traced = sub === 'work' ? await tracingFlag(parsed, 'pg work') : undefined;
   const bulk = sub === 'import' || sub === 'export' || sub === 'migrate';
   const drain = booleanFlag(parsed, 'drain');
   const poolOptions = {
@@ -156,12 +160,14 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
               ? undefined
               : { port: metricsPort, connectTimeoutMs: poolOptions.connectTimeoutMs },
           stop,
+          tracing: traced?.tracing,
         },
         io,
       ),
     );
   } finally {
     stop?.dispose();
+    await traced?.close();
   }
 };
 
@@ -182,6 +188,7 @@ interface PgParsed {
   readonly fromEnd: boolean;
   readonly metrics: WorkOptions['metrics'];
   readonly stop: WorkStop | undefined;
+  readonly tracing: Tracing | undefined;
 }
 
 /** Runs subcommand `sub` on `pool`. */
@@ -204,6 +211,7 @@ const pgSubcommand = async (
     fromEnd,
     metrics,
     stop,
+    tracing,
   }: PgParsed,
   io: CliIO,
 ): Promise<ExitCode> => {
@@ -249,6 +257,7 @@ const pgSubcommand = async (
       upcasters,
       fromEnd,
       metrics,
+      ...(tracing === undefined ? {} : { tracing }),
     },
     io,
     stop?.signal,

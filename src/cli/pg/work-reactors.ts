@@ -9,6 +9,7 @@
 import { err, ok, type Result } from 'neverthrow';
 import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
 import type { Reactor } from '../../core/reactors/reactor-types.js';
+import type { Tracing } from '../../engine/tracing.js';
 import type { PostgresError, ProjectionWorker, SqlPool } from '../../postgres/index.js';
 import { Outage, pause } from '../../postgres/outage.js';
 import { PgEffectExecutor } from '../../postgres/reactors/pg-effect-executor.js';
@@ -28,6 +29,8 @@ export interface WorkerEffectsOptions {
   readonly signal: AbortSignal;
   /** Told of each attempt's end (metrics). */
   readonly onAttempt?: AttemptObserver;
+  /** Spans of the attempts (`--tracing`); none without. */
+  readonly tracing?: Tracing;
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(1);
@@ -78,6 +81,7 @@ export const runWorkerEffects = async (
       leaseMs: options.leaseMs,
       onSettled: () => wake.current(),
       onAttempt: options.onAttempt,
+      ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
     });
     const ran = await runEffects(pool, executor, {
       schema: worker.schema,

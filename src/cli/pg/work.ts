@@ -2,6 +2,7 @@
 
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
+import type { Tracing } from '../../engine/tracing.js';
 import { followAppends } from '../../postgres/follow-appends.js';
 import {
   createProjectionWorker,
@@ -34,6 +35,8 @@ export interface WorkOptions {
   readonly reactors: readonly Reactor[];
   /** `--upcasters MODULE`, loaded; empty without the flag. */
   readonly upcasters: readonly Upcaster[];
+  /** `--tracing MODULE`, loaded: spans of batches, records and effect attempts. */
+  readonly tracing?: Tracing;
   /** `--from end`: reactors without a checkpoint start at the end of the log. */
   readonly fromEnd: boolean;
   /** `--metrics-port P`, and the connect timeout its own connection uses. */
@@ -176,6 +179,7 @@ const projectAndReact = async (
     ...(options.reactors.length === 0 ? {} : { reactors: options.reactors }),
     ...(options.upcasters.length === 0 ? {} : { upcasters: options.upcasters }),
     onProjected: (stats) => metrics?.counted(stats),
+    ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
     onLostClaim: (partition) =>
       writeLines(io.stderr, [
         `signfold: partition ${partition} is now another worker's: this worker's batch of it was not written`,
@@ -208,6 +212,7 @@ const projectAndReact = async (
         drain,
         signal: effectsSignal,
         onAttempt: (reactor, result) => metrics?.attempted(reactor, result),
+        ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
       },
       io,
     );

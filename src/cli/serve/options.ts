@@ -47,6 +47,7 @@ const SERVE_OPTIONS: OptionTable = {
   upcasters: { type: 'string' },
   'append-timeout': { type: 'string' },
   'read-token-env': { type: 'string', multiple: true },
+  tracing: { type: 'string' },
 };
 
 /** The port `serve` listens on unless `--port` says otherwise. */
@@ -93,6 +94,8 @@ export interface ServeOptions {
   readonly reactors: string | undefined;
   /** `--upcasters MODULE` (with `--reactors` only): what the server's reactors see. */
   readonly upcasters: string | undefined;
+  /** `--tracing MODULE`: spans of deliveries, appends (and the reactors' work). */
+  readonly tracing: string | undefined;
   /** `--append-timeout SECONDS`, in ms: an append not committed by then is answered 503. */
   readonly appendTimeoutMs: number;
   /** `--read-token-env NAME:COMPANY,...` (repeatable): the read API's tokens; none, no read API. */
@@ -299,5 +302,6 @@ export const parseServeOptions = (args: readonly string[]): ServeOptions => {
     upcasters,
     appendTimeoutMs: appendTimeoutOf(parsed),
     readTokenEnv: readTokenEnvsOf(parsed.values['read-token-env']),
+    tracing: stringFlag(parsed, 'tracing'),
   };
 };

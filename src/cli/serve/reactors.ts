@@ -9,6 +9,7 @@ import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
 import type { EffectsReport } from '../../core/reactors/effects-report.js';
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
+import { NO_TRACING, type Tracing } from '../../engine/tracing.js';
 import { createFileReactorRunner } from '../../store/reactors/file-reactor-runner.js';
 import { CliError } from '../cli-error.js';
 import { fileGaugeReader } from '../metrics/file-gauges.js';
@@ -44,6 +45,7 @@ export const startServeReactors = async (
   log: ServeLog,
   upcasters: readonly Upcaster[] = [],
   onAttempt?: AttemptObserver,
+  tracing: Tracing = NO_TRACING,
 ): Promise<ServeReactors> => {
   const controller = new AbortController();
   let started: () => void = () => undefined;
@@ -54,6 +56,7 @@ export const startServeReactors = async (
     logPath,
     reactors,
     upcasters,
+    tracing,
     onStarted: () => started(),
     ...(onAttempt === undefined ? {} : { onAttempt }),
   });

@@ -7,6 +7,7 @@
  */
 import { createServer } from 'node:http';
 import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
+import type { Tracing } from '../../engine/tracing.js';
 import { schemaName } from '../../postgres/schema-name.js';
 import { DEFAULT_DELIVERY_HEADER } from '../../webhooks/delivery-id.js';
 import { STANDARD_WEBHOOKS_HEADERS } from '../../webhooks/standard-webhooks.js';
@@ -19,6 +20,7 @@ import { openPostgresGauges, type PostgresGauges } from '../metrics/postgres-gau
 import type { ProjectionMetricsOptions } from '../metrics/projection-metrics.js';
 import { withPool } from '../pg/pool.js';
 import { awaitStopSignal, type StopRequest } from '../stop-signals.js';
+import { loadTracing } from '../tracing-module.js';
 import { watchAppends } from './append-watch.js';
 import { openFileStorage } from './file-storage.js';
 import { InFlightRequests } from './in-flight.js';
@@ -53,6 +55,8 @@ interface ServeContext {
   readonly attempts: { current?: AttemptObserver };
   /** `--read-token-env`: the read API on this storage, closed with it. */
   readonly readApi?: ReadApi | undefined;
+  /** `--tracing`: spans of each delivery and its append. */
+  readonly tracing: Tracing;
 }
 
 /** The header the delivery id is read from: Standard Webhooks' signed `webhook-id`, or the flag's. */
@@ -92,7 +96,7 @@ const verificationOptions = (
 
 /** Serves on open `storage` until stopped, then closes it (also on failure). */
 const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<ExitCode> => {
-  const { options, secrets, io, log, stop, reactors, readApi } = context;
+  const { options, secrets, io, log, stop, reactors, readApi, tracing } = context;
   let stopping = false;
   try {
     const metrics = await createServeMetrics(reactors?.report, context.projection);
@@ -112,6 +116,7 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
       insecureNoSignature: !secrets.verify,
       ...verificationOptions(options),
       maxBodyBytes: options.maxBodyBytes,
+      tracing,
       onOutcome: (outcome) => {
         metrics.count(outcome);
         if (outcome.kind === 'stored') reactors?.notify();
@@ -209,7 +214,16 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
   const log = serveLog(io.stderr);
   const stop = awaitStopSignal();
   const attempts: ServeContext['attempts'] = {};
-  const context: ServeContext = { options, secrets, io, log, stop, attempts };
+  const traced = await loadTracing(options.tracing, 'serve');
+  const context: ServeContext = {
+    options,
+    secrets,
+    io,
+    log,
+    stop,
+    attempts,
+    tracing: traced.tracing,
+  };
   try {
     const { storage } = options;
     if (storage.kind === 'file') {
@@ -225,8 +239,13 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
         reactors =
           loaded === undefined
             ? undefined
-            : await startServeReactors(storage.path, loaded, log, upcasters, (reactor, result) =>
-                attempts.current?.(reactor, result),
+            : await startServeReactors(
+                storage.path,
+                loaded,
+                log,
+                upcasters,
+                (reactor, result) => attempts.current?.(reactor, result),
+                traced.tracing,
               );
       } catch (cause) {
         await opened.close();
@@ -280,5 +299,6 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
     });
   } finally {
     stop.release();
+    await traced.close();
   }
 };

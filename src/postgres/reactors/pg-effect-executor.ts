@@ -11,6 +11,9 @@ import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
 import { InFlightLimit, settleWithin } from '../../core/reactors/in-flight.js';
 import type { Effect, Reactor } from '../../core/reactors/reactor-types.js';
 import { afterFailure } from '../../core/reactors/retry-policy.js';
+import { endAttemptSpan, startAttemptSpan } from '../../engine/attempt-span.js';
+import { eventAttributes } from '../../engine/trace-attributes.js';
+import type { Tracing } from '../../engine/tracing.js';
 import type { SchemaName } from '../schema-name.js';
 import type { SqlPool } from '../sql-client.js';
 
@@ -27,6 +30,12 @@ export interface PgEffectExecutorOptions {
   readonly onSettled?: () => void;
   /** Told of each attempt's end (metrics). */
   readonly onAttempt?: AttemptObserver | undefined;
+  /**
+   * Tells of each attempt in a span, in the trace of the delivery whose
+   * event planned the effect (its claim then also reads the event's delivery
+   * id and sign request). Default: none.
+   */
+  readonly tracing?: Tracing;
 }
 
 interface Claimed {
@@ -35,7 +44,17 @@ interface Claimed {
   readonly idempotency_key: string;
   readonly effect: Effect;
   readonly attempts: number;
+  /** Read only when tracing: the effect's position and what its event says. */
+  readonly position?: string;
+  readonly delivery_id?: string | null;
+  readonly sign_request_id?: string | null;
 }
+
+/** What a traced claim reads besides the effect: its event's delivery and sign request. */
+const tracedColumns = (schema: SchemaName): string =>
+  `, e.position,
+     (SELECT delivery_id FROM ${schema}.events WHERE position = e.position) AS delivery_id,
+     (SELECT sign_request_id FROM ${schema}.events WHERE position = e.position) AS sign_request_id`;
 
 interface Outcome {
   readonly id: string;
@@ -63,11 +82,13 @@ export class PgEffectExecutor {
   readonly #controller = new AbortController();
   #outcomes: Outcome[] = [];
   readonly #counts = { succeeded: 0, failed: 0, interrupted: 0 };
+  readonly #traced: boolean;
 
   constructor(pool: SqlPool, options: PgEffectExecutorOptions) {
     this.#pool = pool;
     this.#options = options;
     this.#reactors = new Map(options.reactors.map((reactor) => [reactor.name, reactor]));
+    this.#traced = options.tracing?.enabled === true;
   }
 
   get #now(): number {
@@ -111,7 +132,7 @@ export class PgEffectExecutor {
              AND id <> ALL($6::bigint[])
            ORDER BY coalesce(due_ms, -1), id
            LIMIT $5 FOR UPDATE SKIP LOCKED)
-      RETURNING e.id, e.reactor, e.idempotency_key, e.effect, e.attempts`,
+      RETURNING e.id, e.reactor, e.idempotency_key, e.effect, e.attempts${this.#traced ? tracedColumns(schema) : ''}`,
       [workerId, leaseMs, this.#now, [...this.#reactors.keys()], this.#limit.available, ours],
     );
     for (const row of rows) {
@@ -124,6 +145,7 @@ export class PgEffectExecutor {
   async #run(row: Claimed): Promise<void> {
     const reactor = this.#reactors.get(row.reactor) as Reactor;
     const attempt = row.attempts + 1;
+    const span = this.#traced ? this.#startSpan(row, attempt) : undefined;
     const outcome = await attemptEffect(reactor, row.effect, {
       idempotencyKey: row.idempotency_key,
       attempt,
@@ -159,8 +181,30 @@ export class PgEffectExecutor {
             },
       );
     }
+    if (span !== undefined) {
+      const ended = outcome.ok
+        ? 'succeeded'
+        : this.#controller.signal.aborted
+          ? 'interrupted'
+          : 'failed';
+      endAttemptSpan(span, ended, outcome.ok ? undefined : outcome.error);
+    }
     this.#running.delete(row.id);
     this.#options.onSettled?.();
+  }
+
+  #startSpan(row: Claimed, attempt: number) {
+    const signRequestId = row.sign_request_id ?? undefined;
+    return startAttemptSpan(this.#options.tracing as Tracing, {
+      reactor: row.reactor,
+      id: row.id,
+      position: Number(row.position),
+      attempt,
+      deliveryId: row.delivery_id ?? undefined,
+      attributes: eventAttributes({
+        signRequestId: signRequestId === undefined ? undefined : Number(signRequestId),
+      }),
+    });
   }
 
   /**

@@ -9,6 +9,8 @@ import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
 import { InFlightLimit, settleWithin } from '../../core/reactors/in-flight.js';
 import type { EffectEntry, ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { Effect, Reactor } from '../../core/reactors/reactor-types.js';
+import { endAttemptSpan } from '../../engine/attempt-span.js';
+import type { EffectTrace } from './effect-trace.js';
 
 /** Counters of one runner's attempts. */
 export interface ExecutionCounts {
@@ -30,6 +32,7 @@ export class EffectExecutor {
   readonly #random: () => number;
   readonly #onSettled: () => void;
   readonly #onAttempt: AttemptObserver | undefined;
+  readonly #trace: EffectTrace | undefined;
   #unjournaled = 0;
   #succeeded = 0;
   #failed = 0;
@@ -44,6 +47,8 @@ export class EffectExecutor {
     readonly onSettled: () => void;
     /** Told of each attempt's end (metrics). */
     readonly onAttempt?: AttemptObserver | undefined;
+    /** Spans of the attempts; none when undefined. */
+    readonly trace?: EffectTrace | undefined;
   }) {
     this.#book = options.book;
     this.#reactors = new Map(options.reactors.map((reactor) => [reactor.name, reactor]));
@@ -51,6 +56,7 @@ export class EffectExecutor {
     this.#random = options.random;
     this.#onSettled = options.onSettled;
     this.#onAttempt = options.onAttempt;
+    this.#trace = options.trace;
   }
 
   /** Effects running now. */
@@ -106,6 +112,7 @@ export class EffectExecutor {
 
   async #run(entry: EffectEntry): Promise<void> {
     const reactor = this.#reactors.get(entry.reactor) as Reactor;
+    const span = this.#trace?.attempt(entry.reactor, entry.id, entry.position, entry.attempts + 1);
     const outcome = await attemptEffect(reactor, entry.effect as Effect, {
       idempotencyKey: entry.idempotencyKey,
       attempt: entry.attempts + 1,
@@ -124,6 +131,14 @@ export class EffectExecutor {
       this.#book.failed(entry.id, outcome.error, reactor.retry, this.#now(), this.#random);
       this.#failed += 1;
       this.#onAttempt?.(entry.reactor, 'failed');
+    }
+    if (span !== undefined) {
+      const ended = outcome.ok
+        ? 'succeeded'
+        : this.#controller.signal.aborted
+          ? 'interrupted'
+          : 'failed';
+      endAttemptSpan(span, ended, outcome.ok ? undefined : outcome.error);
     }
     this.#running.delete(entry.id);
     this.#runningReactors.delete(entry.id);

@@ -20,9 +20,11 @@ import type { Change, Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createProjector } from '../../engine/projector.js';
 import type { ProjectorStats } from '../../engine/projector-types.js';
+import type { Tracing } from '../../engine/tracing.js';
 import { readFileEventLog } from '../file-record-stream.js';
 import { applyEditRequest, claimEditRequests, type EditAnswer } from './edit-requests.js';
 import { EffectExecutor, type ExecutionCounts } from './effect-executor.js';
+import { EffectTrace } from './effect-trace.js';
 import { type JournalState, openJournalWriter, readJournal } from './reactor-journal.js';
 import { acquireReactorLock } from './reactor-lock.js';
 import { UnreactedPositions } from './unreacted-positions.js';
@@ -48,6 +50,11 @@ export interface FileReactorRunnerOptions {
   readonly random?: () => number;
   /** Called once the lock is held and the journal read, before the first reaction. */
   readonly onStarted?: () => void;
+  /**
+   * Tells of each record projected and each effect attempt in spans
+   * (`createOtelTracing` of `signfold/otel`, docs/tracing.md). Default: none.
+   */
+  readonly tracing?: Tracing;
   /** Told of each effect attempt's end (metrics). */
   readonly onAttempt?: AttemptObserver;
 }
@@ -246,7 +253,10 @@ const runLoop = async (
   // Reactions to positions passed while quarantined: they leave the sets once the look is over,
   // since one record an upcaster made several events of hands over several changes.
   const lateReactions: [string, number][] = [];
+  const traced = options.tracing?.enabled === true ? options.tracing : undefined;
+  const effectTrace = traced === undefined ? undefined : new EffectTrace(traced);
   const onApplied = (change: Change): void => {
+    effectTrace?.reactedTo(change);
     for (let i = 0; i < reactors.length; i += 1) {
       const reactor = reactors[i] as Reactor;
       if (change.position <= (reactedTo[i] as number)) {
@@ -277,6 +287,7 @@ const runLoop = async (
   const projector = createProjector({
     audit: false,
     onApplied,
+    ...(traced === undefined ? {} : { tracing: traced }),
     ...(options.upcasters === undefined ? {} : { upcasters: options.upcasters }),
   });
   const executor = new EffectExecutor({
@@ -286,6 +297,7 @@ const runLoop = async (
     random: options.random ?? Math.random,
     onSettled: () => wake.wake(),
     onAttempt: options.onAttempt,
+    trace: effectTrace,
   });
   live.projector = projector;
   live.executor = executor;
