@@ -89,6 +89,22 @@ describe('ReactorEffects', () => {
     expect(book.entries().map((e) => e.state)).toEqual(['cancelled', 'scheduled']);
   });
 
+  it('reports the timers not yet released with their due time and key, soonest first', () => {
+    const book = new ReactorEffects();
+    apply(book, 1, T, [
+      { type: 'late', key: 'k:late', after: 2 * H },
+      { type: 'now' },
+      { type: 'soon', after: H },
+    ]);
+    const iso = (ms: number) => new Date(ms).toISOString();
+    expect(book.report().timers).toEqual([
+      { id: 3, reactor: 'r', key: null, dueAt: iso(T + H), idempotencyKey: 'r:1:2' },
+      { id: 1, reactor: 'r', key: 'k:late', dueAt: iso(T + 2 * H), idempotencyKey: 'r:1:0' },
+    ]);
+    book.release('r', T + H);
+    expect(book.report().timers.map((t) => t.id)).toEqual([1]);
+  });
+
   it('runs ready effects in (dueAt, id) order, retries with backoff and parks after maxAttempts', () => {
     const book = new ReactorEffects();
     apply(book, 1, T, [{ type: 'b', after: 10 }, { type: 'a' }, { type: 'c', after: 5 }]);
@@ -111,6 +127,8 @@ describe('ReactorEffects', () => {
           effect: { type: 'a' },
         },
       ],
+      // Every timer was released: the pending effect is ready, not a scheduled timer.
+      timers: [],
     });
     expect(book.skip([1, 9])).toEqual({
       changed: [],
