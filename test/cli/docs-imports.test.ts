@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as core from '../../src/core/index.js';
 import * as api from '../../src/index.js';
+import * as otel from '../../src/otel/index.js';
 import * as postgresAdapter from '../../src/postgres/index.js';
 import * as testingKit from '../../src/testing/index.js';
 import * as webhooks from '../../src/webhooks/index.js';
@@ -19,13 +20,18 @@ const ENTRY_POINTS = new Map<string, { module: object; source: string }>([
   ['signfold/testing', { module: testingKit, source: 'src/testing/index.ts' }],
   ['signfold/postgres', { module: postgresAdapter, source: 'src/postgres/index.ts' }],
   ['signfold/webhooks', { module: webhooks, source: 'src/webhooks/index.ts' }],
+  ['signfold/otel', { module: otel, source: 'src/otel/index.ts' }],
 ]);
 
 /**
  * Other packages a documented snippet may use: the test runner of docs/testing.md, the web
- * frameworks docs/webhooks.md shows the handler under, and the Standard Webhooks sender it signs with.
+ * frameworks docs/webhooks.md shows the handler under, the Standard Webhooks sender it signs with,
+ * and the OpenTelemetry API, SDK and OTLP exporter that the docs set a tracer provider up with.
  */
 const THIRD_PARTY = new Set([
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/exporter-trace-otlp-http',
   'vitest',
   'standardwebhooks',
   'express',
