@@ -81,6 +81,7 @@ export const readRoutes = (
   tokens: ReadTokens,
   limiter: RateLimiter = new RateLimiter(),
   now: () => Date = () => new Date(),
+  hide: (text: string) => string = (text) => text,
 ): ReadRoutes => {
   // One report is folded at a time: several at once would only share the same CPU, and each
   // fold would take that much longer away from the deliveries.
@@ -155,7 +156,8 @@ export const readRoutes = (
         { error: 'the state cannot be read now: try again later' },
         { 'retry-after': String(RETRY_AFTER_UNAVAILABLE) },
       );
-      return { status: 503, reason: cause instanceof Error ? cause.message : String(cause) };
+      // The request log keeps the reason: a driver's message may quote the database URL.
+      return { status: 503, reason: hide(cause instanceof Error ? cause.message : String(cause)) };
     }
   };
   return {

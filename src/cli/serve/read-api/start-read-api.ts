@@ -5,7 +5,9 @@
  * storage it serves. Loaded only then: a serve without read tokens loads
  * neither the report nor a second pool.
  */
+
 import type { Upcaster } from '../../../core/upcasters/upcaster-types.js';
+import { withoutPassword } from '../../database-url.js';
 import type { ServeLog } from '../request-log.js';
 import type { ServeStorage } from '../storage.js';
 import { followFileLog } from './file-read-model.js';
@@ -59,7 +61,11 @@ export const readApiSetup = (
     onDatabase: async (url, schema, connectTimeoutMs) => {
       const { openPostgresReadModel } = await import('./postgres-read-model.js');
       const model = await openPostgresReadModel(url, schema, connectTimeoutMs);
-      return { routes: readRoutes(model, tokens), close: () => model.close() };
+      const hide = (text: string): string => withoutPassword(text, url);
+      return {
+        routes: readRoutes(model, tokens, undefined, undefined, hide),
+        close: () => model.close(),
+      };
     },
   };
 };
