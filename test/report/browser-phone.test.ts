@@ -22,17 +22,25 @@ const STUCK = 66;
 
 let browser: Browser;
 let pageUrl: string;
+/** The same report with ten times as many stuck requests. */
+let tenfoldUrl: string;
 
-beforeAll(async () => {
+/** The report of a log of `count` stuck requests, as a file URL. */
+const stuckReport = async (count: number): Promise<string> => {
   const dir = await tempDir();
   const log = join(dir, 'stuck.ndjson');
-  await writeFile(log, `${stuckLogLines(STUCK).join('\n')}\n`);
+  await writeFile(log, `${stuckLogLines(count).join('\n')}\n`);
   const out = join(dir, 'report.html');
   // A month on, every request is stuck (the default --stuck-after is 7 days).
   const now = new Date(STUCK_START + 30 * DAY).toISOString();
   const report = await runCli(['report', log, '--out', out, '--now', now]);
   expect(report.code, report.stderr).toBe(0);
-  pageUrl = pathToFileURL(out).href;
+  return pathToFileURL(out).href;
+};
+
+beforeAll(async () => {
+  pageUrl = await stuckReport(STUCK);
+  tenfoldUrl = await stuckReport(10 * STUCK);
   browser = await launchChromium();
 });
 
@@ -77,6 +85,21 @@ describe('a long stuck list on a phone in chromium', () => {
       }
     },
   );
+
+  it('is as tall with ten times the stuck requests: the page no longer grows with the lists', async () => {
+    const heights: number[] = [];
+    for (const url of [pageUrl, tenfoldUrl]) {
+      const context = await browser.newContext({ viewport: PHONE });
+      try {
+        const page = await context.newPage();
+        await page.goto(url, { waitUntil: 'load' });
+        heights.push(await page.evaluate(() => document.documentElement.scrollHeight));
+      } finally {
+        await context.close();
+      }
+    }
+    expect(heights[1]).toBe(heights[0]);
+  });
 
   it('keeps each CSV equal to every row of its table, collapsed or not', async () => {
     const { context, page } = await phonePage(true);
