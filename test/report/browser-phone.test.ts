@@ -93,7 +93,7 @@ describe('a long stuck list on a phone in chromium', () => {
       try {
         const page = await context.newPage();
         await page.goto(url, { waitUntil: 'load' });
-        heights.push(await page.evaluate(() => document.documentElement.scrollHeight));
+        heights.push(Number(await page.evaluate('document.documentElement.scrollHeight')));
       } finally {
         await context.close();
       }
