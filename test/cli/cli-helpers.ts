@@ -1,5 +1,5 @@
 /** Shared helpers of the CLI tests: running the built CLI, temp dirs, fixture logs. */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,29 +17,49 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs `node dist/cli/main.js ...args` in `cwd` (with `env`, default this process's) and collects its output. */
-export const runCli = (
+/** A CLI process started in the background (see {@link startCli}). */
+export interface Running {
+  readonly child: ChildProcess;
+  /** Its exit code once it closed (`null` after a signal), with its output; rejects if it could not start. */
+  readonly closed: Promise<CliRun>;
+  /** Its stdout so far. */
+  stdout(): string;
+  /** Its stderr so far. */
+  stderr(): string;
+}
+
+/** Starts `node dist/cli/main.js ...args` in `cwd` (with `env`, default this process's), collecting its output. */
+export const startCli = (
   args: readonly string[],
-  cwd = ROOT,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<CliRun> =>
-  new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
+  cwd: string = ROOT,
+): Running => {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const closed = new Promise<CliRun>((done, fail) => {
     child.on('error', fail);
     child.on('close', (code) => done({ code, stdout, stderr }));
   });
+  return { child, closed, stdout: () => stdout, stderr: () => stderr };
+};
+
+/** Runs `node dist/cli/main.js ...args` in `cwd` (with `env`, default this process's) and collects its output. */
+export const runCli = (
+  args: readonly string[],
+  cwd: string = ROOT,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CliRun> => startCli(args, env, cwd).closed;
 
 /**
  * Runs the CLI in this process on in-memory streams (the same code as the

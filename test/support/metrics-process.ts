@@ -3,8 +3,8 @@
  * `--metrics-port 0`), for the tests: started from the built CLI, found by
  * the `metrics listening on URL` line it prints, stopped by a real signal.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { CLI, ROOT } from '../cli/cli-helpers.js';
+import type { ChildProcess } from 'node:child_process';
+import { startCli } from '../cli/cli-helpers.js';
 import { eventually } from './eventually.js';
 
 /** A running process and its metrics URL. */
@@ -23,29 +23,17 @@ export const startMetricsProcess = async (
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<MetricsProcess> => {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { child, closed, stdout: output, stderr: errors } = startCli(args, env);
+  const exited = closed.then(({ code }) => code);
   let ended = false;
   void exited.then(() => {
     ended = true;
   });
   const urlOf = (): string | undefined =>
-    /^metrics listening on (http:\/\/\S+)$/m.exec(stdout)?.[1];
+    /^metrics listening on (http:\/\/\S+)$/m.exec(output())?.[1];
   await eventually(
     () => {
-      if (ended) throw new Error(`exited before serving metrics:\n${stdout}\n${stderr}`);
+      if (ended) throw new Error(`exited before serving metrics:\n${output()}\n${errors()}`);
       return urlOf() !== undefined;
     },
     'the metrics line',
@@ -54,8 +42,8 @@ export const startMetricsProcess = async (
   return {
     child,
     url: urlOf() as string,
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout: output,
+    stderr: errors,
     exited,
   };
 };

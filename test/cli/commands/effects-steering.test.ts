@@ -4,7 +4,7 @@
  * retry while `react` runs, through the runner (a request file it claims,
  * applies, journals and answers), which also survives hostile request files.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { HOSTILE_CORPUS } from '../../support/hostile-corpus.js';
 import { startHttpSink } from '../../support/http-sink.js';
 import { storyEvents, writeStoryLog } from '../../support/reactor-logs.js';
 import { forbiddenIn } from '../../support/terminal-safety.js';
-import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli-helpers.js';
+import { ROOT, removeTempDirs, runCli, startCli, tempDir } from '../cli-helpers.js';
 
 afterAll(removeTempDirs);
 
@@ -134,15 +134,9 @@ describe('effects steering on a file log', () => {
       const parked = (await report(log)).parked;
       expect(parked.length).toBeGreaterThan(4);
       failing = false;
-      react = spawn(process.execPath, [CLI, 'react', log, '--reactors', SINK_REACTORS], {
-        env,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let stderr = '';
-      react.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-      });
-      const exited = new Promise<number | null>((resolve) => react?.on('close', resolve));
+      const running = startCli(['react', log, '--reactors', SINK_REACTORS], env);
+      react = running.child;
+      const exited = running.closed.then(({ code }) => code);
       await eventually(
         async () => (await readFile(`${log}.reactors.lock`, 'utf8').catch(() => '')) !== '',
         'react to hold the lock',
@@ -190,7 +184,7 @@ describe('effects steering on a file log', () => {
       expect(react.exitCode).toBe(null);
       react.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(forbiddenIn(stderr)).toEqual([]);
+      expect(forbiddenIn(running.stderr())).toEqual([]);
     } finally {
       react?.kill('SIGKILL');
       await sink.close();

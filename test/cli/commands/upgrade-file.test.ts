@@ -7,12 +7,10 @@
  * the upcaster applies everything, and a snapshot taken before the upgrade is
  * refused by it.
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, removeTempDirs, requestEvent, runCli, tempDir } from '../cli-helpers.js';
+import { removeTempDirs, requestEvent, runCli, startCli, tempDir } from '../cli-helpers.js';
 import { deliver, eventually, secretEnv, startServe } from '../serve/serve-process.js';
 
 afterAll(removeTempDirs);
@@ -37,15 +35,10 @@ export default [{
 }];
 `;
 
-const startReact = (
-  args: readonly string[],
-): { child: ChildProcess; exit: Promise<number | null> } => {
-  const child = spawn(process.execPath, [CLI, 'react', ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr?.resume();
-  const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { child, exit };
+/** `signfold react ...args` in the background; `exit` resolves with its exit code. */
+const startReact = (args: readonly string[]) => {
+  const { child, closed } = startCli(['react', ...args]);
+  return { child, exit: closed.then(({ code }) => code) };
 };
 
 const linesOf = async (path: string): Promise<Record<string, unknown>[]> =>

@@ -3,43 +3,13 @@
  * process, the upcaster and reactor modules they load, and the comparison of
  * the switched tables with `replay --upcasters` of the stored events.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { expect } from 'vitest';
-import { CLI, runCli, tempDir } from '../cli-helpers.js';
+import { runCli, tempDir } from '../cli-helpers.js';
 
-/** A CLI process started in the background. */
-export interface Running {
-  readonly child: ChildProcess;
-  /** Its exit code once it closed (`null` after a signal), with its output. */
-  readonly closed: Promise<{ code: number | null; stdout: string; stderr: string }>;
-  stderr(): string;
-}
-
-/** Starts `node dist/cli/main.js ...args` in the background. */
-export const startCli = (
-  args: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Running => {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const closed = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, closed, stderr: () => stderr };
-};
+export { type Running, startCli } from '../cli-helpers.js';
 
 /** The modules the tests load: an upcaster of `sign-request-expired`, and a reactor. */
 export interface Modules {
