@@ -20,6 +20,7 @@ import { writeLimits } from '../engine/log-limits.js';
 import { AppendPlanner } from './append-planner.js';
 import { type FileHandleIO, type FileIO, nodeFileIO, writeFully } from './file-io.js';
 import { guardReads, streamRecords, streamSettings } from './file-record-stream.js';
+import { readErasureLedger } from './forget/erasure-ledger-file.js';
 import { lockedError } from './locked-error.js';
 import { ioError, type LogError, lockLostError } from './log-error.js';
 import { endsWithoutNewline, type Scan, scan } from './log-scan.js';
@@ -123,6 +124,13 @@ export const openFileEventLog = async (
     );
   }
   const lock: HeldLock = acquired.held;
+  // Read under the lock, which `forget` holds while it writes the ledger: no entry can be missed.
+  const ledger = await readErasureLedger(path);
+  if (ledger.isErr()) {
+    await lock.release();
+    return err({ kind: 'io', code: undefined, path, message: ledger.error.message });
+  }
+  const erasures = ledger.value;
   let handle: FileHandleIO;
   try {
     handle = await io.open(path, 'read-write');
@@ -172,7 +180,11 @@ export const openFileEventLog = async (
     const planner = new AppendPlanner(state);
     const accepted: { readonly job: AppendJob; readonly outcomes: AppendOutcome[] }[] = [];
     for (const job of jobs) {
-      const encoded = encodeItems(job.items, limits, now);
+      const encoded = encodeItems(job.items, limits, now).map((items) =>
+        erasures.isEmpty
+          ? items
+          : items.map((item) => ({ ...item, eventJson: erasures.eraseOnAppend(item.eventJson) })),
+      );
       if (encoded.isErr()) job.settle(err(encoded.error));
       else accepted.push({ job, outcomes: planner.add(encoded.value) });
     }

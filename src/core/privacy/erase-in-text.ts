@@ -31,8 +31,12 @@ export interface ErasedText {
 
 const WORD = /[\p{L}\p{N}\p{M}]/u;
 
-/** The stored forms of a name, longest first so a longer name is erased before a shorter one inside it. */
-const formsOf = (names: readonly string[]): string[] => {
+/**
+ * The forms `names` may be stored in (as given, NFC, NFD, each also escaped
+ * as JSON writes it, with lower- or upper-case hex), longest first so a
+ * longer name is erased before a shorter one inside it.
+ */
+export const storedForms = (names: readonly string[]): string[] => {
   const forms = new Set<string>();
   for (const name of names) {
     for (const form of [name, name.normalize('NFC'), name.normalize('NFD')]) {
@@ -100,7 +104,7 @@ export const eraseInText = (text: string, names: NamesToErase, pseudonym: string
     [names.typed, false],
     [names.found, true],
   ] as const) {
-    for (const form of formsOf(list)) {
+    for (const form of storedForms(list)) {
       const next = replaceForm(result.text, form, pseudonym, bounded);
       result = { text: next.text, count: result.count + next.count };
     }

@@ -1,10 +1,504 @@
-/** Placeholder: the file engine's forget (issue 33), being written. */
-import { err, type Result } from 'neverthrow';
+/**
+ * `forget` on a file log: erases one person's names from the log, its
+ * reactor journal, its torn tails and its snapshots, under the writer lock
+ * and the reactor lock, and records the erasure in `LOG.erasures`
+ * (docs/privacy.md#file-logs).
+ *
+ * Crash safety: every file is rewritten beside itself, fsynced and renamed
+ * over the old one, so each is whole, old or new. The log, the only place
+ * the names can be read back from by id, is renamed last: an interrupted
+ * forget run again finds the names in it, reuses the pseudonym its `started`
+ * ledger entry kept, and finishes. The writer lock keeps every appender out,
+ * so no acknowledged event can be lost between the read and the rename.
+ */
+import { randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, type FileHandle, open, readdir, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { err, ok, type Result } from 'neverthrow';
+import { eraseInJson } from '../../core/privacy/erase-in-json.js';
+import { type NamesToErase, storedForms } from '../../core/privacy/erase-in-text.js';
+import type { ErasureEntry, ErasureLedger } from '../../core/privacy/erasure-ledger.js';
+import type { ErasureSubject } from '../../core/privacy/erasure-subject.js';
+import { isPseudonym, newPseudonym } from '../../core/privacy/pseudonym.js';
 import type { ForgetReport, ForgetRequest } from '../../engine/forget-report.js';
+import { createProjector } from '../../engine/projector.js';
+import { SNAPSHOT_FORMAT, type Snapshot, takeSnapshot } from '../../engine/snapshot.js';
+import { nodeFileIO } from '../file-io.js';
+import { readFileEventLog } from '../file-record-stream.js';
+import { lockedError } from '../locked-error.js';
+import { journalPathOf, openJournalWriter, readJournal } from '../reactors/reactor-journal.js';
+import { acquireReactorLock } from '../reactors/reactor-lock.js';
+import { readSnapshotFile, writeSnapshotFile } from '../snapshot-file.js';
+import { acquireWriterLock, type HeldLock, lockTiming } from '../writer-lock.js';
+import { appendErasureEntry, readErasureLedger } from './erasure-ledger-file.js';
+import {
+  forgetLine,
+  type LineChange,
+  type LinePlan,
+  linePlan,
+  namesInLine,
+} from './forget-line.js';
 
-/** Forgets `request` in the log at `path`. */
+/** Why a forget could not run; nothing was rewritten unless the message says so. */
+export interface ForgetFileError {
+  readonly kind: 'locked' | 'io' | 'ledger';
+  readonly message: string;
+}
+
+const CHUNK_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
+
+const messageOf = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : String(cause);
+
+/** The lines of `path` (without their line feed), and whether each had one. */
+async function* linesOf(path: string): AsyncGenerator<{ line: Buffer; ended: boolean }> {
+  const handle = await open(path, 'r');
+  try {
+    let rest = Buffer.alloc(0);
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
+      const data =
+        rest.length === 0
+          ? chunk.subarray(0, bytesRead)
+          : Buffer.concat([rest, chunk.subarray(0, bytesRead)]);
+      let start = 0;
+      for (let end = data.indexOf(NEWLINE); end >= 0; end = data.indexOf(NEWLINE, start)) {
+        yield { line: data.subarray(start, end), ended: true };
+        start = end + 1;
+      }
+      // A copy: the unfinished line alone is kept, not the whole chunk it sits in.
+      rest = Buffer.from(data.subarray(start));
+    }
+    if (rest.length > 0) yield { line: rest, ended: false };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes buffers to a new file in large writes, then fsyncs it. */
+class FileSink {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private constructor(private readonly handle: FileHandle) {}
+
+  static async create(path: string): Promise<FileSink> {
+    await unlink(path).catch(() => undefined);
+    return new FileSink(
+      await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644),
+    );
+  }
+
+  async write(bytes: Buffer): Promise<void> {
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= CHUNK_BYTES) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pendingBytes === 0) return;
+    await this.handle.write(Buffer.concat(this.pending, this.pendingBytes));
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  async finish(): Promise<void> {
+    try {
+      await this.flush();
+      await this.handle.sync();
+    } finally {
+      await this.handle.close();
+    }
+  }
+
+  async abandon(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+}
+
+const LINE_FEED = Buffer.from('\n');
+
+/** Counts of one pass over a file's lines. */
+interface LineCounts {
+  records: number;
+  badLines: number;
+}
+
+/**
+ * Runs `plan` over the lines of `source`, writing every line (changed or
+ * not) to `target` unless it is `undefined` (a dry run, or a file that turns
+ * out to hold nothing).
+ */
+const rewriteLines = async (
+  source: string,
+  plan: LinePlan,
+  target: FileSink | undefined,
+): Promise<LineCounts> => {
+  const counts: LineCounts = { records: 0, badLines: 0 };
+  let number = 0;
+  for await (const { line, ended } of linesOf(source)) {
+    number += 1;
+    const { bytes, change } = forgetLine(line, number, plan);
+    count(counts, change);
+    if (target !== undefined) {
+      await target.write(bytes);
+      if (ended) await target.write(LINE_FEED);
+    }
+  }
+  return counts;
+};
+
+const count = (counts: LineCounts, change: LineChange | undefined): void => {
+  if (change === 'record') counts.records += 1;
+  else if (change === 'bad line') counts.badLines += 1;
+};
+
+/** The names the log holds for the subject's ids, gathered in a first pass. */
+const gatherNames = async (logPath: string, plan: LinePlan): Promise<string[]> => {
+  const found = new Set<string>();
+  if (plan.idNeedles.length === 0) return [];
+  let number = 0;
+  for await (const { line } of linesOf(logPath)) {
+    number += 1;
+    for (const name of namesInLine(line, number, plan)) {
+      if (name !== '' && !isPseudonym(name)) found.add(name);
+    }
+  }
+  return [...found];
+};
+
+/** Whether the file at `path` holds any of `forms`, read in chunks with an overlap. */
+const fileHolds = async (path: string, forms: readonly Buffer[]): Promise<boolean> => {
+  if (forms.length === 0) return false;
+  const overlap = Math.max(...forms.map((form) => form.length)) - 1;
+  const handle = await open(path, 'r');
+  try {
+    let tail = Buffer.alloc(0);
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) return false;
+      const data = Buffer.concat([tail, chunk.subarray(0, bytesRead)]);
+      if (forms.some((form) => data.includes(form))) return true;
+      tail = Buffer.from(data.subarray(Math.max(0, data.length - overlap)));
+    }
+  } finally {
+    await handle.close();
+  }
+};
+
+/** The regular files of the log's directory, by path. */
+const filesBeside = async (logPath: string): Promise<string[]> => {
+  const directory = dirname(logPath);
+  const entries = await readdir(directory, { withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(directory, entry.name));
+};
+
+const SNAPSHOT_START = `{"format":${JSON.stringify(SNAPSHOT_FORMAT)}`;
+
+const isSnapshotFile = async (path: string): Promise<boolean> => {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(SNAPSHOT_START.length);
+    await handle.read(head, 0, head.length, 0);
+    return head.toString('utf8') === SNAPSHOT_START;
+  } finally {
+    await handle.close();
+  }
+};
+
+/** The fold of `logPath` that a snapshot like `like` was taken from: same checkpoint, audit and mode. */
+const foldLike = async (logPath: string, like: Snapshot): Promise<Snapshot | undefined> => {
+  const projector = createProjector({ audit: like.audit !== null, strict: like.foldedWith.strict });
+  const replayed = await projector.replay(
+    { read: (options) => readFileEventLog(logPath, options) },
+    { until: like.checkpoint },
+  );
+  return replayed.isOk() ? takeSnapshot(projector) : undefined;
+};
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** What became of one snapshot that held a name. */
+type SnapshotOutcome = 'rewritten' | 'already' | 'foreign';
+
+/**
+ * Rewrites the snapshot at `path` as the fold of the rewritten log
+ * `newLog` up to its checkpoint, if it is a snapshot of this log (it equals
+ * the fold of `oldLog`) that this build can fold again (no upcasters, these
+ * fold rules). One that already equals the fold of `newLog` (an interrupted
+ * forget got that far) is left as it is. Any other is `foreign`: forget
+ * cannot make it again and reports it.
+ */
+const rewriteSnapshot = async (
+  path: string,
+  oldLog: string,
+  newLog: string,
+): Promise<SnapshotOutcome> => {
+  const read = await readSnapshotFile(path);
+  if (read.isErr()) return 'foreign';
+  const value = read.value as Snapshot;
+  const folded = value.foldedWith;
+  if (folded === undefined || folded.upcasters.length > 0) return 'foreign';
+  const fresh = await foldLike(newLog, value);
+  if (fresh !== undefined && sameJson(fresh, value)) return 'already';
+  const old = await foldLike(oldLog, value);
+  if (fresh === undefined || old === undefined || !sameJson(old, value)) return 'foreign';
+  const written = await writeSnapshotFile(path, fresh);
+  if (written.isErr()) throw new Error(written.error.message);
+  return 'rewritten';
+};
+
+/** Rewrites the reactor journal without the names; `true` when it held any. */
+const rewriteJournal = async (
+  logPath: string,
+  names: NamesToErase,
+  pseudonym: string,
+  forms: readonly Buffer[],
+  dryRun: boolean,
+): Promise<number> => {
+  const path = journalPathOf(logPath);
+  const exists = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (!exists || !(await fileHolds(path, forms))) return 0;
+  const journal = await readJournal(logPath);
+  if (journal.isErr()) throw new Error(journal.error.message);
+  const state = journal.value;
+  const erased = eraseInJson(state.book.entries, names, pseudonym);
+  if (dryRun) return Math.max(1, erased.count);
+  // Compacting writes the whole state as one line (temporary file, rename): every
+  // older line, and the names in effects it superseded, goes with it.
+  const writer = await openJournalWriter(logPath, {
+    ...state,
+    book: { ...state.book, entries: erased.value as typeof state.book.entries },
+  });
+  if (writer.isErr()) throw new Error(writer.error.message);
+  await writer.value.close();
+  return Math.max(1, erased.count);
+};
+
+/** Rewrites a torn tail set aside beside the log (`LOG.torn-…`), as bad-line text. */
+const rewriteWholeFile = async (path: string, plan: LinePlan, dryRun: boolean): Promise<number> => {
+  if (!(await fileHolds(path, plan.forms))) return 0;
+  if (dryRun) return 1;
+  const temporary = `${path}.forget`;
+  const sink = await FileSink.create(temporary);
+  try {
+    // Line numbers past 1: a torn tail is never the file's first line, so no BOM is stripped.
+    let number = 1;
+    for await (const { line, ended } of linesOf(path)) {
+      number += 1;
+      await sink.write(forgetLine(line, number, { ...plan, needles: plan.forms }).bytes);
+      if (ended) await sink.write(LINE_FEED);
+    }
+    await sink.finish();
+  } catch (cause) {
+    await sink.abandon();
+    throw cause;
+  }
+  await rename(temporary, path);
+  return 1;
+};
+
+const takeLocks = async (
+  logPath: string,
+): Promise<Result<readonly HeldLock[], ForgetFileError>> => {
+  const timing = lockTiming(undefined);
+  const lockPath = `${logPath}.lock`;
+  const writer = await acquireWriterLock(lockPath, timing);
+  if ('refused' in writer) {
+    const { refused } = writer;
+    if (refused.kind === 'io') {
+      return err({ kind: 'io', message: `${lockPath}: ${messageOf(refused.cause)}` });
+    }
+    const locked = lockedError(logPath, lockPath, refused, timing.staleAfterMs);
+    return err({
+      kind: 'locked',
+      message: `${locked.message}; forget rewrites the whole log, so stop its writer (serve) first`,
+    });
+  }
+  const reactors = await acquireReactorLock(logPath);
+  if (reactors.isErr()) {
+    await writer.held.release();
+    return err({ kind: reactors.error.kind, message: reactors.error.message });
+  }
+  return ok([writer.held, reactors.value]);
+};
+
+/** The pseudonym of this forget: that of an earlier erasure of the person, or a new one. */
+const pseudonymOf = (
+  ledger: ErasureLedger,
+  request: ForgetRequest,
+): { readonly pseudonym: string; readonly reused: boolean } => {
+  const earlier = ledger.pseudonymFor(request);
+  return earlier === undefined
+    ? { pseudonym: newPseudonym(), reused: false }
+    : { pseudonym: earlier, reused: true };
+};
+
+/**
+ * Forgets the person `request` names in the file log at `path` (see the
+ * module comment), or with `dryRun` counts what would change and changes
+ * nothing (and takes no lock). Refused while a writer or `react` holds the
+ * log. `remaining` lists files of the log's directory that still hold one of
+ * the names and that forget does not own (a report, an export, a snapshot
+ * made with upcasters, a copy).
+ */
 export const forgetFileLog = async (
-  _path: string,
-  _request: ForgetRequest,
-): Promise<Result<ForgetReport, { kind: string; message: string }>> =>
-  err({ kind: 'io', message: 'not built yet' });
+  path: string,
+  request: ForgetRequest,
+): Promise<Result<ForgetReport, ForgetFileError>> => {
+  try {
+    await access(path, constants.R_OK);
+  } catch (cause) {
+    return err({ kind: 'io', message: `${path}: ${messageOf(cause)}` });
+  }
+  const locks = request.dryRun
+    ? ok<readonly HeldLock[], ForgetFileError>([])
+    : await takeLocks(path);
+  if (locks.isErr()) return err(locks.error);
+  try {
+    // Read under the lock: a forget that finished meanwhile has left its entries.
+    const ledger = await readErasureLedger(path);
+    if (ledger.isErr()) return err(ledger.error);
+    return ok(await forgetUnderLocks(path, request, ledger.value));
+  } catch (cause) {
+    return err({
+      kind: 'io',
+      message: `forget of ${path} stopped: ${messageOf(cause)}; run it again to finish`,
+    });
+  } finally {
+    for (const lock of [...locks.value].reverse()) await lock.release();
+  }
+};
+
+const forgetUnderLocks = async (
+  path: string,
+  request: ForgetRequest,
+  ledger: ErasureLedger,
+): Promise<ForgetReport> => {
+  const { pseudonym, reused } = pseudonymOf(ledger, request);
+  const subject: ErasureSubject = {
+    participantIds: request.participantIds,
+    userIds: request.userIds,
+    names: request.names,
+    pseudonym,
+    ...(request.companyId === undefined ? {} : { companyId: request.companyId }),
+  };
+  const found = await gatherNames(path, linePlan(subject, { typed: [], found: [] }));
+  const names: NamesToErase = { typed: request.names, found };
+  const plan = linePlan(subject, names);
+  const erasure = randomUUID();
+  const base: Omit<ErasureEntry, 'state' | 'at'> = {
+    erasure,
+    pseudonym,
+    participantIds: request.participantIds,
+    userIds: request.userIds,
+    typedNames: request.names.length,
+    ...(request.companyId === undefined ? {} : { companyId: request.companyId }),
+  };
+  const { dryRun } = request;
+  const notes: string[] = [];
+  const remaining: string[] = [];
+  if (!dryRun) {
+    const started = await appendErasureEntry(path, {
+      ...base,
+      state: 'started',
+      at: new Date().toISOString(),
+    });
+    if (started.isErr()) throw new Error(started.error.message);
+  }
+  const temporary = `${path}.forget`;
+  const sink = dryRun ? undefined : await FileSink.create(temporary);
+  let lines: LineCounts;
+  try {
+    lines = await rewriteLines(path, plan, sink);
+    await sink?.finish();
+  } catch (cause) {
+    await sink?.abandon();
+    await unlink(temporary).catch(() => undefined);
+    throw cause;
+  }
+  const journalLines = await rewriteJournal(path, names, pseudonym, plan.forms, dryRun);
+  let tornTails = 0;
+  let snapshots = 0;
+  /** Files forget rewrote (or found rewritten), besides the log and the journal. */
+  const rewritten: string[] = [];
+  const logName = basename(path);
+  for (const file of await filesBeside(path)) {
+    const name = basename(file);
+    if (name.startsWith(`${logName}.torn-`) && !name.endsWith('.forget')) {
+      tornTails += await rewriteWholeFile(file, plan, dryRun);
+      rewritten.push(file);
+    } else if (
+      file !== path &&
+      (await isSnapshotFile(file)) &&
+      (await fileHolds(file, plan.forms))
+    ) {
+      if (dryRun) {
+        snapshots += 1;
+        continue;
+      }
+      const outcome = await rewriteSnapshot(file, path, temporary);
+      if (outcome === 'rewritten') snapshots += 1;
+      if (outcome !== 'foreign') rewritten.push(file);
+      if (outcome === 'foreign') {
+        notes.push(
+          `${file} is not a snapshot forget can fold again (another log, upcasters, or older rules): delete it or take it again`,
+        );
+      }
+    }
+  }
+  if (!dryRun) {
+    // Last: until this rename, a forget run again reads the names from the old log.
+    await rename(temporary, path);
+    await nodeFileIO.syncDirectory(dirname(path));
+  }
+  const counts = {
+    'log records': lines.records,
+    'bad lines': lines.badLines,
+    'journal lines': journalLines,
+    'torn tails': tornTails,
+    snapshots,
+  };
+  if (!dryRun) {
+    const done = await appendErasureEntry(path, {
+      ...base,
+      state: 'done',
+      at: new Date().toISOString(),
+      counts,
+    });
+    if (done.isErr()) throw new Error(done.error.message);
+    const forms = storedForms([...names.typed, ...names.found]).map((form) => Buffer.from(form));
+    const owned = new Set([path, journalPathOf(path), ...rewritten]);
+    for (const file of await filesBeside(path)) {
+      if (!(await fileHolds(file, forms).catch(() => false))) continue;
+      if (owned.has(file)) {
+        notes.push(
+          `${file} still holds one of the names, in records of other ids (another person of the same name, or a title): forget them by --name if they are this person`,
+        );
+      } else {
+        remaining.push(file);
+      }
+    }
+  }
+  return {
+    erasure,
+    pseudonym,
+    reused,
+    dryRun,
+    participantIds: request.participantIds,
+    userIds: request.userIds,
+    typedNames: request.names.length,
+    ...(request.companyId === undefined ? {} : { companyId: request.companyId }),
+    foundNames: found.length,
+    counts,
+    remaining,
+    notes,
+  };
+};
