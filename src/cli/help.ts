@@ -17,6 +17,7 @@ Commands:
   react LOG       run reactors on a log: effects with retries, parking and timers (--reactors MODULE)
   effects LOG     list reactor effects; effects retry|skip LOG (ID...|FILTER) for parked ones
   reconcile LOG   ask the service's API about open requests and repair what deliveries lost (--fetch MODULE)
+  forget LOG      erase one person's names from LOG and what is kept beside it (or --database URL)
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
@@ -24,7 +25,7 @@ Options:
 
 Exit codes: 0 ok, 1 problems found (or halted, or not found), 2 usage or input error.
 LOG is never modified; only unlock touches its writer lock (serve appends to --log FILE,
-reconcile appends observation records);
+reconcile appends observation records, forget rewrites names in place);
 react and effects keep reactor state beside it (LOG.reactors, LOG.reactors.lock).`;
 
 /** Help of each command, by name. */
@@ -292,6 +293,44 @@ idempotency key.
 
 Exit codes: 0 drained or stopped, 2 usage error, bad module, lock held by
 another react, or I/O error.`,
+  forget: `Usage: signfold forget (LOG | --database URL) (--participant ID | --user ID | --name TEXT)...
+                       [--company ID] [--dry-run] [--json]
+With --database, it also takes [--schema NAME] [--connect-timeout SECONDS] [--vacuum].
+
+Erase one person's names (GDPR article 17) from everything signfold stores,
+replacing each by one pseudonym (forgotten- and 16 random hex digits, reused
+for a person forgotten before), and record the erasure in a ledger that holds
+ids and counts, never a name (LOG.erasures, or the erasures table). Every id
+and name given is the same person:
+  --participant ID  the participant name of every event and document of ID
+  --user ID         the owner and sender names of every event of user ID
+  --name TEXT       every person-name member equal to TEXT (after Unicode
+                    NFC), and every occurrence of TEXT in stored text that is
+                    no valid event (bad lines, invalid events, effects)
+Names found for the ids are also erased from sign-request and template names,
+bad lines, reactor effects and the quarantine. A file log is rewritten in place
+(positions, delivery ids and every other byte kept; a kill leaves the old file
+or the new, and running forget again finishes), with its reactor journal, torn
+tails and the snapshots of it in its directory; it needs the log's writer and
+react stopped. Later deliveries for a forgotten id are stored with the
+pseudonym already. What forget cannot reach (backups, copies, dead rows until
+VACUUM) is in docs/privacy.md.
+
+Options:
+  --company ID  only records of company ID
+  --dry-run     count what would change; change nothing (no lock is taken)
+  --json        print the report as JSON: {"erasure","pseudonym","reused",
+                "dryRun","participantIds","userIds","typedNames","foundNames",
+                "counts":{PLACE:N},"remaining":[FILE],"notes":[TEXT]}
+  --vacuum      with --database: VACUUM the rewritten tables afterwards
+  --database URL
+                a PostgreSQL schema instead of LOG (as for signfold pg);
+                safe while serve and pg work run
+  -h, --help    show this help
+
+Exit codes: 0 forgotten, 1 other files beside LOG still hold a name (listed:
+a report, an export, a snapshot forget cannot fold again), 2 usage, I/O or
+database error, or the log is in use.`,
   effects: `Usage: signfold effects (LOG | --database URL) [--json]
        signfold effects retry (LOG | --database URL) (ID... | FILTER...) [--dry-run] [--wait SECONDS] [--json]
        signfold effects skip (LOG | --database URL) (ID... | FILTER...) [--dry-run] [--wait SECONDS] [--json]
