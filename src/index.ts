@@ -22,6 +22,7 @@ export type {
   ReadOptions,
 } from './engine/event-log.js';
 export type { FoldedWith } from './engine/folded-with.js';
+export type { ForgetReport, ForgetRequest } from './engine/forget-report.js';
 export type { JsonText, JsonTextError } from './engine/json-text.js';
 export { jsonText } from './engine/json-text.js';
 export { EventLogReadError } from './engine/log-errors.js';
@@ -73,6 +74,8 @@ export { openFileEventLog } from './store/file-event-log.js';
 export type { FileHandleIO, FileIO, OpenMode } from './store/file-io.js';
 export type { FileReadOptions } from './store/file-record-stream.js';
 export { readFileEventLog } from './store/file-record-stream.js';
+export type { ForgetFileError } from './store/forget/forget-file-log.js';
+export { forgetFileLog } from './store/forget/forget-file-log.js';
 export type { LockHolder, LogError } from './store/log-error.js';
 export type { MemoryEventLog, MemoryEventLogOptions } from './store/memory-event-log.js';
 export { createMemoryEventLog } from './store/memory-event-log.js';
