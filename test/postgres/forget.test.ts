@@ -10,27 +10,26 @@
  * forgotten id is stored with the pseudonym. A dry run changes nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { eraseInText } from '../../src/core/privacy/erase-in-text.js';
 import type { ErasureSubject } from '../../src/core/privacy/erasure-subject.js';
 import { isPseudonym } from '../../src/core/privacy/pseudonym.js';
-import { namesHeldBy, recordErasures } from '../../src/core/privacy/record-erasures.js';
-import { rewriteJsonStrings } from '../../src/core/privacy/rewrite-json-strings.js';
-import { defineReactor } from '../../src/core/reactors/define-reactor.js';
-import type { LogRecord } from '../../src/engine/event-log.js';
 import { forgetPostgres } from '../../src/postgres/forget-postgres.js';
-import { importRecords } from '../../src/postgres/import-events.js';
 import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
-import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
+import {
+  fillStore,
+  forgottenRows,
+  NAME,
+  NAME_PART,
+  PARTICIPANT,
+  participantEvent,
+  rowsHolding,
+  storedEventRows,
+  USER,
+} from '../support/forget-store.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
 import { throwawayPostgres } from '../support/postgres-server.js';
 
 const db = throwawayPostgres(6);
-
-const NAME = 'Zyxwvut Qlmnopr';
-const OTHER = 'Grace Hopper';
-const PARTICIPANT = 7001;
-const USER = 9001;
 
 let schemas = 0;
 const freshSchema = async (): Promise<string> => {
@@ -40,139 +39,16 @@ const freshSchema = async (): Promise<string> => {
   return schema;
 };
 
-const sent = (id: number, name: string, title: string, by: [number, string]) => ({
-  type: 'sign-request-sent',
-  companyId: 1,
-  signRequestId: id,
-  signRequestName: title,
-  templateId: 11,
-  templateName: 'Mutual NDA',
-  senderId: by[0],
-  senderName: by[1],
-  ownerId: by[0],
-  ownerName: by[1],
-  ...(name === '' ? {} : {}),
-});
-
-const participant = (
-  type: string,
-  request: number,
-  title: string,
-  id: number,
-  name: string,
-  by: [number, string],
-) => ({
-  type,
-  companyId: 1,
-  signRequestId: request,
-  signRequestName: title,
-  templateId: 11,
-  templateName: 'Mutual NDA',
-  participantId: id,
-  partcipantName: name,
-  roleId: 1,
-  roleName: 'Signer',
-  senderId: by[0],
-  senderName: by[1],
-  ownerId: by[0],
-  ownerName: by[1],
-});
-
-/** Events where NAME is a participant (id PARTICIPANT), a sender and owner (id USER) and in titles. */
-const storyEvents = (): unknown[] => {
-  const grace: [number, string] = [9002, OTHER];
-  const them: [number, string] = [USER, NAME];
-  const title = `NDA - ${NAME}`;
-  return [
-    {
-      type: 'template-activated',
-      companyId: 1,
-      templateId: 11,
-      templateName: 'Mutual NDA',
-      ownerId: USER,
-      ownerName: NAME,
-    },
-    sent(100, '', title, grace),
-    participant('participant-sent', 100, title, PARTICIPANT, NAME, grace),
-    participant('participant-viewed', 100, title, PARTICIPANT, NAME, grace),
-    participant('participant-sent', 100, title, 7002, 'Alan Turing', grace),
-    sent(200, '', 'Lease', them),
-    participant('participant-sent', 200, 'Lease', 7003, 'Barbara Liskov', them),
-    participant('participant-signed', 200, 'Lease', 7003, 'Barbara Liskov', them),
-    // An invalid event (its sign request id is a string): quarantined with its raw text.
-    {
-      ...participant('participant-signed', 300, 'x', PARTICIPANT, NAME, grace),
-      signRequestId: 'x',
-    },
-  ];
-};
-
-/** A reactor that copies the participant's name into its effect, and fails with it. */
-const copier = defineReactor({
-  name: 'copier',
-  retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
-  react: ({ event }) =>
-    event.type === 'participant-sent'
-      ? [{ type: 'greet', text: `Hello ${event.participantName}`, to: event.participantName }]
-      : [],
-  execute: async (effect) => {
-    throw new Error(`cannot greet ${(effect as unknown as { to: string }).to}`);
-  },
-});
-
-/** A store holding NAME everywhere, projected, with effects enqueued. */
 const storeWithName = async (): Promise<string> => {
   const schema = await freshSchema();
-  const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
-  let n = 0;
-  for (const event of storyEvents()) {
-    n += 1;
-    (await log.append(event, { deliveryId: `d-${n}` }))._unsafeUnwrap();
-  }
-  await log.close();
-  const bad: LogRecord = {
-    kind: 'bad-line',
-    position: 1,
-    line: 1,
-    raw: `{"type":"participant-sent","partcipantName":"${NAME}",`,
-    reason: 'invalid JSON: unexpected end',
-  };
-  async function* records(): AsyncGenerator<readonly LogRecord[]> {
-    yield [bad];
-  }
-  (await importRecords(db.pool, records(), { schema }))._unsafeUnwrap();
-  const worker = (
-    await createProjectionWorker(db.pool, { schema, batchSize: 3, reactors: [copier] })
-  )._unsafeUnwrap();
-  (await worker.drain())._unsafeUnwrap();
-  await db.pool.query(
-    `UPDATE ${schema}.effects SET last_error = 'cannot greet ' || (effect->>'to'), state = 'parked'`,
-  );
+  await fillStore(db.pool, schema);
   return schema;
 };
 
-/** Every text value of every row of every table of `schema`, as one string per row. */
-const rowsHolding = async (schema: string, text: string): Promise<string[]> => {
-  const { rows: tables } = await db.pool.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'`,
-    [schema],
-  );
-  const found: string[] = [];
-  for (const { table_name } of tables) {
-    const { rows } = await db.pool.query<{ row: string }>(
-      `SELECT t::text AS row FROM ${schema}.${table_name} AS t`,
-    );
-    for (const { row } of rows) if (row.includes(text)) found.push(`${table_name}: ${row}`);
-  }
-  return found;
-};
-
-const storedEvents = async (schema: string) =>
-  (
-    await db.pool.query<{ position: string; body: string; bad_line: string | null }>(
-      `SELECT position, body, bad_line FROM ${schema}.events ORDER BY position`,
-    )
-  ).rows;
+const holding = (schema: string, text: string) => rowsHolding(db.pool, schema, [text]);
+const storedEvents = (schema: string) => storedEventRows(db.pool, schema);
+const late = () =>
+  participantEvent('participant-signed', 100, 'NDA', [PARTICIPANT, NAME], [9002, 'Grace Hopper']);
 
 describe('the controlled path past the append-only trigger', () => {
   it('still refuses a hand-written UPDATE, DELETE and TRUNCATE of events', async () => {
@@ -228,7 +104,7 @@ describe('the controlled path past the append-only trigger', () => {
 describe('forgetPostgres', () => {
   it('leaves no row holding the name, events rewritten by the core rule, projection = fold', async () => {
     const schema = await storeWithName();
-    expect((await rowsHolding(schema, NAME)).length).toBeGreaterThan(5);
+    expect((await holding(schema, NAME)).length).toBeGreaterThan(5);
     const before = await storedEvents(schema);
     const request = {
       participantIds: [PARTICIPANT],
@@ -241,7 +117,7 @@ describe('forgetPostgres', () => {
     expect(report.reused).toBe(false);
     expect(report.foundNames).toBe(1);
     expect(report.remaining).toEqual([]);
-    expect(await rowsHolding(schema, 'Zyxwv')).toEqual([]);
+    expect(await holding(schema, NAME_PART)).toEqual([]);
     expect(report.counts).toMatchObject({ events: 9, 'bad lines': 1 });
     expect(report.counts.participants).toBeGreaterThan(0);
     expect(report.counts.effects).toBeGreaterThan(0);
@@ -249,29 +125,7 @@ describe('forgetPostgres', () => {
 
     // The events are the originals with the names replaced by the core rule, every other byte kept.
     const subject: ErasureSubject = { ...request, pseudonym: report.pseudonym };
-    const found = [
-      ...new Set(
-        before.flatMap((row) => {
-          try {
-            return row.bad_line === null ? namesHeldBy(JSON.parse(row.body), subject) : [];
-          } catch {
-            return [];
-          }
-        }),
-      ),
-    ];
-    const names = { typed: [], found };
-    const expected = before.map((row) => {
-      if (row.bad_line !== null) {
-        return { ...row, body: eraseInText(row.body, names, report.pseudonym).text };
-      }
-      const value = JSON.parse(row.body);
-      return {
-        ...row,
-        body: rewriteJsonStrings(row.body, recordErasures(value, subject, names)).text,
-      };
-    });
-    expect(await storedEvents(schema)).toEqual(expected);
+    expect(await storedEvents(schema)).toEqual(forgottenRows(before, subject));
     await expectEqualsSequentialFold(db.pool, schema);
 
     // The ledger: started and done, no name.
@@ -289,8 +143,7 @@ describe('forgetPostgres', () => {
 
     // A late redelivery for the forgotten participant is stored with the pseudonym.
     const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
-    const late = participant('participant-signed', 100, 'NDA', PARTICIPANT, NAME, [9002, OTHER]);
-    const stored = (await log.append(late, { deliveryId: 'late' }))._unsafeUnwrap();
+    const stored = (await log.append(late(), { deliveryId: 'late' }))._unsafeUnwrap();
     await log.close();
     const { rows } = await db.pool.query<{ body: string }>(
       `SELECT body FROM ${schema}.events WHERE delivery_id = 'late'`,
@@ -316,8 +169,7 @@ describe('forgetPostgres', () => {
       await blocker.query(
         `SELECT pg_advisory_xact_lock(hashtext('signfold.append'), hashtext('${schema}'))`,
       );
-      const late = participant('participant-signed', 100, 'NDA', PARTICIPANT, NAME, [9002, OTHER]);
-      const appending = log.append(late, { deliveryId: 'waiting' });
+      const appending = log.append(late(), { deliveryId: 'waiting' });
       const pseudonym = 'forgotten-00112233445566aa';
       const entry = (state: string) => ({
         erasure: 'x',
@@ -348,7 +200,7 @@ describe('forgetPostgres', () => {
 
   it('a dry run counts and changes nothing', async () => {
     const schema = await storeWithName();
-    const before = await rowsHolding(schema, NAME);
+    const before = await holding(schema, NAME);
     const report = (
       await forgetPostgres(
         db.pool,
@@ -358,7 +210,7 @@ describe('forgetPostgres', () => {
     )._unsafeUnwrap();
     expect(report.dryRun).toBe(true);
     expect(report.counts.events).toBeGreaterThan(0);
-    expect(await rowsHolding(schema, NAME)).toEqual(before);
+    expect(await holding(schema, NAME)).toEqual(before);
     const { rows } = await db.pool.query(`SELECT 1 FROM ${schema}.erasures`);
     expect(rows).toEqual([]);
   });
@@ -373,7 +225,7 @@ describe('forgetPostgres', () => {
       )
     )._unsafeUnwrap();
     expect(report.typedNames).toBe(1);
-    expect(await rowsHolding(schema, 'Zyxwv')).toEqual([]);
+    expect(await holding(schema, NAME_PART)).toEqual([]);
     await expectEqualsSequentialFold(db.pool, schema);
   });
 });
