@@ -164,7 +164,7 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
         : []),
       ...(write
         ? [
-            'the old row versions stay in the table files until VACUUM reuses their space, and in the WAL and backups: see docs/privacy.md (--vacuum runs VACUUM FULL)',
+            'the old row versions stay in the table files until VACUUM FULL (forget --vacuum), and in the WAL, its archives, backups and replicas: see docs/privacy.md',
           ]
         : []),
     ],

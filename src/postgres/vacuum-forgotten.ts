@@ -23,20 +23,39 @@ export interface VacuumOptions extends SchemaOptions {
   readonly lockTimeoutMs?: number;
 }
 
-/** The tables (schema-qualified) that `report`'s counts say were rewritten in `schema`. */
-export const rewrittenTables = (schema: string, report: ForgetReport): string[] => {
-  const tables = new Set<string>();
-  for (const [place, count] of Object.entries(report.counts)) {
-    if (count === 0) continue;
-    const table = place === 'bad lines' ? 'events' : place;
-    tables.add(table.includes('.') ? table : `${schema}.${table}`);
-  }
-  return [...tables];
-};
+/**
+ * The tables of `schema` that can hold text from events, every one of them:
+ * not only those the forget changed, since a table also keeps old versions
+ * of rows that were updated before (a participant's row moved from sent to
+ * viewed), and the events table keeps the rows of appends that rolled back.
+ */
+const TABLES = [
+  'events',
+  'templates',
+  'partition_templates',
+  'sign_requests',
+  'participants',
+  'quarantine',
+  'partitions',
+  'effects',
+  'skipped',
+] as const;
 
 /**
- * Runs `VACUUM (FULL, ANALYZE)` on each table `report` rewrote, one after
- * the other (see the file comment); returns the tables vacuumed.
+ * The tables {@link vacuumForgotten} vacuums (schema-qualified): those of
+ * {@link TABLES} in `schema`, and those of a rebuild or retired schema that
+ * `report` counts (`S_rebuild.participants`).
+ */
+export const forgottenTables = (schema: string, report: ForgetReport): string[] => [
+  ...TABLES.map((table) => `${schema}.${table}`),
+  ...Object.keys(report.counts).filter((place) => place.includes('.')),
+];
+
+/**
+ * Runs `VACUUM (FULL, ANALYZE)` on each table of {@link forgottenTables},
+ * one after the other (see the file comment); returns the tables vacuumed.
+ * ANALYZE too: the statistics (`pg_statistic`) keep common values of each
+ * column, which may be the name.
  */
 export const vacuumForgotten = async (
   pool: SqlPool,
@@ -45,8 +64,7 @@ export const vacuumForgotten = async (
 ): Promise<Result<string[], PostgresError>> =>
   safeTry(async function* () {
     const schema = yield* schemaName(options.schema);
-    const tables = rewrittenTables(schema, report);
-    if (tables.length === 0) return ok([]);
+    const tables = forgottenTables(schema, report);
     let client: Awaited<ReturnType<typeof checkOut>>;
     try {
       client = await checkOut(pool);

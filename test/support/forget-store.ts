@@ -174,11 +174,13 @@ export const pgDump = (url: string, schema: string): string => {
   ];
   for (const dir of dirs) {
     try {
-      return execFileSync(join(dir, 'pg_dump'), ['--schema', schema, url], {
+      const dump = execFileSync(join(dir, 'pg_dump'), ['--schema', schema, url], {
         encoding: 'utf8',
         maxBuffer: 1 << 30,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
+      // Newer pg_dumps fence the script with a random key: not part of the data.
+      return dump.replace(/^\\(un)?restrict .*$/gm, '');
     } catch (cause) {
       if ((cause as { code?: string }).code !== 'ENOENT') throw cause;
     }

@@ -47,12 +47,7 @@ export const pgForget = async (
     const tables = vacuumed.value;
     return {
       ...report,
-      notes: [
-        ...report.notes,
-        tables.length === 0
-          ? 'VACUUM FULL: no table was rewritten'
-          : `VACUUM FULL: ${tables.join(', ')}`,
-      ],
+      notes: [...report.notes, `VACUUM FULL: ${tables.join(', ')}`],
     };
   });
 };
