@@ -15,6 +15,7 @@ import { isPseudonym } from '../../src/core/privacy/pseudonym.js';
 import { forgetPostgres } from '../../src/postgres/forget-postgres.js';
 import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
 import {
   fillStore,
   forgottenRows,
@@ -24,6 +25,7 @@ import {
   participantEvent,
   rowsHolding,
   storedEventRows,
+  storyEvents,
   USER,
 } from '../support/forget-store.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
@@ -196,6 +198,57 @@ describe('forgetPostgres', () => {
       blocker.release();
       await log.close();
     }
+  });
+
+  it('a batch that read the events before the forget writes nothing after it', async () => {
+    const schema = await freshSchema();
+    const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
+    for (const [i, event] of storyEvents().entries()) {
+      (await log.append(event, { deliveryId: `d-${i}` }))._unsafeUnwrap();
+    }
+    await log.close();
+    // The worker folds its first batch (the names as they were) and waits before writing it.
+    let folded: () => void = () => undefined;
+    const wasFolded = new Promise<void>((resolve) => {
+      folded = resolve;
+    });
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let paused = false;
+    const worker = (
+      await createProjectionWorker(db.pool, {
+        schema,
+        batchSize: 100,
+        onFolded: async () => {
+          if (paused) return;
+          paused = true;
+          folded();
+          await released;
+        },
+      })
+    )._unsafeUnwrap();
+    const draining = worker.drain();
+    await wasFolded;
+    const report = (
+      await forgetPostgres(
+        db.pool,
+        { participantIds: [PARTICIPANT], userIds: [USER], names: [], dryRun: false },
+        { schema },
+      )
+    )._unsafeUnwrap();
+    release();
+    (await draining)._unsafeUnwrap();
+    (
+      await (await createProjectionWorker(db.pool, { schema }))._unsafeUnwrap().drain()
+    )._unsafeUnwrap();
+    expect(await holding(schema, NAME_PART)).toEqual([]);
+    const { rows } = await db.pool.query(`SELECT name FROM ${schema}.participants WHERE id = $1`, [
+      PARTICIPANT,
+    ]);
+    expect(rows).toEqual([{ name: report.pseudonym }]);
+    await expectEqualsSequentialFold(db.pool, schema);
   });
 
   it('a dry run counts and changes nothing', async () => {

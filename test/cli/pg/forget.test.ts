@@ -277,4 +277,112 @@ describe('forget --database', () => {
       await pool.end();
     }
   });
+
+  it('runs while serve takes deliveries and pg work follows: none lost or doubled, export = replay', async () => {
+    const { url, pool } = await freshDatabase('forget_live');
+    const serve = await startServe(['--database', url]);
+    const worker = startCli([
+      'pg',
+      'work',
+      '--database',
+      url,
+      '--lease',
+      '2000',
+      '--poll-interval',
+      '50',
+    ]);
+    const sent: string[] = [];
+    const acknowledged: string[] = [];
+    const failures: string[] = [];
+    let stopped = false;
+    /** Delivers `body` as `id` until answered 2xx (bounded: 40 tries). */
+    const send = async (id: string, body: object): Promise<void> => {
+      sent.push(id);
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          const answer = await deliver(serve.url, JSON.stringify(body), { 'x-delivery-id': id });
+          await answer.arrayBuffer();
+          if (answer.ok) {
+            acknowledged.push(id);
+            return;
+          }
+          if (answer.status < 500 || attempt >= 40) {
+            failures.push(`${id}: ${answer.status}`);
+            return;
+          }
+        } catch (cause) {
+          if (attempt >= 40) {
+            failures.push(`${id}: ${String(cause)}`);
+            return;
+          }
+        }
+        await sleep(100);
+      }
+    };
+    /** Each request has the person as a participant, sent and viewed, and one other participant. */
+    const lane = async (lane: number): Promise<void> => {
+      for (let i = lane; !stopped; i += 2) {
+        const request = 1000 + i;
+        const title = `Request ${request}`;
+        await send(
+          `r${request}-0`,
+          participantEvent('participant-sent', request, title, [PARTICIPANT, NAME]),
+        );
+        await send(
+          `r${request}-1`,
+          participantEvent('participant-sent', request, title, [7002, 'Alan Turing']),
+        );
+        await send(
+          `r${request}-2`,
+          participantEvent('participant-viewed', request, title, [PARTICIPANT, NAME]),
+        );
+      }
+    };
+    const lanes = [lane(0), lane(1)];
+    let report: ForgetReport | undefined;
+    try {
+      await eventually(
+        async () =>
+          Number(
+            (
+              await pool.query('SELECT count(*) AS n FROM signfold.participants WHERE id = $1', [
+                PARTICIPANT,
+              ])
+            ).rows[0].n,
+          ) >= 20,
+        'the worker to project the person in 20 requests',
+        { deadlineMs: 60_000 },
+      );
+      report = await forget(url, ['--participant', String(PARTICIPANT)]);
+      const after = acknowledged.length;
+      await eventually(() => acknowledged.length >= after + 60, 'deliveries after the forget', {
+        deadlineMs: 60_000,
+      });
+    } finally {
+      stopped = true;
+      await Promise.all(lanes);
+      worker.child.kill('SIGTERM');
+      await worker.closed;
+      expect((await serve.stop()).code).toBe(0);
+    }
+    try {
+      expect(failures).toEqual([]);
+      const audit = auditDeliveries(await postgresDeliveries(pool), acknowledged, sent);
+      expect(audit).toEqual({ lost: [], doubled: [], unknown: [] });
+      const drained = await runCli(['pg', 'work', '--database', url, '--drain']);
+      expect(drained.code, drained.stderr).toBe(0);
+      // Nothing holds the name: not the events (rewritten, or erased on append), not a row a
+      // batch that read the events before the forget could have written after it.
+      expect(await rowsHolding(pool, 'signfold', [NAME_PART])).toEqual([]);
+      expect(report?.counts.events).toBeGreaterThan(40);
+      const { rows } = await pool.query<{ n: string }>(
+        'SELECT count(*) AS n FROM signfold.participants WHERE id = $1 AND name = $2',
+        [PARTICIPANT, report?.pseudonym],
+      );
+      expect(Number(rows[0]?.n)).toBeGreaterThan(40);
+      await expectExportEqualsReplayOf(url, logLines(await storedEventRows(pool, 'signfold')));
+    } finally {
+      await pool.end();
+    }
+  });
 });
