@@ -55,6 +55,21 @@ const candidates = (
   return parts.length === 0 ? 'false' : parts.join(' OR ');
 };
 
+/** The event rows of `schema` that `where` selects, page by page in position order. */
+const eventPages = (
+  db: SqlQueryable,
+  schema: SchemaName,
+  where: string,
+  params: SqlParams,
+): AsyncGenerator<readonly StoredRow[]> =>
+  pagedRows<StoredRow>(db, {
+    table: `${schema}.events`,
+    key: ID_KEY,
+    columns: 'body, bad_line',
+    where,
+    params,
+  });
+
 /** The parsed JSON object of an event row, or `undefined` for a bad line or text that is none. */
 const eventValue = (row: StoredRow): object | undefined => {
   if (row.bad_line !== null) return undefined;
@@ -79,14 +94,7 @@ export const namesInEvents = async (
   const params = new SqlParams();
   const where = `bad_line IS NULL AND (${candidates(subject, subject.names, params)})`;
   const found = new Set<string>();
-  const pages = pagedRows<StoredRow>(db, {
-    table: `${schema}.events`,
-    key: ID_KEY,
-    columns: 'body, bad_line',
-    where,
-    params,
-  });
-  for await (const rows of pages) {
+  for await (const rows of eventPages(db, schema, where, params)) {
     for (const row of rows) {
       const value = eventValue(row);
       if (value === undefined) continue;
@@ -131,14 +139,7 @@ export const eraseEvents = async (
   const rewritten = new Map<number, RewrittenEvent>();
   let events = 0;
   let badLines = 0;
-  const pages = pagedRows<StoredRow>(db, {
-    table: `${schema}.events`,
-    key: ID_KEY,
-    columns: 'body, bad_line',
-    where,
-    params,
-  });
-  for await (const rows of pages) {
+  for await (const rows of eventPages(db, schema, where, params)) {
     const changed: unknown[][] = [];
     for (const row of rows) {
       const value = eventValue(row);

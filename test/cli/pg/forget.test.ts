@@ -44,6 +44,7 @@ import { type PostgresServer, startPostgres } from '../../support/postgres-serve
 import { auditDeliveries, postgresDeliveries } from '../../support/stored-deliveries.js';
 import { removeTempDirs, runCli, startCli, tempDir } from '../cli-helpers.js';
 import { deliver, eventually, startServe } from '../serve/serve-process.js';
+import { expectExportEqualsReplay } from './rebuild-support.js';
 
 let server: PostgresServer;
 beforeAll(async () => {
@@ -72,27 +73,11 @@ const forget = async (url: string, args: readonly string[], code = 0): Promise<F
   return JSON.parse(run.stdout) as ForgetReport;
 };
 
-const byId = (records: { id: number; signRequestId?: number }[]) =>
-  [...records].sort((a, b) => (a.signRequestId ?? 0) - (b.signRequestId ?? 0) || a.id - b.id);
-
 /** `pg export` of `url` equals `replay --json` of `lines` (records, and quarantine positions and kinds). */
 const expectExportEqualsReplayOf = async (url: string, lines: string): Promise<void> => {
   const log = join(await tempDir(), 'forgotten.ndjson');
   await writeFile(log, lines);
-  const exported = await runCli(['pg', 'export', '--database', url]);
-  expect(exported.code, exported.stderr).toBe(0);
-  const replayed = await runCli(['replay', log, '--json']);
-  expect(replayed.code, replayed.stderr).toBe(0);
-  const fromTables = JSON.parse(exported.stdout);
-  const fromReplay = JSON.parse(replayed.stdout);
-  for (const key of ['templates', 'signRequests', 'participants']) {
-    expect(fromTables[key], key).toEqual(byId(fromReplay[key]));
-  }
-  const positions = (entries: { position: number; reason: string | { kind: string } }[]) =>
-    entries
-      .map((q) => [q.position, typeof q.reason === 'string' ? q.reason : q.reason.kind])
-      .sort((a, b) => Number(a[0]) - Number(b[0]));
-  expect(positions(fromTables.quarantine)).toEqual(positions(fromReplay.quarantine));
+  await expectExportEqualsReplay(url, log);
 };
 
 /** The files of every relation of `schema` (tables, TOAST tables, indexes), as the server stores them. */
