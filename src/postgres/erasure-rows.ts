@@ -11,7 +11,7 @@ import {
 import type { SchemaName } from './schema-name.js';
 import type { SqlQueryable } from './sql-client.js';
 
-/** The ledger as stored now, and its version (the largest row id; 0 when empty). */
+/** The ledger as stored now, and its version (its number of rows: every forget adds two). */
 export interface StoredLedger {
   readonly ledger: ErasureLedger;
   readonly version: number;
@@ -37,7 +37,7 @@ export const readErasureLedger = async (
     }
     entries.push(decoded.value);
   }
-  return { ledger: new ErasureLedger(entries), version: Number(rows.at(-1)?.id ?? 0) };
+  return { ledger: new ErasureLedger(entries), version: rows.length };
 };
 
 /** Appends `entry` to the ledger, in the caller's transaction (the row's `txid` is that transaction). */

@@ -55,6 +55,17 @@ const candidates = (
   return parts.length === 0 ? 'false' : parts.join(' OR ');
 };
 
+/** Positions after `after`, up to `upTo` (inclusive) when given. */
+export interface PositionRange {
+  readonly after: number;
+  readonly upTo?: number;
+}
+
+const inRange = (range: PositionRange, params: SqlParams): string =>
+  range.upTo === undefined
+    ? `position > ${params.add(range.after)}::bigint`
+    : `position > ${params.add(range.after)}::bigint AND position <= ${params.add(range.upTo)}::bigint`;
+
 /** The event rows of `schema` that `where` selects, page by page in position order. */
 const eventPages = (
   db: SqlQueryable,
@@ -84,15 +95,16 @@ const eventValue = (row: StoredRow): object | undefined => {
 /**
  * The names the subject's ids (and typed names) are stored with in the
  * events of `schema` (`namesHeldBy` over every candidate event), without
- * the empty name.
+ * the empty name; only the rows in `range`.
  */
 export const namesInEvents = async (
   db: SqlQueryable,
   schema: SchemaName,
   subject: ErasureSubject,
+  range: PositionRange,
 ): Promise<string[]> => {
   const params = new SqlParams();
-  const where = `bad_line IS NULL AND (${candidates(subject, subject.names, params)})`;
+  const where = `${inRange(range, params)} AND bad_line IS NULL AND (${candidates(subject, subject.names, params)})`;
   const found = new Set<string>();
   for await (const rows of eventPages(db, schema, where, params)) {
     for (const row of rows) {
@@ -124,18 +136,19 @@ export interface ErasedEvents {
  * whose body is a JSON object by `recordErasures` (only the chosen strings
  * change, every other byte is kept), a bad line or a body that is no JSON
  * object as text (`eraseInText`, its reason too). `names` are the names to
- * erase (typed, and found by {@link namesInEvents}). With `write` false,
- * nothing is written.
+ * erase (typed, and found by {@link namesInEvents}); only the rows in
+ * `range`. With `write` false, nothing is written.
  */
 export const eraseEvents = async (
   db: SqlQueryable,
   schema: SchemaName,
   subject: ErasureSubject,
   names: NamesToErase,
+  range: PositionRange,
   write: boolean,
 ): Promise<ErasedEvents> => {
   const params = new SqlParams();
-  const where = candidates(subject, [...names.typed, ...names.found], params);
+  const where = `${inRange(range, params)} AND (${candidates(subject, [...names.typed, ...names.found], params)})`;
   const rewritten = new Map<number, RewrittenEvent>();
   let events = 0;
   let badLines = 0;

@@ -2,20 +2,25 @@
  * `forgetPostgres`: erases one person's names from a PostgreSQL store, in one
  * transaction T (docs/privacy.md, "PostgreSQL"):
  *
- * 1. T takes the append lock (no append commits until T does) and writes a
- *    `started` entry to the erasure ledger, which opens the controlled path
- *    past the append-only trigger for T alone (migration 6).
+ * 1. T writes a `started` entry to the erasure ledger, which opens the
+ *    controlled path past the append-only trigger for T alone (migration 6).
  * 2. T fences the projection workers: it bumps the epoch of every partition
  *    (of the live schema and of a rebuild in progress). A batch commits only
  *    under the epoch it started with, after locking its partition's row
  *    (partition-batch.ts), so a batch that read events before T commits
  *    waits for T and then finds its claim changed: it writes nothing, and its
  *    worker takes the partition again at its next heartbeat and reads the
- *    rewritten events. A batch that committed before T's lock is seen by
+ *    rewritten events. A batch that committed before T's fence is seen by
  *    T's rewrites below, which read after it.
- * 3. T collects the names the forgotten ids were stored with, rewrites the
- *    events (only body and bad_line), then every table that holds text from
- *    them (forget-tables.ts), and writes the `done` entry with the counts.
+ * 3. While appends go on, T collects the names the forgotten ids were stored
+ *    with in the events up to the last position P, rewrites those events
+ *    (only body and bad_line), then every table that holds text from events
+ *    (forget-tables.ts).
+ * 4. T takes the append lock: no append commits until T does, and one that
+ *    waits for the lock sees T's ledger entries (erased-appends.ts). T
+ *    rewrites the events stored after P (had they brought a new spelling of
+ *    the person, it erases that everywhere), and writes the `done` entry
+ *    with the counts. So appends wait for that tail only, not for the scan.
  *
  * Every lock wait of T is short (`lock_timeout`, under PostgreSQL's
  * `deadlock_timeout`, so a reader never gets a deadlock error because of
@@ -25,7 +30,7 @@
 import { randomUUID } from 'node:crypto';
 import { err, ok, type Result, safeTry } from 'neverthrow';
 import type { NamesToErase } from '../core/privacy/erase-in-text.js';
-import type { ErasureEntry } from '../core/privacy/erasure-ledger.js';
+import { type ErasureEntry, ErasureLedger } from '../core/privacy/erasure-ledger.js';
 import type { ErasureSubject } from '../core/privacy/erasure-subject.js';
 import { newPseudonym } from '../core/privacy/pseudonym.js';
 import type { ForgetReport, ForgetRequest } from '../engine/forget-report.js';
@@ -59,8 +64,11 @@ export interface ForgetPostgresOptions extends SchemaOptions {
  */
 export const LOCK_TRY_MS = 400;
 
-/** SQLSTATE 55P03 (lock_not_available) and 40P01 (deadlock_detected): T gave way. */
-const GAVE_WAY = new Set(['55P03', '40P01']);
+/**
+ * SQLSTATE 55P03 (lock_not_available), 40P01 (deadlock_detected) and 40001
+ * (another forget of the same person committed meanwhile): T gave way.
+ */
+const GAVE_WAY = new Set(['55P03', '40P01', '40001']);
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -98,8 +106,6 @@ interface Try {
 /** T's statements up to its commit (the caller commits, or rolls back a dry run). */
 const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetReport> => {
   const write = !request.dryRun;
-  // A dry run takes no lock: it reads a snapshot per statement and writes nothing.
-  if (write) await client.query(`SELECT ${appendLockSql(schema)}`);
   const { ledger } = await readErasureLedger(client, schema);
   const who = {
     participantIds: request.participantIds,
@@ -130,21 +136,79 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
         await client.query(`UPDATE ${fenced}.partitions SET epoch = epoch + 1`);
     }
   }
-  const found = await namesInEvents(client, schema, subject);
-  const names: NamesToErase = { typed: storedForms(request.names), found: storedForms(found) };
-  const events = await eraseEvents(client, schema, subject, names, write);
-  const counts: Record<string, number> = { events: events.events, 'bad lines': events.badLines };
-  const erasing = { subject, names, events: events.rows };
+  // The bulk of the work, up to the last position now, while appends go on.
+  const high = Number(
+    (
+      await client.query<{ high: string | null }>(
+        `SELECT max(position) AS high FROM ${schema}.events`,
+      )
+    ).rows[0]?.high ?? 0,
+  );
+  const upToHigh = { after: 0, upTo: high };
+  let found = await namesInEvents(client, schema, subject, upToHigh);
+  let names: NamesToErase = { typed: storedForms(request.names), found: storedForms(found) };
+  let events = await eraseEvents(client, schema, subject, names, upToHigh, write);
+  // The fence holds every batch off, so no row below is written from the events before T commits.
   const tables = [
     { at: schema, live: true, label: '' },
     { at: beside.rebuild, live: false, label: `${beside.rebuild}.` },
     { at: beside.retired, live: false, label: `${beside.retired}.` },
   ];
-  for (const { at, live, label } of tables) {
-    if (at === undefined) continue;
-    const changed = await eraseTables(client, at, live, erasing, write);
-    for (const [table, n] of Object.entries(changed)) counts[`${label}${table}`] = n;
+  const tableCounts: Record<string, number> = {};
+  const eraseAllTables = async (): Promise<void> => {
+    const erasing = { subject, names, events: events.rows };
+    for (const { at, live, label } of tables) {
+      if (at === undefined) continue;
+      const changed = await eraseTables(client, at, live, erasing, write);
+      for (const [table, n] of Object.entries(changed)) {
+        tableCounts[`${label}${table}`] = (tableCounts[`${label}${table}`] ?? 0) + n;
+      }
+    }
+  };
+  await eraseAllTables();
+  if (write) {
+    // Then no append commits until T does: the events stored since are erased too, and an append
+    // that waits for the lock sees the ledger entries of T (erased-appends.ts).
+    await client.query(`SELECT ${appendLockSql(schema)}`);
+    // T reads its own started entry: the others' decide whether the person was forgotten meanwhile.
+    const others = (await readErasureLedger(client, schema)).ledger.entries.filter(
+      (other) => other.erasure !== erasure,
+    );
+    if (new ErasureLedger(others).pseudonymFor(who) !== earlier) {
+      // Another forget of the same person committed meanwhile: try again, with its pseudonym.
+      throw Object.assign(new Error('another forget of the same person committed'), {
+        code: '40001',
+      });
+    }
+    const since = { after: high };
+    const more = (await namesInEvents(client, schema, subject, since)).filter(
+      (n) => !found.includes(n),
+    );
+    if (more.length > 0) {
+      // A new spelling of the person arrived meanwhile: every event may hold it in free text.
+      found = [...found, ...more];
+      names = { typed: names.typed, found: storedForms(found) };
+      const again = await eraseEvents(client, schema, subject, names, { after: 0 }, write);
+      events = {
+        rows: new Map([...events.rows, ...again.rows]),
+        events: events.events + again.events,
+        badLines: events.badLines + again.badLines,
+      };
+      await eraseAllTables();
+    } else {
+      const tail = await eraseEvents(client, schema, subject, names, since, write);
+      events = {
+        rows: new Map([...events.rows, ...tail.rows]),
+        events: events.events + tail.events,
+        badLines: events.badLines + tail.badLines,
+      };
+    }
   }
+  const counts: Record<string, number> = {
+    events: events.events,
+    'bad lines': events.badLines,
+    ...tableCounts,
+  };
   if (write) await writeErasureEntry(client, schema, entry('done', counts));
   return {
     erasure,

@@ -14,7 +14,9 @@
  *   write the ledger by hand can pass it, and the ledger then shows they did.
  * - `ledger_unchanged(known)`: appends check, after the append lock is taken,
  *   that the ledger is still the one they erased their events with (see
- *   erased-appends.ts). A volatile function reads with a fresh snapshot, so
+ *   erased-appends.ts): its number of rows, which every forget's commit
+ *   changes (the largest id would not: two forgets may commit out of the
+ *   order of their ids). A volatile function reads with a fresh snapshot, so
  *   it sees a forget that committed while the append waited for the lock.
  */
 import type { SchemaName } from './schema-name.js';
@@ -38,7 +40,7 @@ CREATE INDEX erasures_txid ON ${s}.erasures (txid);
 CREATE FUNCTION ${s}.ledger_unchanged(known bigint) RETURNS boolean
   LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-  IF coalesce((SELECT max(id) FROM ${s}.erasures), 0) <> known THEN
+  IF (SELECT count(*) FROM ${s}.erasures) <> known THEN
     RAISE EXCEPTION 'signfold: the erasure ledger of % changed; erase the events again', '${s}'
       USING ERRCODE = '${LEDGER_CHANGED}';
   END IF;
