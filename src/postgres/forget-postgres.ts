@@ -4,23 +4,24 @@
  *
  * 1. T writes a `started` entry to the erasure ledger, which opens the
  *    controlled path past the append-only trigger for T alone (migration 6).
- * 2. T fences the projection workers: it bumps the epoch of every partition
+ * 2. While appends and workers go on, T collects the names the forgotten ids
+ *    were stored with in the events up to the last position P, and rewrites
+ *    those events (only body and bad_line).
+ * 3. T fences the projection workers: it bumps the epoch of every partition
  *    (of the live schema and of a rebuild in progress). A batch commits only
  *    under the epoch it started with, after locking its partition's row
  *    (partition-batch.ts), so a batch that read events before T commits
  *    waits for T and then finds its claim changed: it writes nothing, and its
  *    worker takes the partition again at its next heartbeat and reads the
- *    rewritten events. A batch that committed before T's fence is seen by
- *    T's rewrites below, which read after it.
- * 3. While appends go on, T collects the names the forgotten ids were stored
- *    with in the events up to the last position P, rewrites those events
- *    (only body and bad_line), then every table that holds text from events
- *    (forget-tables.ts).
+ *    rewritten events. A batch that committed before the fence (with the
+ *    names it read before T) is seen by T's rewrites of the tables that hold
+ *    text from events (forget-tables.ts), which come next.
  * 4. T takes the append lock: no append commits until T does, and one that
  *    waits for the lock sees T's ledger entries (erased-appends.ts). T
  *    rewrites the events stored after P (had they brought a new spelling of
  *    the person, it erases that everywhere), and writes the `done` entry
- *    with the counts. So appends wait for that tail only, not for the scan.
+ *    with the counts. So appends wait for that tail only, and workers for
+ *    the tables' rewrite and the tail, not for the scan of the events.
  *
  * Every lock wait of T is short (`lock_timeout`, under PostgreSQL's
  * `deadlock_timeout`, so a reader never gets a deadlock error because of
@@ -129,13 +130,6 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
   });
   if (write) await writeErasureEntry(client, schema, entry('started'));
   const beside = await besideSchemas(client, schema);
-  if (write) {
-    // The fence (see the file comment): no batch that read events before T commits after it.
-    for (const fenced of [schema, beside.rebuild]) {
-      if (fenced !== undefined)
-        await client.query(`UPDATE ${fenced}.partitions SET epoch = epoch + 1`);
-    }
-  }
   // The bulk of the work, up to the last position now, while appends go on.
   const high = Number(
     (
@@ -148,7 +142,14 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
   let found = await namesInEvents(client, schema, subject, upToHigh);
   let names: NamesToErase = { typed: storedForms(request.names), found: storedForms(found) };
   let events = await eraseEvents(client, schema, subject, names, upToHigh, write);
-  // The fence holds every batch off, so no row below is written from the events before T commits.
+  if (write) {
+    // The fence (see the file comment): no batch that read events before T commits after it, and
+    // those that committed before it are seen by the rewrites below.
+    for (const fenced of [schema, beside.rebuild]) {
+      if (fenced !== undefined)
+        await client.query(`UPDATE ${fenced}.partitions SET epoch = epoch + 1`);
+    }
+  }
   const tables = [
     { at: schema, live: true, label: '' },
     { at: beside.rebuild, live: false, label: `${beside.rebuild}.` },
