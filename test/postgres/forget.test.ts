@@ -12,7 +12,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ErasureSubject } from '../../src/core/privacy/erasure-subject.js';
 import { isPseudonym } from '../../src/core/privacy/pseudonym.js';
+import type { LogRecord } from '../../src/engine/event-log.js';
 import { forgetPostgres } from '../../src/postgres/forget-postgres.js';
+import { importRecords } from '../../src/postgres/import-events.js';
 import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
@@ -153,6 +155,30 @@ describe('forgetPostgres', () => {
     expect(stored.kind).toBe('appended');
     expect(JSON.parse(rows[0]?.body ?? '{}')).toMatchObject({ partcipantName: report.pseudonym });
     expect(rows[0]?.body).not.toContain(NAME);
+
+    // So is one imported from a file log (pg import).
+    const receivedAt = '2026-11-27T12:00:00.000Z';
+    const line = JSON.stringify({ position: 1, receivedAt, deliveryId: 'imported', event: late() });
+    async function* imported(): AsyncGenerator<readonly LogRecord[]> {
+      yield [
+        {
+          kind: 'entry',
+          position: 1,
+          line: 1,
+          receivedAt,
+          deliveryId: 'imported',
+          event: late(),
+          raw: line,
+        },
+      ];
+    }
+    (await importRecords(db.pool, imported(), { schema }))._unsafeUnwrap();
+    const { rows: importedRows } = await db.pool.query<{ body: string }>(
+      `SELECT body FROM ${schema}.events WHERE delivery_id = 'imported'`,
+    );
+    expect(JSON.parse(importedRows[0]?.body ?? '{}')).toMatchObject({
+      partcipantName: report.pseudonym,
+    });
 
     // A second forget of the same id reuses the pseudonym.
     const again = (await forgetPostgres(db.pool, request, { schema }))._unsafeUnwrap();
