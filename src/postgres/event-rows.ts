@@ -70,7 +70,13 @@ export const recordOfRow = (row: EventRow): LogRecord => {
   return { kind: 'bad-line', position, line: position, raw: row.body, reason: row.bad_line };
 };
 
-/** Inserts the unnest()ed arrays in array order, skipping delivery ids already stored. */
+/**
+ * Inserts the unnest()ed arrays in array order, skipping delivery ids
+ * already stored. `$9` is the version of the erasure ledger the bodies were
+ * erased with: the statement fails with `LEDGER_CHANGED` when a forget
+ * committed since (see erased-appends.ts). The check is an InitPlan, run
+ * once, after the insert trigger took the append lock.
+ */
 export const insertEventsSql = (schema: SchemaName): string =>
   `INSERT INTO ${schema}.events
      (delivery_id, received_at, body, bad_line, event_type, company_id, template_id, sign_request_id)
@@ -79,6 +85,7 @@ export const insertEventsSql = (schema: SchemaName): string =>
                  $6::bigint[], $7::bigint[], $8::bigint[])
           WITH ORDINALITY AS item(delivery_id, received_at, body, bad_line, event_type,
                                   company_id, template_id, sign_request_id, n)
+    WHERE (SELECT ${schema}.ledger_unchanged($9::bigint))
     ORDER BY n
    ON CONFLICT (delivery_id) DO NOTHING
    RETURNING position, delivery_id`;

@@ -9,8 +9,10 @@
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { err, ok, type Result, safeTry } from 'neverthrow';
+import type { ErasureLedger } from '../core/privacy/erasure-ledger.js';
 import type { LogRecord } from '../engine/event-log.js';
 import { EventLogReadError } from '../engine/log-errors.js';
+import { readErasureLedger } from './erasure-rows.js';
 import { sqlText } from './event-routing.js';
 import { IMPORT_COLUMNS, importRow } from './import-rows.js';
 import { checkSchema, type SchemaOptions } from './migrate.js';
@@ -78,7 +80,9 @@ async function* rowBatches(
   records: AsyncIterable<readonly LogRecord[]>,
   counts: Counts,
   onProgress: ((records: number) => void) | undefined,
+  ledger: ErasureLedger,
 ): AsyncGenerator<RowBatch> {
+  const erase = (eventJson: string): string => ledger.eraseOnAppend(eventJson);
   let batch: RowBatch = { ids: [], rows: [] };
   for await (const read of records) {
     for (const record of read) {
@@ -90,7 +94,7 @@ async function* rowBatches(
       if (record.kind === 'bad-line') counts.badLines += 1;
       const id = record.kind === 'entry' ? record.deliveryId : undefined;
       batch.ids.push(id === undefined ? undefined : sqlText(id));
-      batch.rows.push(importRow(record));
+      batch.rows.push(importRow(record, erase));
       if (batch.rows.length >= BATCH_ROWS) {
         yield batch;
         batch = { ids: [], rows: [] };
@@ -180,7 +184,9 @@ const copyAll = async (
   await client.query('BEGIN');
   // Held to commit: no other writer stores a delivery id between a check below and its COPY.
   await client.query(`SELECT ${appendLockSql(schema)}`);
-  const batches = rowBatches(records, counts, options.onProgress);
+  // Read under the lock: a forget that committed before it is seen, and none commits until this does.
+  const { ledger } = await readErasureLedger(client, schema);
+  const batches = rowBatches(records, counts, options.onProgress, ledger);
   // The next batch is read and encoded while the database stores this one.
   let next = batches.next();
   try {

@@ -32,8 +32,15 @@ const optionalText = (value: string | null | undefined): string =>
   value === undefined || value === null ? NULL : copyText(value);
 const optionalNumber = (value: number | null): string => (value === null ? NULL : String(value));
 
-/** The row of a record, newline included. */
-export const importRow = (record: LogRecord): string => {
+/**
+ * The row of a record, newline included. `erase` replaces the names of
+ * forgotten ids in an event's text (`ErasureLedger.eraseOnAppend`; by
+ * default the text is kept).
+ */
+export const importRow = (
+  record: LogRecord,
+  erase: (eventJson: string) => string = (text) => text,
+): string => {
   if (record.kind === 'bad-line') {
     return `${NULL}\t${NULL}\t${copyText(record.raw)}\t${copyText(record.reason)}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\n`;
   }
@@ -41,7 +48,7 @@ export const importRow = (record: LogRecord): string => {
   // worker decodes the very text replay decodes: JSON.stringify would turn
   // 1e400 into null, and an envelope without receivedAt into its whole line.
   const raw = record.raw;
-  const body = envelopeEventText(raw) ?? raw;
+  const body = erase(envelopeEventText(raw) ?? raw);
   const routing = routingOf(record.event);
   return `${optionalText(record.deliveryId)}\t${optionalText(record.receivedAt)}\t${copyText(body)}\t${NULL}\t${optionalText(
     routing.eventType,

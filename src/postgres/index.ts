@@ -4,6 +4,14 @@
  * the same core (decoders, reducers, projector) as the file log. Needs the
  * optional peer dependency `pg` (and `pg-copy-streams` for imports).
  */
+/**
+ * Forgetting a person (GDPR art. 17): their names replaced by a pseudonym in
+ * the events (through the one controlled path past the append-only trigger),
+ * the projection tables, the quarantine and the effects, and the erasure
+ * recorded in the ledger; safe while appends and workers run (docs/privacy.md).
+ */
+export type { ForgetPostgresOptions } from './forget-postgres.js';
+export { forgetPostgres } from './forget-postgres.js';
 export type { ImportOptions, ImportOutcome } from './import-events.js';
 export { importRecords } from './import-events.js';
 export type { MigrateOptions, MigrateOutcome, SchemaOptions } from './migrate.js';
@@ -30,3 +38,6 @@ export { DEFAULT_SCHEMA } from './schema-name.js';
 export type { SkipOptions, SkipOutcome } from './skip-position.js';
 export { DEFAULT_SKIP_REASON, skipPosition } from './skip-position.js';
 export type { SqlPool, SqlPoolClient, SqlQueryable, SqlResult } from './sql-client.js';
+/** `VACUUM FULL` of the tables a forget rewrote, so no table file keeps the old row versions. */
+export type { VacuumOptions } from './vacuum-forgotten.js';
+export { vacuumForgotten } from './vacuum-forgotten.js';

@@ -3,6 +3,8 @@
  * running migrations 1..N in order, each once. Add a migration to change
  * the schema; never edit one that has shipped.
  */
+
+import { version6 } from './migration-erasures.js';
 import { type MigrationSettings, version2 } from './migration-partitions.js';
 import { version3 } from './migration-skips.js';
 import { reactorTablesSql } from './reactors/migration-reactors.js';
@@ -132,7 +134,7 @@ const version5 = (s: SchemaName): string => reactorRedoSql(s);
 
 /** Migration N is at index N - 1. */
 export const MIGRATIONS: readonly ((schema: SchemaName, settings: MigrationSettings) => string)[] =
-  [version1, version2, version3, version4, version5];
+  [version1, version2, version3, version4, version5, version6];
 
 /** The schema version this code reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -20,6 +20,7 @@ import { eventValueOf } from '../engine/json-text.js';
 import { closedError, EventLogReadError } from '../engine/log-errors.js';
 import { byteLimit, type WriteLimits, writeLimits } from '../engine/log-limits.js';
 import { unstorableText } from '../engine/storable-text.js';
+import { ErasedAppends } from './erased-appends.js';
 import {
   type EventRow,
   recordOfRow,
@@ -31,7 +32,6 @@ import { checkSchema, type SchemaOptions } from './migrate.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import { connect, type SqlPool, type SqlPoolClient, type SqlQueryable } from './sql-client.js';
-import { storeItems } from './store-items.js';
 
 /** Options of {@link openPostgresEventLog}. */
 export interface PostgresEventLogOptions extends SchemaOptions {
@@ -247,14 +247,16 @@ const logOn = (pool: SqlPool, schema: SchemaName, settings: LogSettings): Postgr
     aliveAt: new WeakMap(),
   };
 
+  // Every group is erased with the ledger (names of ids forgotten before it commits).
+  const erased = new ErasedAppends(schema);
+
   // Appends that queue while one is in flight share its statement (one commit, one fsync).
   const queue = new GroupCommitQueue<Job>(async (queued) => {
     // A job its deadline settled meanwhile was answered already: it is not sent late.
     const jobs = queued.filter((job) => !job.settled());
     if (jobs.length === 0) return;
     const items = jobs.flatMap((job) => job.items);
-    const run = (db: SqlQueryable) =>
-      items.length === 0 ? pingOn(db) : storeItems(db, schema, items);
+    const run = (db: SqlQueryable) => (items.length === 0 ? pingOn(db) : erased.store(db, items));
     const stored =
       timeoutMs === undefined
         ? await run(pool)

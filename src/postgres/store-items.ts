@@ -29,16 +29,24 @@ export const storedPositions = async (
   return new Map(found.rows.map((row) => [row.delivery_id, Number(row.position)]));
 };
 
-/** Inserts `items` in order (duplicates skipped) and returns one outcome per item. */
+/**
+ * Inserts `items` in order (duplicates skipped) and returns one outcome per
+ * item. `ledgerVersion` is the version of the erasure ledger the items were
+ * erased with (see erased-appends.ts): a `database` error of code
+ * `LEDGER_CHANGED` when it is not the stored one any more.
+ */
 export const storeItems = async (
   db: SqlQueryable,
   schema: SchemaName,
   items: readonly StoredItem[],
+  ledgerVersion: number,
 ): Promise<Result<AppendOutcome[], PostgresError>> => {
   let inserted: InsertedRow[];
   let earlier = new Map<string, number>();
   try {
-    inserted = (await db.query<InsertedRow>(insertEventsSql(schema), eventColumns(items))).rows;
+    inserted = (
+      await db.query<InsertedRow>(insertEventsSql(schema), [...eventColumns(items), ledgerVersion])
+    ).rows;
     const insertedIds = new Set(inserted.map((row) => row.delivery_id));
     const missing = items.flatMap((item) =>
       item.deliveryId !== undefined && !insertedIds.has(item.deliveryId) ? [item.deliveryId] : [],

@@ -78,16 +78,24 @@ export const writeEventsLog = async (pool: pg.Pool, schema = 'signfold'): Promis
 const byId = (records: { id: number; signRequestId?: number }[]) =>
   [...records].sort((a, b) => (a.signRequestId ?? 0) - (b.signRequestId ?? 0) || a.id - b.id);
 
-/** Checks that `pg export` of `url` equals `replay LOG --json --upcasters` (records and quarantine). */
+/**
+ * Checks that `pg export` of `url` equals `replay LOG --json [--upcasters MODULE]` (records and
+ * quarantine).
+ */
 export const expectExportEqualsReplay = async (
   url: string,
   log: string,
-  upcasters: string,
+  upcasters?: string,
 ): Promise<void> => {
   const exported = await runCli(['pg', 'export', '--database', url]);
   expect(exported).toMatchObject({ code: 0, stderr: '' });
   const fromTables = JSON.parse(exported.stdout);
-  const replayed = await runCli(['replay', log, '--json', '--upcasters', upcasters]);
+  const replayed = await runCli([
+    'replay',
+    log,
+    '--json',
+    ...(upcasters === undefined ? [] : ['--upcasters', upcasters]),
+  ]);
   expect(replayed.code, replayed.stderr).toBe(0);
   const fromReplay = JSON.parse(replayed.stdout);
   for (const key of ['templates', 'signRequests', 'participants']) {
