@@ -281,10 +281,21 @@ const tryOnce = async (
  *
  * @example
  * ```ts
+ * import pg from 'pg';
+ * import { forgetPostgres, migrate } from 'signfold/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const migrated = await migrate(pool);
+ * if (migrated.isErr()) throw new Error(migrated.error.message);
  * const forgotten = await forgetPostgres(pool, {
- *   participantIds: [7], userIds: [], names: [], dryRun: false,
+ *   participantIds: [7],
+ *   userIds: [],
+ *   names: [],
+ *   dryRun: false,
  * });
- * if (forgotten.isOk()) console.log(forgotten.value.pseudonym, forgotten.value.counts);
+ * if (forgotten.isErr()) throw new Error(forgotten.error.message);
+ * console.log(forgotten.value.pseudonym.startsWith('forgotten-')); // true
+ * await pool.end();
  * ```
  */
 export const forgetPostgres = async (

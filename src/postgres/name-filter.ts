@@ -57,7 +57,9 @@ export const nameFilterOf = (names: readonly string[]): NameFilter => {
  * placeholder (`$3`) its caller binds to `filter.needles`.
  */
 export const nameCondition = (column: string, filter: NameFilter, param: string): string => {
-  if (filter.everyRow) return `${column} IS NOT NULL`;
-  if (filter.needles.length === 0) return 'false';
+  // The placeholder is named in every branch: a bound parameter no SQL mentions has no type, and
+  // PostgreSQL refuses the statement (42P18). The array bound is never NULL.
+  if (filter.everyRow) return `(${column} IS NOT NULL OR ${param}::text[] IS NULL)`;
+  if (filter.needles.length === 0) return `(${param}::text[] IS NULL)`;
   return `EXISTS (SELECT 1 FROM unnest(${param}::text[]) AS needle(t) WHERE strpos(${column}, needle.t) > 0)`;
 };

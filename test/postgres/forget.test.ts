@@ -106,6 +106,21 @@ describe('the controlled path past the append-only trigger', () => {
 });
 
 describe('forgetPostgres', () => {
+  it('forgets an id that holds no name anywhere: nothing found, nothing changed, a ledger entry', async () => {
+    // Every name pre-filter then has no needle: its unused parameter must still have a type.
+    const schema = await freshSchema();
+    const forgotten = await forgetPostgres(
+      db.pool,
+      { participantIds: [424242], userIds: [], names: [], dryRun: false },
+      { schema },
+    );
+    const report = forgotten._unsafeUnwrap();
+    expect(report.foundNames).toBe(0);
+    expect(Object.values(report.counts).every((count) => count === 0)).toBe(true);
+    const { rows } = await db.pool.query(`SELECT state FROM ${schema}.erasures ORDER BY id`);
+    expect(rows.map((row) => row.state)).toEqual(['started', 'done']);
+  });
+
   it('leaves no row holding the name, events rewritten by the core rule, projection = fold', async () => {
     const schema = await storeWithName();
     expect((await holding(schema, NAME)).length).toBeGreaterThan(5);
