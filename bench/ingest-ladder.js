@@ -2,7 +2,7 @@
 // holds every answer 2xx and p99 < 20 ms from the scheduled send, under an open loop of signed
 // ~400-byte deliveries, on a ladder of rates:
 // - `signfold serve --log` (fdatasync before each answer, concurrent appends committed in groups);
-// - `signfold serve --database` on a throwaway PostgreSQL (with --database, the default; --no-database skips it);
+// - `signfold serve --database` on a throwaway PostgreSQL (--no-database skips it);
 // - bench/ingest-fsync-server.js: node:http appending each body to a file and fdatasyncing before 200;
 // - bench/ingest-null-server.js: node:http answering 200 without storing.
 // Every run is a fresh process and a fresh file (or database). At each rate the servers still
@@ -26,12 +26,11 @@ import { deliveryHeaders, SECRET_ENV } from './serve-signature.js';
 
 const { values: opts } = parseArgs({
   options: {
-    rates: { type: 'string', default: '1000,2000,3000,4000,6000,8000,10000,13000,16000,20000' },
+    rates: { type: 'string', default: '1000,2000,3000,4000,6000,8000,10000,13000,16000' },
     seconds: { type: 'string', default: '2' },
-    warmup: { type: 'string', default: '0.5' },
+    warmup: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '5' },
     only: { type: 'string' },
-    database: { type: 'boolean', default: true },
     'no-database': { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
@@ -47,7 +46,7 @@ const REFERENCE_RATE = 3000;
 const TARGET_P99_MS = 20;
 const SECRET = 'bench-secret';
 const NODE_ARGS = opts['node-args'].split(' ').filter((a) => a !== '');
-const WITH_DATABASE = opts.database && !opts['no-database'];
+const WITH_DATABASE = !opts['no-database'];
 const loadAtStart = loadavg().map((n) => n.toFixed(2));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
