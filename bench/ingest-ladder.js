@@ -10,7 +10,9 @@
 // in a round at its first rate that fails (but always runs 3,000/s, for the p50/p99 and the CPU per
 // request there). The highest passing rate is the median over the rounds, with its range.
 // Writes its section of bench/RESULTS.md (marked <!-- bench/ingest-ladder.js -->) unless --quick,
-// --only or --no-write. `--node-args "--cpu-prof --cpu-prof-dir=DIR"` passes flags to `serve`.
+// --only or --no-write. `--node-args "--cpu-prof --cpu-prof-dir=DIR"` passes flags to `serve`;
+// `--baseline PATH/dist/cli/main.js [--baseline-label TEXT]` adds another build's `serve --log` as one
+// more server, to compare builds side by side.
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -35,6 +37,10 @@ const { values: opts } = parseArgs({
     quick: { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
     'node-args': { type: 'string', default: '' },
+    /** Another build's dist/cli/main.js, run as one more server (`serve --log`) to compare builds. */
+    baseline: { type: 'string' },
+    /** How the section names the --baseline build (default: its path). */
+    'baseline-label': { type: 'string' },
   },
 });
 const QUICK = opts.quick;
@@ -65,6 +71,21 @@ const SERVERS = [
     database: true,
     argv: (_dir, _run, url) => [CLI, 'serve', '--database', url, '--port', '0'],
   },
+  ...(opts.baseline === undefined
+    ? []
+    : [
+        {
+          name: `signfold serve --log (${opts['baseline-label'] ?? opts.baseline})`,
+          argv: (dir, run) => [
+            opts.baseline,
+            'serve',
+            '--log',
+            join(dir, `base-${run}.ndjson`),
+            '--port',
+            '0',
+          ],
+        },
+      ]),
   {
     name: 'node:http append + fdatasync',
     reference: true,
@@ -81,7 +102,7 @@ const SERVERS = [
 ].filter(
   (s) =>
     (WITH_DATABASE || s.database !== true) &&
-    (opts.only === undefined || s.name.includes(opts.only)),
+    (opts.only === undefined || opts.only.split(',').some((part) => s.name.includes(part))),
 );
 
 /**
@@ -93,7 +114,7 @@ const start = (argv, dir, run) =>
     const errFile = join(dir, `stderr-${run}.log`);
     const errStream = createWriteStream(errFile);
     errStream.on('open', (fd) => {
-      const child = spawn(process.execPath, [...(argv[0] === CLI ? NODE_ARGS : []), ...argv], {
+      const child = spawn(process.execPath, [...(argv[1] === 'serve' ? NODE_ARGS : []), ...argv], {
         env: { ...process.env, [SECRET_ENV]: SECRET },
         stdio: ['ignore', 'pipe', fd],
       });
