@@ -28,13 +28,15 @@ import { deliveryHeaders, SECRET_ENV } from './serve-signature.js';
 
 const { values: opts } = parseArgs({
   options: {
-    rates: { type: 'string', default: '1000,2000,3000,4000,6000,8000,10000,13000,16000' },
+    rates: { type: 'string', default: '500,1000,2000,3000,4000,6000,8000,10000,13000,16000' },
     seconds: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '5' },
     only: { type: 'string' },
     'no-database': { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
+    /** Run every rate for every server, past failures (to compare at fixed rates). */
+    'no-climb': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
     'node-args': { type: 'string', default: '' },
     /** Another build's dist/cli/main.js, run as one more server (`serve --log`) to compare builds. */
@@ -212,7 +214,9 @@ const startDatabase = async () => {
 
 const ladder = async () => {
   const postgres = await startDatabase();
-  const figures = new Map(SERVERS.map((s) => [s.name, { highest: [], atReference: [] }]));
+  const figures = new Map(
+    SERVERS.map((s) => [s.name, { highest: [], atReference: [], byRate: new Map() }]),
+  );
   let run = 0;
   try {
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -221,7 +225,7 @@ const ladder = async () => {
       const order = SERVERS.map((_, i) => SERVERS[(i + round) % SERVERS.length]);
       for (const rate of RATES) {
         for (const server of order) {
-          if (!climbing.has(server.name) && rate !== REFERENCE_RATE) continue;
+          if (!climbing.has(server.name) && rate !== REFERENCE_RATE && !opts['no-climb']) continue;
           run += 1;
           const dir = mkdtempSync(join(tmpdir(), 'signfold-ladder-'));
           const s = await runOnce(server, rate, dir, run, postgres);
@@ -230,13 +234,15 @@ const ladder = async () => {
               `${s.ok}/${s.sent} 2xx, p50 ${ms(s.p50FromSchedule)} ms, p99 ${ms(s.p99FromSchedule)} ms from schedule ` +
               `(max ${ms(s.max)}), CPU ${fmt(s.cpuUs)} µs/request, load ${s.load.toFixed(1)}`,
           );
-          if (rate === REFERENCE_RATE) figures.get(server.name).atReference.push(s);
+          const mine = figures.get(server.name);
+          if (rate === REFERENCE_RATE) mine.atReference.push(s);
+          mine.byRate.set(rate, [...(mine.byRate.get(rate) ?? []), s]);
           if (climbing.has(server.name)) {
             if (s.passed) highest.set(server.name, rate);
             else climbing.delete(server.name);
           }
         }
-        if (climbing.size === 0 && rate >= REFERENCE_RATE) break;
+        if (climbing.size === 0 && rate >= REFERENCE_RATE && !opts['no-climb']) break;
       }
       for (const [name, rate] of highest) figures.get(name).highest.push(rate);
       log(
@@ -247,9 +253,10 @@ const ladder = async () => {
     postgres?.stop();
   }
   return SERVERS.map((s) => {
-    const { highest, atReference } = figures.get(s.name);
+    const { highest, atReference, byRate } = figures.get(s.name);
     return {
       name: s.name,
+      byRate,
       highest,
       median: median(highest),
       p50: median(atReference.map((r) => r.p50FromSchedule)),
@@ -269,6 +276,12 @@ const section = (rows) => {
     `| ${r.name} | **${fmt(r.median)}/s** (${fmt(Math.min(...r.highest))}–${fmt(Math.max(...r.highest))}) | ${ms(r.p50)} / ${ms(r.p99)} ms (p99 ${ms(r.p99Range[0])}–${ms(r.p99Range[1])}) | ${fmt(r.cpuUs)} µs |`;
   const roundRow = (r) => `| ${r.name} | ${r.highest.map((h) => fmt(h)).join(' | ')} |`;
   const heads = rows[0]?.highest.map((_, i) => `round ${i + 1}`) ?? [];
+  const rateCell = (runs) =>
+    runs === undefined
+      ? ''
+      : `${ms(median(runs.map((r) => r.p99FromSchedule)))} (${runs.length}${runs.every((r) => r.errors === 0) ? '' : ', not all 2xx'})`;
+  const rateRow = (r) =>
+    `| ${r.name} | ${RATES.map((rate) => rateCell(r.byRate.get(rate))).join(' | ')} |`;
   return `<!-- bench/ingest-ladder.js -->
 ## Ingestion ladder (bench/ingest-ladder.js)
 
@@ -299,6 +312,13 @@ Highest passing rate of each round (0: not even ${fmt(RATES[0])}/s):
 | server | ${heads.join(' | ')} |
 |---|${heads.map(() => '---:').join('|')}|
 ${rows.map(roundRow).join('\n')}
+
+The p99 from the scheduled send at each rate, in ms: the median of the rounds that ran it (how many in
+brackets; a server stops climbing at its first failing rate, so the higher rates have fewer rounds):
+
+| server | ${RATES.map((rate) => `${fmt(rate)}/s`).join(' | ')} |
+|---|${RATES.map(() => '---:').join('|')}|
+${rows.map(rateRow).join('\n')}
 
 CPU per request: user + system time of the server process (from /proc) over the measured window,
 divided by the requests sent; the load generator runs in a process of its own on the same two cores.
