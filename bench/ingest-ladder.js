@@ -30,7 +30,7 @@ const { values: opts } = parseArgs({
   options: {
     rates: { type: 'string', default: '500,1000,2000,3000,4000,6000,8000,10000,13000,16000' },
     seconds: { type: 'string', default: '2' },
-    warmup: { type: 'string', default: '1' },
+    warmup: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '5' },
     only: { type: 'string' },
     'no-database': { type: 'boolean', default: false },
@@ -48,7 +48,7 @@ const { values: opts } = parseArgs({
 const QUICK = opts.quick;
 const RATES = (QUICK ? '1000,3000,6000,10000' : opts.rates).split(',').map(Number);
 const SECONDS = QUICK ? 1 : Number(opts.seconds);
-const WARMUP = Number(opts.warmup);
+const WARMUP = QUICK ? 1 : Number(opts.warmup);
 const ROUNDS = QUICK ? 1 : Number(opts.rounds);
 const REFERENCE_RATE = 3000;
 const TARGET_P99_MS = 20;
