@@ -144,9 +144,11 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
       unavailableAnswer(reason, retryAfter),
     );
   };
+  // Once per handler, not once per request.
+  const shownHeaders = standard ? [deliveryHeader, 'svix-id'] : [deliveryHeader];
   /** The delivery id the request shows, for the outcome of an answer given before it is checked. */
   const shownId = (headers: WebhookHeaders): string | undefined => {
-    for (const header of standard ? [deliveryHeader, 'svix-id'] : [deliveryHeader]) {
+    for (const header of shownHeaders) {
       const id = deliveryIdOf(headers, header, false);
       if (id.isOk() && id.value !== undefined) return id.value;
     }

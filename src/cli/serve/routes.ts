@@ -231,15 +231,16 @@ export const serveRoutes = (options: ServeRoutesOptions): ServeRoutes => {
     options.log.request(line);
   };
   return {
-    listener: (request, response) =>
-      options.inFlight.track(async () => {
-        unanswered.add(response);
-        try {
-          await answer(request, response);
-        } finally {
-          unanswered.delete(response);
-        }
-      }),
+    listener: async (request, response) => {
+      options.inFlight.begin();
+      unanswered.add(response);
+      try {
+        await answer(request, response);
+      } finally {
+        unanswered.delete(response);
+        options.inFlight.end();
+      }
+    },
     stopKeepingAlive: () => {
       for (const response of unanswered) closeAfterAnswer(response);
     },
