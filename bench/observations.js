@@ -87,7 +87,10 @@ rmSync(dir, { recursive: true, force: true });
 const plainMs = median(plain);
 const observedMs = median(observed);
 const perRecordUs = ((observedMs - plainMs) * 1000) / count;
-const pairedRatio = median(plain.map((ms, i) => observed[i] / ms));
+const pairRatios = plain.map((ms, i) => observed[i] / ms);
+const pairedRatio = median(pairRatios);
+// The range, so a reader sees how far one pair may stray from the median on this host.
+const pairRange = `${Math.min(...pairRatios).toFixed(3)}–${Math.max(...pairRatios).toFixed(3)}`;
 const section = `<!-- bench/observations.js -->
 ## Observation records on replay (bench/observations.js)
 
@@ -97,7 +100,7 @@ ${fmt(events.length)} generated events (seed 11, ${fmt(Number(opts.requests))} s
 |---|---:|
 | plain replay | ${fmt(plainMs)} ms (${fmt(events.length / (plainMs / 1000))} records/s) |
 | with 1 % observation records | ${fmt(observedMs)} ms (${fmt((events.length + count) / (observedMs / 1000))} records/s) |
-| ratio, per pair | ${pairedRatio.toFixed(3)} |
+| ratio, per pair: median (range) | ${pairedRatio.toFixed(3)} (${pairRange}) |
 | cost of one observation record (decode, compare, apply) | ${perRecordUs.toFixed(1)} µs |
 `;
 console.log(section);

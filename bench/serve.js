@@ -14,22 +14,16 @@
 // --only verify|file|postgres|read (one part alone, printed only).
 import { execFileSync } from 'node:child_process';
 import { createHmac, generateKeyPairSync } from 'node:crypto';
-import {
-  closeSync,
-  fdatasyncSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ok } from 'neverthrow';
 import { createWebhookHandler } from '../dist/webhooks/index.js';
 import { startPostgres } from '../scripts/throwaway-postgres.js';
+import { cpuSecondsOf } from './process-cpu.js';
 import { replaceResultsSection } from './results-section.js';
+import { eventOfSize } from './serve-event.js';
 import { openLoop, summarize } from './serve-load.js';
 import { CLI, startServe } from './serve-process.js';
 import { readBench, readSection } from './serve-reads.js';
@@ -57,25 +51,6 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const ms = (n) => (Number.isNaN(n) ? '–' : n.toFixed(1));
 const log = (...a) => console.log(...a);
-
-/** A sign-request-sent event of about `bytes` bytes of JSON (padded with its name). */
-const eventOfSize = (id, bytes) => {
-  const event = {
-    type: 'sign-request-sent',
-    companyId: 1,
-    signRequestId: id,
-    signRequestName: '',
-    templateId: 100,
-    templateName: 'NDA',
-    senderId: 20,
-    senderName: 'Sam Sender',
-    ownerId: 10,
-    ownerName: 'Olive Owner',
-  };
-  const base = JSON.stringify(event).length;
-  event.signRequestName = 'x'.repeat(Math.max(1, bytes - base));
-  return JSON.stringify(event);
-};
 
 // --- 1. verification per request, in process ----------------------------------------------------
 
@@ -233,24 +208,6 @@ const configurations = (round) => {
 };
 const labelOf = (c) =>
   `${c.store === 'file' ? 'file log' : 'PostgreSQL'}, ${c.signed ? 'signed' : '--insecure-no-signature'}, ${fmt(c.rate)}/s`;
-
-/** CPU seconds (user + system) a process used so far, from /proc (Linux); NaN elsewhere. */
-const TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-const cpuSecondsOf = (pid) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
-  } catch {
-    return Number.NaN;
-  }
-};
 
 /** One run: a fresh store and process, warm-up, then the measured open loop; SIGTERM at the end. */
 const runOnce = async (config, dir, server, run) => {

@@ -65,7 +65,10 @@ rmSync(dir, { recursive: true, force: true });
 
 const plainMs = median(plain);
 const upcastMs = median(upcast);
-const pairedRatio = median(plain.map((ms, i) => upcast[i] / ms));
+const pairRatios = plain.map((ms, i) => upcast[i] / ms);
+const pairedRatio = median(pairRatios);
+// The range, so a reader sees how far one pair may stray from the median on this host.
+const pairRange = `${Math.min(...pairRatios).toFixed(3)}–${Math.max(...pairRatios).toFixed(3)}`;
 const perEventNs = ((upcastMs - plainMs) * 1e6) / events.length;
 const section = `<!-- bench/upcasters.js -->
 ## Upcasters on replay (bench/upcasters.js)
@@ -76,7 +79,7 @@ ${fmt(events.length)} generated events (seed 11, ${fmt(Number(opts.requests))} s
 |---|---:|
 | replay without upcasters | ${fmt(plainMs)} ms (${fmt(events.length / (plainMs / 1000))} events/s) |
 | replay with an identity upcaster | ${fmt(upcastMs)} ms (${fmt(events.length / (upcastMs / 1000))} events/s) |
-| ratio, per pair | ${pairedRatio.toFixed(3)} |
+| ratio, per pair: median (range) | ${pairedRatio.toFixed(3)} (${pairRange}) |
 | cost per event | ${perEventNs.toFixed(0)} ns |
 `;
 console.log(section);

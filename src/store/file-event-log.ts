@@ -202,8 +202,7 @@ export const openFileEventLog = async (
       try {
         if (needsTruncate) await handle.truncate(committed);
         needsTruncate = false;
-        await writeFully(handle, bytes, committed);
-        if (durable) await handle.sync();
+        await writeFully(handle, bytes, committed, durable);
       } catch (cause) {
         // Cut whatever part of the group reached the file: it was not acknowledged.
         needsTruncate = true;

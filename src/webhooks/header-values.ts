@@ -15,8 +15,12 @@ export const headerValues = (headers: WebhookHeaders, name: string): readonly st
     return typeof value === 'string' ? [value] : [];
   }
   const values: string[] = [];
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== name) continue;
+  // for…in rather than Object.entries: this runs several times per delivery, and the pairs
+  // were garbage; the length check skips lower-casing the names that cannot match.
+  for (const key in headers) {
+    if (key.length !== name.length || !Object.hasOwn(headers, key)) continue;
+    if (key !== name && key.toLowerCase() !== name) continue;
+    const value = (headers as Readonly<Record<string, unknown>>)[key];
     if (typeof value === 'string') values.push(value);
     else if (Array.isArray(value)) {
       for (const one of value) if (typeof one === 'string') values.push(one);

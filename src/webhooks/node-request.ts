@@ -5,7 +5,7 @@
  * `ServerResponse` fit.
  */
 import { unavailableAnswer } from './webhook-answers.js';
-import type { WebhookHandler, WebhookOutcome } from './webhook-types.js';
+import type { WebhookHandler, WebhookOutcome, WebhookRequest } from './webhook-types.js';
 
 /** The parts of a node:http `IncomingMessage` the glue uses. */
 export interface NodeWebhookRequest {
@@ -121,13 +121,15 @@ export const handleNodeRequest = async (
     const read = await readBody(request, options.maxBodyBytes);
     if (read.kind === 'gone') return undefined;
     if (read.kind === 'consumed') return answerConsumed(response);
-    const answer = await handler({
+    // Built member by member, not with conditional spreads: once per delivery.
+    const delivered: { -readonly [K in keyof WebhookRequest]: WebhookRequest[K] } = {
       method: request.method ?? '',
-      ...(typeof request.url === 'string' ? { url: request.url } : {}),
       headers: request.headers,
       body: read.kind === 'body' ? read.body : new Uint8Array(0),
-      ...(read.kind === 'over' ? { overLimit: read.limit } : {}),
-    });
+    };
+    if (typeof request.url === 'string') delivered.url = request.url;
+    if (read.kind === 'over') delivered.overLimit = read.limit;
+    const answer = await handler(delivered);
     if (!response.headersSent) {
       const headers =
         read.kind === 'over' ? { ...answer.headers, connection: 'close' } : answer.headers;

@@ -119,6 +119,15 @@ describe('openFileEventLog', () => {
             syncs += 1;
             return handle.sync();
           },
+          // A write through O_DSYNC is a write and a sync in one.
+          ...(handle.writeDurably === undefined
+            ? {}
+            : {
+                writeDurably: (...args: Parameters<NonNullable<typeof handle.writeDurably>>) => {
+                  syncs += 1;
+                  return handle.writeDurably?.(...args) ?? Promise.resolve(0);
+                },
+              }),
         };
       },
     };

@@ -65,53 +65,85 @@ export const watchAppends = (
     events.onChange({ availableAfterMs: Math.round(now() - failingSince) });
     failingSince = undefined;
   };
-  // Start times of the appends the log has not settled yet (answered at their deadline or not).
-  const pending = new Map<number, number>();
-  let next = 0;
-  const append = async (
-    event: unknown,
-    options?: AppendOptions,
-  ): Promise<Result<AppendOutcome, LogFailure>> => {
-    const id = next;
-    next += 1;
-    pending.set(id, now());
-    const appended = Promise.resolve()
-      .then(() => log.append(event, options))
-      .finally(() => pending.delete(id));
-    appended.then(
-      (result) => {
-        if (result.isOk()) succeeded();
-        else if (!ABOUT_THE_DELIVERY.has(result.error.kind)) failed(result.error.message);
-      },
-      (cause: unknown) => failed(cause instanceof Error ? cause.message : String(cause)),
-    );
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<Result<AppendOutcome, LogFailure>>((resolve) => {
-      timer = setTimeout(() => {
-        events.onTimeout();
-        failed(`no commit within ${secondsOf(timeoutMs)}`);
-        resolve(
-          err({
-            kind: 'timeout',
-            message: `no commit within ${secondsOf(timeoutMs)} (--append-timeout): the storage does not answer; it may or may not be stored: deliver it again`,
-          }),
-        );
-      }, timeoutMs);
+  /** An append the log has not settled yet (answered at its deadline or not). */
+  interface Pending {
+    readonly started: number;
+    /** Answers the handler; a no-op once it was answered (a promise settles once). */
+    readonly answer: (result: Result<AppendOutcome, LogFailure>) => void;
+    answered: boolean;
+  }
+  // In start order, hence in deadline order: the first one not yet answered is the next due.
+  // One timer for all of them, armed for that one, instead of a timer and a race per append:
+  // under load those were a large share of each request's garbage.
+  const pending = new Set<Pending>();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = (): Result<AppendOutcome, LogFailure> =>
+    err({
+      kind: 'timeout',
+      message: `no commit within ${secondsOf(timeoutMs)} (--append-timeout): the storage does not answer; it may or may not be stored: deliver it again`,
     });
-    try {
-      return await Promise.race([appended, late]);
-    } finally {
-      clearTimeout(timer);
+  const arm = (): void => {
+    if (timer !== undefined) return;
+    for (const waiting of pending) {
+      if (waiting.answered) continue;
+      timer = setTimeout(expire, Math.max(0, waiting.started + timeoutMs - now()));
+      return;
     }
   };
+  const expire = (): void => {
+    timer = undefined;
+    const at = now();
+    for (const waiting of pending) {
+      if (waiting.answered) continue;
+      if (waiting.started + timeoutMs > at) break;
+      waiting.answered = true;
+      events.onTimeout();
+      failed(`no commit within ${secondsOf(timeoutMs)}`);
+      waiting.answer(timedOut());
+    }
+    arm();
+  };
+  /** Forgets a settled append; with none left, the timer goes too (it would hold the exit up). */
+  const forget = (waiting: Pending): void => {
+    pending.delete(waiting);
+    if (pending.size === 0 && timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+  };
+  const settled = (waiting: Pending, result: Result<AppendOutcome, LogFailure>): void => {
+    forget(waiting);
+    if (result.isOk()) succeeded();
+    else if (!ABOUT_THE_DELIVERY.has(result.error.kind)) failed(result.error.message);
+    waiting.answered = true;
+    waiting.answer(result);
+  };
+  const append = (
+    event: unknown,
+    options?: AppendOptions,
+  ): Promise<Result<AppendOutcome, LogFailure>> =>
+    new Promise((answer, reject) => {
+      const waiting: Pending = { started: now(), answer, answered: false };
+      pending.add(waiting);
+      arm();
+      const failedWith = (cause: unknown): void => {
+        forget(waiting);
+        failed(cause instanceof Error ? cause.message : String(cause));
+        waiting.answered = true;
+        reject(cause);
+      };
+      try {
+        log.append(event, options).then((result) => settled(waiting, result), failedWith);
+      } catch (cause) {
+        failedWith(cause);
+      }
+    });
   return {
     log: { append },
     stalled: () => {
-      let oldest: number | undefined;
-      for (const started of pending.values())
-        if (oldest === undefined || started < oldest) oldest = started;
-      if (oldest === undefined) return undefined;
-      const waited = now() - oldest;
+      const first = pending.values().next();
+      if (first.done === true) return undefined;
+      const waited = now() - first.value.started;
       return waited > Math.min(STALL_MS, timeoutMs)
         ? `appends are not completing: one has waited ${secondsOf(waited)}`
         : undefined;

@@ -13,15 +13,19 @@ export class InFlightRequests {
     return this.#count;
   }
 
-  /** Runs `answer` as one request in progress; settles as it does. */
-  async track<T>(answer: () => Promise<T>): Promise<T> {
+  /** A request began: call {@link InFlightRequests.end} once it is answered, whatever happens. */
+  begin(): void {
     this.#count += 1;
-    try {
-      return await answer();
-    } finally {
-      this.#count -= 1;
-      if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
-    }
+  }
+
+  /**
+   * A request begun with {@link InFlightRequests.begin} ended. A pair of
+   * calls rather than a wrapper taking a callback: this runs for every
+   * request, and the wrapper cost a closure and two promises each.
+   */
+  end(): void {
+    this.#count -= 1;
+    if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
   }
 
   /** Resolves once no request is in progress (at once if none is). */

@@ -212,26 +212,35 @@ export const serveRoutes = (options: ServeRoutesOptions): ServeRoutes => {
       write(response, 500, json({ error: 'internal error' }));
       entry = { outcome: null, reason: cause instanceof Error ? cause.message : String(cause) };
     }
-    options.log.request({
+    // Member by member, not `{ ...defaults, ...entry }`: once per request.
+    const line: { -readonly [K in keyof RequestEntry]: RequestEntry[K] } = {
       method: request.method ?? '',
       path,
-      status: response.headersSent ? response.statusCode : null,
-      deliveryId: null,
+      status:
+        entry.status !== undefined
+          ? entry.status
+          : response.headersSent
+            ? response.statusCode
+            : null,
+      deliveryId: entry.deliveryId ?? null,
       durationMs: performance.now() - started,
-      outcome: null,
-      ...entry,
-    });
+      outcome: entry.outcome ?? null,
+    };
+    if (entry.reason !== undefined) line.reason = entry.reason;
+    if (entry.position !== undefined) line.position = entry.position;
+    options.log.request(line);
   };
   return {
-    listener: (request, response) =>
-      options.inFlight.track(async () => {
-        unanswered.add(response);
-        try {
-          await answer(request, response);
-        } finally {
-          unanswered.delete(response);
-        }
-      }),
+    listener: async (request, response) => {
+      options.inFlight.begin();
+      unanswered.add(response);
+      try {
+        await answer(request, response);
+      } finally {
+        unanswered.delete(response);
+        options.inFlight.end();
+      }
+    },
     stopKeepingAlive: () => {
       for (const response of unanswered) closeAfterAnswer(response);
     },

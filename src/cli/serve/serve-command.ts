@@ -159,6 +159,7 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
     const giveUp = (error: CliError): void => {
       // Past the bound the storage may never settle (its close waits for a hung append, the
       // pool for its client): the one line `run` would print, and the exit, happen here.
+      log.flush();
       writeLines(io.stderr, [`signfold: ${error.message}`]);
       process.exit(error.exitCode);
     };
