@@ -5,7 +5,15 @@
 // and its snapshot; the order alternates. Medians with their range. Writes its section of
 // bench/RESULTS.md unless --no-write.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -53,12 +61,24 @@ try {
     }
   };
   const { lines } = writeNdjson(source, events(), { envelope: true });
-  const firstEvent = JSON.parse(readFileSync(source, 'utf8').slice(0, 4096).split('\n')[0]).event;
+  const head = Buffer.alloc(4096);
+  const fd = openSync(source, 'r');
+  readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  const firstEvent = JSON.parse(head.toString('utf8').split('\n')[0]).event;
   const user = firstEvent.senderId ?? firstEvent.ownerId;
-  execFileSync(process.execPath, [CLI, 'replay', source, '--snapshot', join(dir, 'source.snapshot')]);
+  execFileSync(process.execPath, [
+    CLI,
+    'replay',
+    source,
+    '--snapshot',
+    join(dir, 'source.snapshot'),
+  ]);
   const bytes = statSync(source).size;
   const loadBefore = load();
-  console.log(`log: ${fmt(lines)} events, ${fmt(bytes / 2 ** 20)} MiB; forgetting user ${user}; load ${loadBefore}`);
+  console.log(
+    `log: ${fmt(lines)} events, ${fmt(bytes / 2 ** 20)} MiB; forgetting user ${user}; load ${loadBefore}`,
+  );
 
   const forgets = [];
   const bare = [];
