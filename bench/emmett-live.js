@@ -25,8 +25,10 @@
 // per-partition copy of the templates. See bench/README.md.
 //
 // Writes its section of bench/RESULTS.md unless --no-write. Options: --events N (default 20,000),
-// --rounds N (default 5), --appenders 1,8, --no-write.
+// --rounds N (default 5), --appenders 1,8, --profile DIR (a CPU profile of each pg work process
+// there), --no-write.
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -43,6 +45,7 @@ const { values: opts } = parseArgs({
     events: { type: 'string', default: '20000' },
     rounds: { type: 'string', default: '5' },
     appenders: { type: 'string', default: '1,8' },
+    profile: { type: 'string' },
     'no-write': { type: 'boolean', default: false },
   },
 });
@@ -65,7 +68,40 @@ const percentile = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
+/** CPU ms of a run as µs per event. */
+const perEvent = (ms) => fmt((ms * 1000) / EVENTS);
 const load = () => loadavg()[0];
+
+/** utime, stime, cutime, cstime (clock ticks) and the parent of a process, from /proc. */
+const statOf = (pid) => {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const n = (i) => Number(fields[i]);
+  return { ppid: n(1), own: n(11) + n(12), children: n(13) + n(14) };
+};
+const TICK_MS = 10; // CLK_TCK 100 on Linux
+
+/**
+ * CPU ms of the server so far: the postmaster, its live processes, and the ones it reaped
+ * (counted in its children's times). Another server on the machine is not counted.
+ */
+const serverCpuMs = (postmaster) => {
+  let ticks = statOf(postmaster).own + statOf(postmaster).children;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = statOf(name);
+      if (stat.ppid === postmaster) ticks += stat.own;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * TICK_MS;
+};
+const ownCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 
 /** The events of every run: the same, in the same order. */
 const EVENT_LIST = (() => {
@@ -127,7 +163,9 @@ const runSignfold = async (url, appenders) => {
   let worker;
   try {
     (await migrate(pool, { partitions: PARTITIONS }))._unsafeUnwrap();
-    worker = spawn(process.execPath, [CLI, 'pg', 'work', '--database', url], {
+    const profile =
+      opts.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', opts.profile];
+    worker = spawn(process.execPath, [...profile, CLI, 'pg', 'work', '--database', url], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     worker.stderr.pipe(process.stderr);
@@ -137,6 +175,11 @@ const runSignfold = async (url, appenders) => {
     // The connections and the ledger read happen before the clock starts, as Emmett's migration.
     (await log.ping())._unsafeUnwrap();
     let high = 0;
+    const cpu = {
+      server: serverCpuMs(POSTMASTER),
+      client: ownCpuMs(),
+      worker: workerCpuMs(worker),
+    };
     const started = performance.now();
     const latencies = await runLanes(lanesOf(appenders), async (i) => {
       const stored = await log.append(EVENT_LIST[i], { deliveryId: `d-${i}` });
@@ -150,6 +193,11 @@ const runSignfold = async (url, appenders) => {
       await sleep(2);
     }
     const projected = performance.now();
+    const used = {
+      server: serverCpuMs(POSTMASTER) - cpu.server,
+      client: ownCpuMs() - cpu.client,
+      worker: workerCpuMs(worker) - cpu.worker,
+    };
     await log.close();
     const { rows } = await watcher.query(
       `SELECT (SELECT count(*) FROM signfold.sign_requests) AS requests,
@@ -161,6 +209,7 @@ const runSignfold = async (url, appenders) => {
       tailMs: projected - appended,
       latencies,
       rows: `${rows[0].requests} requests, ${rows[0].participants} participants`,
+      used,
     };
   } finally {
     if (worker !== undefined && worker.exitCode === null) {
@@ -185,6 +234,7 @@ const runEmmett = async (url, appenders) => {
   try {
     // Its schema is created here, before the clock starts (it would be on the first append).
     await store.schema.migrate();
+    const cpu = { server: serverCpuMs(POSTMASTER), client: ownCpuMs() };
     const started = performance.now();
     const latencies = await runLanes(lanesOf(appenders), async (i) => {
       const event = EVENT_LIST[i];
@@ -193,6 +243,11 @@ const runEmmett = async (url, appenders) => {
       ]);
     });
     const projected = performance.now();
+    const used = {
+      server: serverCpuMs(POSTMASTER) - cpu.server,
+      client: ownCpuMs() - cpu.client,
+      worker: 0,
+    };
     const check = new pg.Client({ connectionString: url });
     await check.connect();
     const { rows } = await check.query(
@@ -206,15 +261,26 @@ const runEmmett = async (url, appenders) => {
       tailMs: 0,
       latencies,
       rows: `${rows[0].requests} requests, ${rows[0].participants} participants`,
+      used,
     };
   } finally {
     await store.close();
   }
 };
 
+/** CPU ms of the `pg work` process so far. */
+const workerCpuMs = (worker) => statOf(worker.pid).own * TICK_MS;
+
 const SIDES = { signfold: runSignfold, emmett: runEmmett };
 
 const server = await startPostgres();
+const POSTMASTER = await (async () => {
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  const { rows } = await client.query('SELECT pg_backend_pid() AS pid');
+  await client.end();
+  return statOf(rows[0].pid).ppid;
+})();
 /** results[appenders] = [{ signfold, emmett, load }] per round */
 const results = Object.fromEntries(APPENDERS.map((n) => [n, []]));
 try {
@@ -234,7 +300,7 @@ try {
           `round ${round}, ${appenders} appender(s), ${side}: ${fmt(run.rate)} events/s end to end ` +
             `(appends ${run.appendSeconds.toFixed(1)} s, then ${fmt(run.tailMs)} ms to project; ` +
             `append p50 ${percentile(run.latencies, 50).toFixed(1)} ms, p99 ${percentile(run.latencies, 99).toFixed(1)} ms; ` +
-            `${run.rows}; load ${load().toFixed(2)})`,
+            `${run.rows}; CPU µs per event: server ${perEvent(run.used.server)}, appending process ${perEvent(run.used.client)}, pg work ${perEvent(run.used.worker)}; load ${load().toFixed(2)})`,
         );
         const admin = new pg.Client({ connectionString: server.url });
         await admin.connect();
