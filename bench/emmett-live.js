@@ -168,6 +168,8 @@ const runSignfold = async (url, appenders) => {
     worker = spawn(process.execPath, [...profile, CLI, 'pg', 'work', '--database', url], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    WORKERS.add(worker);
+    worker.once('exit', () => WORKERS.delete(worker));
     worker.stderr.pipe(process.stderr);
     await watcher.connect();
     await claimed(watcher);
@@ -272,8 +274,18 @@ const runEmmett = async (url, appenders) => {
 const workerCpuMs = (worker) => statOf(worker.pid).own * TICK_MS;
 
 const SIDES = { signfold: runSignfold, emmett: runEmmett };
+/** The `pg work` processes running, for a stop half way. */
+const WORKERS = new Set();
 
 const server = await startPostgres();
+// Stopped half way (Ctrl-C), it leaves no worker and no server behind.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const worker of WORKERS) worker.kill('SIGKILL');
+    server.stop();
+    process.exit(130);
+  });
+}
 const POSTMASTER = await (async () => {
   const client = new pg.Client({ connectionString: server.url });
   await client.connect();
