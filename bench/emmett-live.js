@@ -286,12 +286,20 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     process.exit(130);
   });
 }
+/** The server's postmaster, whose processes are the server's CPU (see serverCpuMs). */
 const POSTMASTER = await (async () => {
   const client = new pg.Client({ connectionString: server.url });
-  await client.connect();
-  const { rows } = await client.query('SELECT pg_backend_pid() AS pid');
-  await client.end();
-  return statOf(rows[0].pid).ppid;
+  try {
+    await client.connect();
+    const { rows } = await client.query('SELECT pg_backend_pid() AS pid');
+    // Read while the backend lives: it exits with its connection.
+    return statOf(rows[0].pid).ppid;
+  } catch (cause) {
+    server.stop();
+    throw cause;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 })();
 /** results[appenders] = [{ signfold, emmett, load }] per round */
 const results = Object.fromEntries(APPENDERS.map((n) => [n, []]));
@@ -357,6 +365,15 @@ const summaryOf = (appenders) => {
       all: ratios,
     },
     tail: median(pairs.map((p) => p.signfold.tailMs)),
+    /** Median CPU µs per event of each side: server, appending process, pg work. */
+    cpu: Object.fromEntries(
+      ['signfold', 'emmett'].map((side) => [
+        side,
+        ['server', 'client', 'worker'].map((part) =>
+          median(pairs.map((p) => (p[side].used[part] * 1000) / EVENTS)),
+        ),
+      ]),
+    ),
     load: { min: Math.min(...loads), max: Math.max(...loads) },
     target: appenders === 1 ? 4 : 5,
   };
@@ -378,7 +395,8 @@ if (!opts['no-write']) {
     `${fmt(s.emmett.median)} (${fmt(s.emmett.min)}–${fmt(s.emmett.max)}) | ` +
     `**${s.ratio.median.toFixed(2)}×** (${s.ratio.min.toFixed(2)}–${s.ratio.max.toFixed(2)}) | ` +
     `≥ ${s.target}× | ${s.ratio.median >= s.target ? 'yes' : 'no'} | ${s.signfold.p50.toFixed(1)} / ${s.emmett.p50.toFixed(1)} ms | ` +
-    `${fmt(s.tail)} ms | ${s.load.min.toFixed(1)}–${s.load.max.toFixed(1)} |`;
+    `${fmt(s.tail)} ms | ${s.cpu.signfold.map(fmt).join(' + ')} µs | ${s.cpu.emmett.slice(0, 2).map(fmt).join(' + ')} µs | ` +
+    `${s.load.min.toFixed(1)}–${s.load.max.toFixed(1)} |`;
   const section = `${marker}
 ## PostgreSQL live end to end vs Emmett (bench/emmett-live.js)
 
@@ -396,8 +414,8 @@ alternating which runs first; figures are medians with the range, the ratio is t
 - machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB; 1-minute load average before and after each run within the ranges below
 - Node ${process.version}
 
-| appenders | signfold events/s | Emmett events/s | ratio (per pair) | target | met | append p50 signfold / Emmett | last append → projected | load |
-|---:|---:|---:|---:|---:|:---:|---:|---:|---:|
+| appenders | signfold events/s | Emmett events/s | ratio (per pair) | target | met | append p50 signfold / Emmett | last append → projected | CPU per event, signfold: server + appending + pg work | Emmett: server + appending | load |
+|---:|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|
 ${summaries.map(row).join('\n')}
 
 Per-pair ratios: ${summaries.map((s) => `${s.appenders} appender(s) ${s.ratio.all.map((r) => r.toFixed(2)).join(', ')}`).join('; ')}.
