@@ -267,6 +267,12 @@ const logOn = (pool: SqlPool, schema: SchemaName, settings: LogSettings): Postgr
       offset += job.items.length;
       job.settle(mine.mapErr(toLogError));
     }
+    // The callers just answered append again from their continuations, a few
+    // promise hops away; the queue would otherwise take the next group after
+    // one hop, with only the first of them in it, and commit the others
+    // alone right after: with 8 appenders, 4 events per commit instead of 8.
+    // Each commit waits for a WAL flush, so the groups' size is the rate.
+    await new Promise<void>((resolve) => setImmediate(resolve));
   });
 
   /** Queues `items` (none: a ping) and resolves once committed, failed, or past the deadline. */

@@ -25,6 +25,7 @@ import {
   stillHeld,
 } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
+import { partitionsWithWork } from './partitions-with-work.js';
 import { databaseError, isRetryableCause, type PostgresError, sqlState } from './postgres-error.js';
 import {
   checkTablesKept,
@@ -301,7 +302,12 @@ const workerOn = (
     onBatch?: (progress: WorkerProgress) => void,
     signal?: MinimalAbortSignal,
   ): Promise<number> => {
-    behind = new Set(claims.keys());
+    // Partitions with nothing new are advanced in one statement, not a batch each; with
+    // reactors every partition takes its batch (caught up, it releases the timers due).
+    behind =
+      context.reactors === undefined || context.reactors.length === 0
+        ? await partitionsWithWork(pool, schema, id, claims, leaseMs)
+        : new Set(claims.keys());
     let processed = 0;
     for (;;) {
       // A stop waits for the batch in progress, not for the whole backlog.

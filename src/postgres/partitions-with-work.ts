@@ -1,0 +1,59 @@
+/**
+ * The start of a live catch-up: which held partitions have events to fold.
+ *
+ * Each append moves the newest position, and with it every partition's
+ * checkpoint falls behind, though most partitions got no event (an event
+ * belongs to one of them; only template events to all). Projecting those
+ * through a batch each cost a transaction and about five round trips per
+ * partition on every wake-up: with 16 partitions that, not the events,
+ * was most of what a following worker did. Here one statement advances
+ * every such partition straight to the newest position and names the others.
+ *
+ * Sound for the same reasons a batch is: positions become visible in order
+ * (the append lock, migrations.ts), so "no event of this partition or of
+ * every partition in (checkpoint, newest]" read in the statement's snapshot
+ * stays true; and each row moves only under this worker's claim (owner,
+ * epoch, live lease), from the checkpoint the statement read.
+ */
+import { EVERY_PARTITION } from './migration-partitions.js';
+import { type Claims, leaseEnd } from './partition-leases.js';
+import type { SchemaName } from './schema-name.js';
+import type { SqlQueryable } from './sql-client.js';
+
+/**
+ * Advances the held partitions with no event after their checkpoint up to
+ * the newest position (renewing their leases, as a batch does), and returns
+ * the held partitions still behind it: those with events to fold, and any
+ * whose claim turned out lost (their batch says so).
+ */
+export const partitionsWithWork = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  workerId: string,
+  claims: Claims,
+  leaseMs: number,
+): Promise<Set<number>> => {
+  if (claims.size === 0) return new Set();
+  const { rows } = await db.query<{ partition: number }>(
+    `WITH held AS (
+       SELECT * FROM unnest($2::integer[], $3::bigint[]) AS h(partition, epoch)
+     ), newest AS (
+       SELECT coalesce(max(position), 0) AS high FROM ${schema}.events
+     ), advanced AS (
+       UPDATE ${schema}.partitions AS p
+          SET position = newest.high, updated_at = clock_timestamp(), lease_until = ${leaseEnd('$4')}
+         FROM held, newest
+        WHERE p.partition = held.partition AND p.epoch = held.epoch AND p.owner = $1
+          AND p.lease_until > clock_timestamp() AND p.position < newest.high
+          AND NOT EXISTS (
+            SELECT 1 FROM ${schema}.events AS e
+             WHERE e.partition IN (p.partition, ${EVERY_PARTITION})
+               AND e.position > p.position AND e.position <= newest.high)
+       RETURNING p.partition
+     )
+     SELECT p.partition FROM ${schema}.partitions AS p JOIN held USING (partition), newest
+      WHERE p.position < newest.high AND p.partition NOT IN (SELECT partition FROM advanced)`,
+    [workerId, [...claims.keys()], [...claims.values()], leaseMs],
+  );
+  return new Set(rows.map((row) => row.partition));
+};
