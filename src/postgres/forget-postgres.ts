@@ -51,7 +51,7 @@ import { RETIRED_SUFFIX } from './switch-projection.js';
 export interface ForgetPostgresOptions extends SchemaOptions {
   /**
    * How long T may keep trying to get its locks, in ms (default 30,000):
-   * each try waits at most {@link LOCK_TRY_MS} for any one lock.
+   * each try waits at most `LOCK_TRY_MS` for any one lock.
    */
   readonly lockTimeoutMs?: number;
   /** The clock of the ledger entries; injectable for tests. */

@@ -97,7 +97,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 const LOCK_TRY_MS = 400;
 
 /**
- * Runs the LOCK statement `sql` in tries of {@link LOCK_TRY_MS}, each under
+ * Runs the LOCK statement `sql` in tries of `LOCK_TRY_MS`, each under
  * a savepoint (a failed try holds nothing), for at most `boundMs`. Whether
  * the locks were taken.
  */

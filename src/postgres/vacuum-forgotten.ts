@@ -52,7 +52,7 @@ export const forgottenTables = (schema: string, report: ForgetReport): string[] 
 ];
 
 /**
- * Runs `VACUUM (FULL, ANALYZE)` on each table of {@link forgottenTables},
+ * Runs `VACUUM (FULL, ANALYZE)` on each table of `forgottenTables`,
  * one after the other (see the file comment); returns the tables vacuumed.
  * ANALYZE too: the statistics (`pg_statistic`) keep common values of each
  * column, which may be the name.
