@@ -19,7 +19,7 @@ import {
 
 const NAME = 'Wqxz Killingsworth-Oy';
 const RUNS = 20;
-const LINES = 3_000;
+const LINES = 2_000;
 const REACTORS = join(ROOT, 'test/fixtures/reactors/name-copier.mjs');
 const FILES = ['events.ndjson', 'events.ndjson.reactors', 'state.snapshot'];
 
