@@ -14,9 +14,7 @@ export default defineConfig({
     // Most files spend their time waiting on child processes, servers and PostgreSQL rather than
     // computing: the default (one worker fewer than cores) ran a single file at a time on a
     // 2-core machine and left a core idle for most of the run.
-    // On 2 cores, 3 workers: the slowest files wait on child processes and PostgreSQL servers far more
-    // than they compute, and with 2 the suite's wall time came within a minute of CI's 15.
-    maxWorkers: Math.max(3, availableParallelism() - 1),
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Deadlines for hangs, not speed checks: a loaded machine must never reach them. Beside
     // other test runs on 2 cores, a hook that starts a throwaway PostgreSQL server took 19 s
     // (the default hook timeout is 10 s) and the partitioned-workers property 35 to over 60 s.
