@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
-import { encodeItems } from '../engine/append-encoding.js';
+import { type EncodedItem, encodeItems } from '../engine/append-encoding.js';
 import type {
   AppendItem,
   AppendOutcome,
@@ -131,6 +131,10 @@ export const openFileEventLog = async (
     return err({ kind: 'io', code: undefined, path, message: ledger.error.message });
   }
   const erasures = ledger.value;
+  const eraseNames = erasures.isEmpty
+    ? undefined
+    : (items: readonly EncodedItem[]): EncodedItem[] =>
+        items.map((item) => ({ ...item, eventJson: erasures.eraseOnAppend(item.eventJson) }));
   let handle: FileHandleIO;
   try {
     handle = await io.open(path, 'read-write');
@@ -180,11 +184,9 @@ export const openFileEventLog = async (
     const planner = new AppendPlanner(state);
     const accepted: { readonly job: AppendJob; readonly outcomes: AppendOutcome[] }[] = [];
     for (const job of jobs) {
-      const encoded = encodeItems(job.items, limits, now).map((items) =>
-        erasures.isEmpty
-          ? items
-          : items.map((item) => ({ ...item, eventJson: erasures.eraseOnAppend(item.eventJson) })),
-      );
+      const plain = encodeItems(job.items, limits, now);
+      // Decided once per open: with no erasure (the usual case) the hot path adds nothing.
+      const encoded = eraseNames === undefined ? plain : plain.map(eraseNames);
       if (encoded.isErr()) job.settle(err(encoded.error));
       else accepted.push({ job, outcomes: planner.add(encoded.value) });
     }

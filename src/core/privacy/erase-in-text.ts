@@ -111,7 +111,3 @@ export const eraseInText = (text: string, names: NamesToErase, pseudonym: string
   }
   return result;
 };
-
-/** Whether {@link eraseInText} would replace anything in `text`. */
-export const holdsName = (text: string, names: NamesToErase, pseudonym: string): boolean =>
-  eraseInText(text, names, pseudonym).count > 0;

@@ -252,7 +252,7 @@ const rewriteSnapshot = async (
   return 'rewritten';
 };
 
-/** Rewrites the reactor journal without the names; `true` when it held any. */
+/** Rewrites the reactor journal without the names; how many occurrences it held (0: untouched). */
 const rewriteJournal = async (
   logPath: string,
   names: NamesToErase,
