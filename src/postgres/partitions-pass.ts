@@ -44,7 +44,7 @@ import {
   writeRequestChanges,
 } from './projection-tables.js';
 import { writeQuarantine } from './quarantine-table.js';
-import { checkOut, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
+import { checkOut, prepared, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
 /** What a pass did. */
 export type PassOutcome =
@@ -124,13 +124,15 @@ const readPass = async (
   pass: PassPartition[],
   high: number,
 ): Promise<boolean> => {
-  const { rows } = await pool.query<PartitionEventRow>(selectPartitionsEventsSql(context.schema), [
-    pass.map((p) => p.partition),
-    pass.map((p) => p.from),
-    high,
-    context.batchSize,
-    Math.min(...pass.map((p) => p.from)),
-  ]);
+  const { rows } = await pool.query<PartitionEventRow>(
+    prepared(selectPartitionsEventsSql(context.schema), [
+      pass.map((p) => p.partition),
+      pass.map((p) => p.from),
+      high,
+      context.batchSize,
+      Math.min(...pass.map((p) => p.from)),
+    ]),
+  );
   const byPartition = new Map(pass.map((p) => [p.partition, p]));
   let total = 0;
   for (const row of rows) {
@@ -221,12 +223,14 @@ const writePass = async (
   const froms = pass.map((p) => p.from);
   await client.query(beginBatchSql(context.leaseMs));
   const held = await client.query(
-    `SELECT p.partition FROM ${schema}.partitions AS p
+    prepared(
+      `SELECT p.partition FROM ${schema}.partitions AS p
        JOIN unnest($2::integer[], $3::bigint[], $4::bigint[]) AS u(partition, epoch, after)
          ON p.partition = u.partition AND p.epoch = u.epoch AND p.position = u.after
       WHERE p.owner = $1 AND p.lease_until > clock_timestamp()
       ORDER BY p.partition FOR UPDATE OF p`,
-    [workerId, partitions, epochs, froms],
+      [workerId, partitions, epochs, froms],
+    ),
   );
   if (held.rowCount !== pass.length) {
     await client.query('ROLLBACK');
@@ -248,7 +252,8 @@ const writePass = async (
   await writeQuarantine(client, schema, quarantine);
   const stat = (pick: (fold: PartitionFold) => number): number[] => folds.map(pick);
   const fenced = await client.query(
-    `UPDATE ${schema}.partitions AS p
+    prepared(
+      `UPDATE ${schema}.partitions AS p
         SET position = $3, applied = p.applied + u.applied, no_ops = p.no_ops + u.no_ops,
             conflicts = p.conflicts + u.conflicts, invalid = p.invalid + u.invalid,
             already_applied = p.already_applied + u.already_applied,
@@ -259,25 +264,28 @@ const writePass = async (
       WHERE p.partition = u.partition AND p.owner = $1 AND p.epoch = u.epoch
         AND p.position = u.after AND p.lease_until > clock_timestamp()
         AND NOT EXISTS (SELECT 1 FROM ${schema}.skipped WHERE position = ANY($12::bigint[]))`,
-    [
-      workerId,
-      context.leaseMs,
-      high,
-      partitions,
-      epochs,
-      froms,
-      stat((f) => f.stats.applied),
-      stat((f) => f.stats.noOps),
-      stat((f) => f.stats.conflicts),
-      stat((f) => f.stats.invalid),
-      stat((f) => f.stats.alreadyApplied),
-      // Skipped since they were read: the partition rows' locks make a skip committed since visible here.
       [
-        ...new Set(
-          pass.flatMap((p) => p.rows.filter((row) => row.skipped === null).map((r) => r.position)),
-        ),
+        workerId,
+        context.leaseMs,
+        high,
+        partitions,
+        epochs,
+        froms,
+        stat((f) => f.stats.applied),
+        stat((f) => f.stats.noOps),
+        stat((f) => f.stats.conflicts),
+        stat((f) => f.stats.invalid),
+        stat((f) => f.stats.alreadyApplied),
+        // Skipped since they were read: the partition rows' locks make a skip committed since visible here.
+        [
+          ...new Set(
+            pass.flatMap((p) =>
+              p.rows.filter((row) => row.skipped === null).map((r) => r.position),
+            ),
+          ),
+        ],
       ],
-    ],
+    ),
   );
   if (fenced.rowCount !== pass.length) {
     await client.query('ROLLBACK');

@@ -18,7 +18,7 @@
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { type Claims, leaseEnd } from './partition-leases.js';
 import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
+import { prepared, type SqlQueryable } from './sql-client.js';
 
 /** What {@link partitionsWithWork} found. */
 export interface PartitionsBehind {
@@ -43,7 +43,8 @@ export const partitionsWithWork = async (
 ): Promise<PartitionsBehind> => {
   if (claims.size === 0) return { behind: new Map(), high: 0 };
   const { rows } = await db.query<{ partition: number; position: string; high: string }>(
-    `WITH held AS (
+    prepared(
+      `WITH held AS (
        SELECT * FROM unnest($2::integer[], $3::bigint[]) AS h(partition, epoch)
      ), newest AS (
        SELECT coalesce(max(position), 0) AS high FROM ${schema}.events
@@ -62,7 +63,8 @@ export const partitionsWithWork = async (
      SELECT p.partition, p.position, newest.high
        FROM ${schema}.partitions AS p JOIN held USING (partition), newest
       WHERE p.position < newest.high AND p.partition NOT IN (SELECT partition FROM advanced)`,
-    [workerId, [...claims.keys()], [...claims.values()], leaseMs],
+      [workerId, [...claims.keys()], [...claims.values()], leaseMs],
+    ),
   );
   return {
     behind: new Map(rows.map((row) => [row.partition, Number(row.position)])),

@@ -19,19 +19,19 @@ const recordingPool = (): { pool: SqlPool; statements: string[]; commitSettings:
   const commitSettings: string[] = [];
   const recorded: SqlPool = {
     query: (text, values) => {
-      statements.push(text);
-      return db.pool.query(text, values as unknown[]) as never;
+      statements.push(typeof text === 'string' ? text : text.text);
+      return db.pool.query(text as string, values as unknown[]) as never;
     },
     connect: async () => {
       const client = await db.pool.connect();
       const wrapped: SqlPoolClient = {
         query: async (text, values) => {
-          statements.push(text);
+          statements.push(typeof text === 'string' ? text : text.text);
           if (text === 'COMMIT') {
             const shown = await client.query('SHOW synchronous_commit');
             commitSettings.push(String(shown.rows[0]?.synchronous_commit));
           }
-          return client.query(text, values as unknown[]) as never;
+          return client.query(text as string, values as unknown[]) as never;
         },
         release: (destroy) => client.release(destroy),
       };
