@@ -68,8 +68,14 @@ const hasRebuild = async (pool: pg.Pool): Promise<boolean> =>
   (await pool.query(`SELECT to_regclass('signfold_rebuild.partitions') IS NOT NULL AS ok`)).rows[0]
     .ok === true;
 
-describe('pg rebuild: usage', () => {
-  it('refuses bad usage with one line and exit 2, before touching a database', async () => {
+// Each test has a database of its own (the usage test none) and its own processes: they run
+// side by side. Most of their time is waiting (a switch postponed after its 10 s bound, a slow
+// upcaster, workers killed after a delay), which the others fill. Their waits are conditions with bounds far
+// beyond a loaded machine's needs, and the kills they time only come earlier when it is busy.
+describe.concurrent('pg rebuild', () => {
+  it('refuses bad usage with one line and exit 2, before touching a database', async ({
+    expect,
+  }) => {
     const bogus = 'postgres://127.0.0.1:1/x';
     const env = { ...process.env, DATABASE_URL: '' };
     expect(await runCli(['pg', 'rebuild'], undefined, env)).toMatchObject({
@@ -94,13 +100,7 @@ describe('pg rebuild: usage', () => {
       stderr: `signfold: schema ${long} is too long to rebuild beside: ${long}_rebuild must be at most 63 characters\n`,
     });
   });
-});
 
-// Each test has a database of its own and its own processes: they run side by side. Most of
-// their time is waiting (a switch postponed after its 10 s bound, a slow upcaster, workers
-// killed after a delay), which the others fill. Their waits are conditions with bounds far
-// beyond a loaded machine's needs, and the kills they time only come earlier when it is busy.
-describe.concurrent('pg rebuild', () => {
   it('resumes an interrupted rebuild, starts over under other upcasters, refuses a schema it did not make', async ({
     expect,
   }) => {
