@@ -68,8 +68,14 @@ const hasRebuild = async (pool: pg.Pool): Promise<boolean> =>
   (await pool.query(`SELECT to_regclass('signfold_rebuild.partitions') IS NOT NULL AS ok`)).rows[0]
     .ok === true;
 
-describe('pg rebuild: usage', () => {
-  it('refuses bad usage with one line and exit 2, before touching a database', async () => {
+// Each test has a database of its own (the usage test none) and its own processes: they run
+// side by side. Most of their time is waiting (a switch postponed after its 10 s bound, a slow
+// upcaster, workers killed after a delay), which the others fill. Their waits are conditions with bounds far
+// beyond a loaded machine's needs, and the kills they time only come earlier when it is busy.
+describe.concurrent('pg rebuild', () => {
+  it('refuses bad usage with one line and exit 2, before touching a database', async ({
+    expect,
+  }) => {
     const bogus = 'postgres://127.0.0.1:1/x';
     const env = { ...process.env, DATABASE_URL: '' };
     expect(await runCli(['pg', 'rebuild'], undefined, env)).toMatchObject({
@@ -94,10 +100,10 @@ describe('pg rebuild: usage', () => {
       stderr: `signfold: schema ${long} is too long to rebuild beside: ${long}_rebuild must be at most 63 characters\n`,
     });
   });
-});
 
-describe('pg rebuild', () => {
-  it('resumes an interrupted rebuild, starts over under other upcasters, refuses a schema it did not make', async () => {
+  it('resumes an interrupted rebuild, starts over under other upcasters, refuses a schema it did not make', async ({
+    expect,
+  }) => {
     const { url, pool } = await importedDatabase('resume');
     try {
       // SIGTERM: a clean stop, its partitions given back at once.
@@ -195,7 +201,7 @@ describe('pg rebuild', () => {
     }
   });
 
-  it('shares the rebuild between two processes', async () => {
+  it('shares the rebuild between two processes', async ({ expect }) => {
     const { url, pool } = await importedDatabase('shared');
     try {
       const owners = new Set<string>();
@@ -254,15 +260,19 @@ describe('pg rebuild', () => {
     }
   });
 
-  it('postpones the switch while a rebuild worker is stopped, and switches once it goes on', async () => {
+  it('postpones the switch while a rebuild worker is stopped, and switches once it goes on', async ({
+    expect,
+  }) => {
     const { url, pool } = await importedDatabase('paused');
     // An upcaster that applies to nothing and, with SLOW_UPCAST_MS, takes that long per record:
-    // the paused worker is stopped before it can have projected the new events.
+    // the paused worker is stopped before it can have projected the new events. It blocks its
+    // thread without spinning (Atomics.wait), leaving the cores to the other processes.
     const slow = join(await tempDir(), 'slow.mjs');
     await writeFile(
       slow,
       `const ms = Number(process.env.SLOW_UPCAST_MS ?? 0);
-export default [{ name: 'slow', from: () => { const until = Date.now() + ms; while (Date.now() < until); return false; }, to: (w) => w }];
+const cell = new Int32Array(new SharedArrayBuffer(4));
+export default [{ name: 'slow', from: () => { if (ms > 0) Atomics.wait(cell, 0, 0, ms); return false; }, to: (w) => w }];
 `,
     );
     const built = await runCli(['pg', 'rebuild', '--database', url, '--upcasters', slow]);
@@ -349,7 +359,9 @@ export default [{ name: 'slow', from: () => { const until = Date.now() + ms; whi
     }
   });
 
-  it('consumes the redo rows exactly once although workers are killed during their catch-up', async () => {
+  it('consumes the redo rows exactly once although workers are killed during their catch-up', async ({
+    expect,
+  }) => {
     const url = await server.createDatabase('redo');
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     try {

@@ -13,7 +13,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { generateEvents } from '../../../bench/generate-stream.js';
 import type { LogRecord } from '../../../src/engine/event-log.js';
 import { importRecords } from '../../../src/postgres/import-events.js';
@@ -40,15 +40,10 @@ const RECOVERY_BOUND_MS = 25_000;
 /** The documented shutdown bound. */
 const SHUTDOWN_BOUND_MS = 15_000;
 
-const db = throwawayPostgres(4);
-let proxy: FaultProxy;
-beforeAll(async () => {
-  proxy = await startFaultProxy(db.server.port);
+const db = throwawayPostgres(8);
+beforeAll(() => {
   // The test's own connections die too (restarts, pg_terminate_backend): the next query reconnects.
   db.pool.on('error', () => undefined);
-});
-afterAll(async () => {
-  await proxy?.close();
 });
 
 /** A worker process and what it printed so far. */
@@ -58,17 +53,44 @@ interface Worker {
   readonly stderr: () => string;
   readonly stdout: () => string;
   readonly exited: Promise<number | null>;
+  /** The workers of its test still to stop. */
+  readonly running: Set<Worker>;
 }
 
-const running = new Set<Worker>();
-afterEach(async () => {
-  await proxy.set({ kind: 'pass' });
-  for (const worker of running) worker.child.kill('SIGKILL');
-  await Promise.all([...running].map((worker) => worker.exited));
-  running.clear();
-});
+/** A test's own fault proxy and the workers it started through it. */
+interface Rig {
+  readonly proxy: FaultProxy;
+  readonly startWorker: (schema: string, id: string, extra?: readonly string[]) => Worker;
+}
 
-const startWorker = (schema: string, id: string, extra: readonly string[] = []): Worker => {
+/**
+ * A fault proxy of the test's own, in front of the shared server, so that tests whose faults are
+ * the proxy's can run side by side; once the test finished, its workers are killed and its proxy
+ * closed.
+ */
+const rig = async ({ onTestFinished }: TestContext): Promise<Rig> => {
+  const proxy = await startFaultProxy(db.server.port);
+  const running = new Set<Worker>();
+  onTestFinished(async () => {
+    await proxy.set({ kind: 'pass' });
+    for (const worker of running) worker.child.kill('SIGKILL');
+    await Promise.all([...running].map((worker) => worker.exited));
+    running.clear();
+    await proxy.close();
+  });
+  return {
+    proxy,
+    startWorker: (schema, id, extra = []) => startWorker(proxy, running, schema, id, extra),
+  };
+};
+
+const startWorker = (
+  proxy: FaultProxy,
+  running: Set<Worker>,
+  schema: string,
+  id: string,
+  extra: readonly string[] = [],
+): Worker => {
   const url = `postgres://signfold@127.0.0.1:${proxy.port}/postgres`;
   const child = spawn(
     process.execPath,
@@ -103,7 +125,7 @@ const startWorker = (schema: string, id: string, extra: readonly string[] = []):
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
   );
-  const worker = { id, child, stderr: () => stderr, stdout: () => stdout, exited };
+  const worker = { id, child, stderr: () => stderr, stdout: () => stdout, exited, running };
   running.add(worker);
   return worker;
 };
@@ -129,7 +151,7 @@ const terminate = async (worker: Worker): Promise<{ code: number | null; ms: num
   const started = performance.now();
   worker.child.kill('SIGTERM');
   const code = await worker.exited;
-  running.delete(worker);
+  worker.running.delete(worker);
   return { code, ms: performance.now() - started };
 };
 
@@ -200,85 +222,187 @@ const measured = (line: string): void => {
   console.log(`[measured] ${line}`);
 };
 
-describe('a silent connection (sever)', () => {
-  for (const workers of [1, 3]) {
-    it(
-      `${workers} following worker(s) notice it within the deadline and recover after it`,
-      async () => {
-        for (const round of STRESS ? [1, 2, 3] : [1]) {
-          const schema = `sever_${workers}_${round}`;
-          (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
-          const [first = [], during = [], after = []] = slices(workers * 10 + round, 40, 3);
-          await append(schema, first);
-          const started = Array.from({ length: workers }, (_, i) => startWorker(schema, `w${i}`));
-          await waitFor('caught up before the fault', 30_000, () =>
-            readyForTheFault(schema, started),
-          );
-          await proxy.set({ kind: 'sever' });
-          await append(schema, during);
-          const notice = await waitFor('every worker reports the outage', NOTICE_BOUND_MS, () =>
-            started.every((w) => PAUSED.test(w.stderr())),
-          ).catch((error: Error) => {
-            const printed = started.map((w) => `${w.id}: ${w.stderr()}`).join('\n');
-            throw new Error(`${error.message}\n${printed}`);
-          });
-          // A long partition (stress): the workers keep retrying, each reporting it once.
-          if (STRESS) await new Promise((resolve) => setTimeout(resolve, 60_000));
-          await proxy.set({ kind: 'pass' });
-          const healed = performance.now();
-          await waitFor('projected again after the fault', RECOVERY_BOUND_MS, () =>
-            caughtUp(schema),
-          );
-          const recovery = performance.now() - healed;
-          await append(schema, after);
-          await waitFor('caught up with later appends', 30_000, () => caughtUp(schema));
-          await waitFor('every worker reports the end of the outage', 10_000, () =>
-            started.every((w) => AGAIN.test(w.stderr())),
-          );
-          measured(
-            `sever, ${workers} worker(s): all noticed within ${(notice / 1000).toFixed(1)} s, projected again ${(recovery / 1000).toFixed(1)} s after the fault ended`,
-          );
-          for (const worker of started) {
-            const text = worker.stderr();
-            expect(text).not.toMatch(SKIP_ADVICE);
-            // Once per outage, not once per try.
-            expect(text.match(/projecting paused/g)).toHaveLength(1);
-            if (workers === 1) expect(text).not.toMatch(/is now another worker's/);
+// Faults of a test's own proxy, or of its own schema (a lock), run side by side: each test has a
+// proxy and a schema of its own, and most of its time is a deadline running out (a worker's
+// query deadline on a silent connection, a lock timeout). Every bound is as before, sized for a
+// loaded machine.
+describe.concurrent('faults of one proxy or one schema, side by side', () => {
+  describe('a silent connection (sever)', () => {
+    for (const workers of [1, 3]) {
+      it(
+        `${workers} following worker(s) notice it within the deadline and recover after it`,
+        async (context) => {
+          const { expect } = context;
+          const { proxy, startWorker } = await rig(context);
+          for (const round of STRESS ? [1, 2, 3] : [1]) {
+            const schema = `sever_${workers}_${round}`;
+            (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
+            const [first = [], during = [], after = []] = slices(workers * 10 + round, 40, 3);
+            await append(schema, first);
+            const started = Array.from({ length: workers }, (_, i) => startWorker(schema, `w${i}`));
+            await waitFor('caught up before the fault', 30_000, () =>
+              readyForTheFault(schema, started),
+            );
+            await proxy.set({ kind: 'sever' });
+            await append(schema, during);
+            const notice = await waitFor('every worker reports the outage', NOTICE_BOUND_MS, () =>
+              started.every((w) => PAUSED.test(w.stderr())),
+            ).catch((error: Error) => {
+              const printed = started.map((w) => `${w.id}: ${w.stderr()}`).join('\n');
+              throw new Error(`${error.message}\n${printed}`);
+            });
+            // A long partition (stress): the workers keep retrying, each reporting it once.
+            if (STRESS) await new Promise((resolve) => setTimeout(resolve, 60_000));
+            await proxy.set({ kind: 'pass' });
+            const healed = performance.now();
+            await waitFor('projected again after the fault', RECOVERY_BOUND_MS, () =>
+              caughtUp(schema),
+            );
+            const recovery = performance.now() - healed;
+            await append(schema, after);
+            await waitFor('caught up with later appends', 30_000, () => caughtUp(schema));
+            await waitFor('every worker reports the end of the outage', 10_000, () =>
+              started.every((w) => AGAIN.test(w.stderr())),
+            );
+            measured(
+              `sever, ${workers} worker(s): all noticed within ${(notice / 1000).toFixed(1)} s, projected again ${(recovery / 1000).toFixed(1)} s after the fault ended`,
+            );
+            for (const worker of started) {
+              const text = worker.stderr();
+              expect(text).not.toMatch(SKIP_ADVICE);
+              // Once per outage, not once per try.
+              expect(text.match(/projecting paused/g)).toHaveLength(1);
+              if (workers === 1) expect(text).not.toMatch(/is now another worker's/);
+            }
+            for (const worker of started) {
+              const { code, ms } = await terminate(worker);
+              expect(code).toBe(0);
+              expect(ms).toBeLessThan(SHUTDOWN_BOUND_MS);
+            }
+            await finalDrain(schema);
           }
-          for (const worker of started) {
-            const { code, ms } = await terminate(worker);
-            expect(code).toBe(0);
-            expect(ms).toBeLessThan(SHUTDOWN_BOUND_MS);
-          }
-          await finalDrain(schema);
-        }
-      },
-      STRESS ? 600_000 : 90_000,
-    );
-  }
+        },
+        STRESS ? 600_000 : 90_000,
+      );
+    }
 
-  it('SIGTERM during the sever ends the worker with exit 0 within 15 s', async () => {
-    const schema = 'sever_sigterm';
-    (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
-    const [first = [], during = []] = slices(5, 20, 2);
-    await append(schema, first);
-    const worker = startWorker(schema, 'stopped');
-    await waitFor('caught up before the fault', 30_000, () => caughtUp(schema));
-    await proxy.set({ kind: 'sever' });
-    // Something in flight: an append, whose batch the worker starts on the dead connection.
-    await append(schema, during);
-    const { code, ms } = await terminate(worker);
-    measured(`SIGTERM during a sever: exit ${code} after ${(ms / 1000).toFixed(1)} s`);
-    expect(code).toBe(0);
-    expect(ms).toBeLessThan(SHUTDOWN_BOUND_MS);
-    expect(worker.stderr()).not.toMatch(SKIP_ADVICE);
-    await proxy.set({ kind: 'pass' });
-    await finalDrain(schema);
+    it('SIGTERM during the sever ends the worker with exit 0 within 15 s', async (context) => {
+      const { expect } = context;
+      const { proxy, startWorker } = await rig(context);
+      const schema = 'sever_sigterm';
+      (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
+      const [first = [], during = []] = slices(5, 20, 2);
+      await append(schema, first);
+      const worker = startWorker(schema, 'stopped');
+      await waitFor('caught up before the fault', 30_000, () => caughtUp(schema));
+      await proxy.set({ kind: 'sever' });
+      // Something in flight: an append, whose batch the worker starts on the dead connection.
+      await append(schema, during);
+      const { code, ms } = await terminate(worker);
+      measured(`SIGTERM during a sever: exit ${code} after ${(ms / 1000).toFixed(1)} s`);
+      expect(code).toBe(0);
+      expect(ms).toBeLessThan(SHUTDOWN_BOUND_MS);
+      expect(worker.stderr()).not.toMatch(SKIP_ADVICE);
+      await proxy.set({ kind: 'pass' });
+      await finalDrain(schema);
+    });
+  });
+
+  describe('a lock held past lock_timeout', () => {
+    it('fails the batch of one event as 55P03: reported, retried, no skip advice', async (context) => {
+      const { expect } = context;
+      const { startWorker } = await rig(context);
+      const schema = 'locked';
+      (await migrate(db.pool, { schema, partitions: 2 }))._unsafeUnwrap();
+      const [first = [], during = []] = slices(11, 20, 2);
+      await append(schema, first);
+      const worker = startWorker(schema, 'l0', ['--batch-size', '1']);
+      await waitFor('caught up before the lock', 30_000, () => caughtUp(schema));
+      const holder = new pg.Client(db.server.url);
+      await holder.connect();
+      try {
+        // Another session writes the projection tables for a while (an operator's long transaction).
+        await holder.query('BEGIN');
+        await holder.query(
+          `LOCK TABLE ${schema}.sign_requests, ${schema}.participants IN EXCLUSIVE MODE`,
+        );
+        await append(schema, during);
+        await waitFor('the lock timeout is reported', NOTICE_BOUND_MS, () =>
+          /projecting paused: .*lock timeout.*55P03/.test(worker.stderr()),
+        );
+        await holder.query('COMMIT');
+      } finally {
+        await holder.end();
+      }
+      const released = performance.now();
+      await waitFor('projected after the lock is released', RECOVERY_BOUND_MS, () =>
+        caughtUp(schema),
+      );
+      measured(
+        `row lock past lock_timeout: projected again ${((performance.now() - released) / 1000).toFixed(1)} s after the lock was released`,
+      );
+      expect(worker.stderr()).not.toMatch(SKIP_ADVICE);
+      expect(worker.child.exitCode).toBeNull();
+      expect((await terminate(worker)).code).toBe(0);
+      await finalDrain(schema);
+    });
+  });
+
+  describe('the effects loop of pg work --reactors', () => {
+    it('fails, is reported at once, restarted, and every effect runs', async (context) => {
+      const { expect } = context;
+      const { startWorker } = await rig(context);
+      const schema = 'effects_fail';
+      (await migrate(db.pool, { schema, partitions: 2 }))._unsafeUnwrap();
+      const [first = [], during = []] = slices(13, 20, 2);
+      await append(schema, first);
+      const worker = startWorker(schema, 'e0', ['--reactors', FAULT_REACTORS]);
+      const settled = async (): Promise<boolean> => {
+        const { rows } = await db.pool.query<{ waiting: string; all: string }>(
+          `SELECT count(*) FILTER (WHERE state <> 'done') AS waiting, count(*) AS all FROM ${schema}.effects`,
+        );
+        return (await caughtUp(schema)) && rows[0]?.waiting === '0' && Number(rows[0]?.all) > 0;
+      };
+      await waitFor('effects done before the fault', 30_000, settled);
+      const holder = new pg.Client(db.server.url);
+      await holder.connect();
+      try {
+        // The effects table locked past the lock timeout: the loop's claim fails (55P03).
+        await holder.query('BEGIN');
+        await holder.query(`LOCK TABLE ${schema}.effects IN ACCESS EXCLUSIVE MODE`);
+        await append(schema, during);
+        await waitFor('the effects loop reports its failure at once', NOTICE_BOUND_MS, () =>
+          /effects stopped: .*restarting them/.test(worker.stderr()),
+        );
+        await holder.query('COMMIT');
+      } finally {
+        await holder.end();
+      }
+      const released = performance.now();
+      await waitFor('every effect done after the fault', RECOVERY_BOUND_MS, settled);
+      await waitFor('the restart is reported', 10_000, () =>
+        /effects running again after/.test(worker.stderr()),
+      );
+      measured(
+        `effects loop failure: every effect done ${((performance.now() - released) / 1000).toFixed(1)} s after the lock was released`,
+      );
+      expect(worker.stderr().match(/effects stopped/g)).toHaveLength(1);
+      expect(worker.stderr()).not.toMatch(SKIP_ADVICE);
+      expect(worker.child.exitCode).toBeNull();
+      expect((await terminate(worker)).code).toBe(0);
+      const { rows } = await db.pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM ${schema}.effects WHERE state <> 'done'`,
+      );
+      expect(rows[0]?.n).toBe('0');
+    });
   });
 });
 
+// Faults of the whole server (a restart, every connection terminated) would hit the tests beside
+// them: these run alone, after the others.
 describe('PostgreSQL restarted (pg_ctl restart)', () => {
-  it('-m fast and -m immediate: two workers survive without a supervisor', async () => {
+  it('-m fast and -m immediate: two workers survive without a supervisor', async (context) => {
+    const { startWorker } = await rig(context);
     const schema = 'restarted';
     (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
     const parts = slices(7, 40, 3);
@@ -317,7 +441,8 @@ describe('PostgreSQL restarted (pg_ctl restart)', () => {
 });
 
 describe('pg_terminate_backend of the workers’ connections', () => {
-  it('with batches of one event: no skip advice, and the workers recover', async () => {
+  it('with batches of one event: no skip advice, and the workers recover', async (context) => {
+    const { startWorker } = await rig(context);
     const schema = 'terminated';
     (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
     const rounds = STRESS ? 10 : 3;
@@ -356,90 +481,5 @@ describe('pg_terminate_backend of the workers’ connections', () => {
       expect((await terminate(worker)).code).toBe(0);
     }
     await finalDrain(schema);
-  });
-});
-
-describe('a lock held past lock_timeout', () => {
-  it('fails the batch of one event as 55P03: reported, retried, no skip advice', async () => {
-    const schema = 'locked';
-    (await migrate(db.pool, { schema, partitions: 2 }))._unsafeUnwrap();
-    const [first = [], during = []] = slices(11, 20, 2);
-    await append(schema, first);
-    const worker = startWorker(schema, 'l0', ['--batch-size', '1']);
-    await waitFor('caught up before the lock', 30_000, () => caughtUp(schema));
-    const holder = new pg.Client(db.server.url);
-    await holder.connect();
-    try {
-      // Another session writes the projection tables for a while (an operator's long transaction).
-      await holder.query('BEGIN');
-      await holder.query(
-        `LOCK TABLE ${schema}.sign_requests, ${schema}.participants IN EXCLUSIVE MODE`,
-      );
-      await append(schema, during);
-      await waitFor('the lock timeout is reported', NOTICE_BOUND_MS, () =>
-        /projecting paused: .*lock timeout.*55P03/.test(worker.stderr()),
-      );
-      await holder.query('COMMIT');
-    } finally {
-      await holder.end();
-    }
-    const released = performance.now();
-    await waitFor('projected after the lock is released', RECOVERY_BOUND_MS, () =>
-      caughtUp(schema),
-    );
-    measured(
-      `row lock past lock_timeout: projected again ${((performance.now() - released) / 1000).toFixed(1)} s after the lock was released`,
-    );
-    expect(worker.stderr()).not.toMatch(SKIP_ADVICE);
-    expect(worker.child.exitCode).toBeNull();
-    expect((await terminate(worker)).code).toBe(0);
-    await finalDrain(schema);
-  });
-});
-
-describe('the effects loop of pg work --reactors', () => {
-  it('fails, is reported at once, restarted, and every effect runs', async () => {
-    const schema = 'effects_fail';
-    (await migrate(db.pool, { schema, partitions: 2 }))._unsafeUnwrap();
-    const [first = [], during = []] = slices(13, 20, 2);
-    await append(schema, first);
-    const worker = startWorker(schema, 'e0', ['--reactors', FAULT_REACTORS]);
-    const settled = async (): Promise<boolean> => {
-      const { rows } = await db.pool.query<{ waiting: string; all: string }>(
-        `SELECT count(*) FILTER (WHERE state <> 'done') AS waiting, count(*) AS all FROM ${schema}.effects`,
-      );
-      return (await caughtUp(schema)) && rows[0]?.waiting === '0' && Number(rows[0]?.all) > 0;
-    };
-    await waitFor('effects done before the fault', 30_000, settled);
-    const holder = new pg.Client(db.server.url);
-    await holder.connect();
-    try {
-      // The effects table locked past the lock timeout: the loop's claim fails (55P03).
-      await holder.query('BEGIN');
-      await holder.query(`LOCK TABLE ${schema}.effects IN ACCESS EXCLUSIVE MODE`);
-      await append(schema, during);
-      await waitFor('the effects loop reports its failure at once', NOTICE_BOUND_MS, () =>
-        /effects stopped: .*restarting them/.test(worker.stderr()),
-      );
-      await holder.query('COMMIT');
-    } finally {
-      await holder.end();
-    }
-    const released = performance.now();
-    await waitFor('every effect done after the fault', RECOVERY_BOUND_MS, settled);
-    await waitFor('the restart is reported', 10_000, () =>
-      /effects running again after/.test(worker.stderr()),
-    );
-    measured(
-      `effects loop failure: every effect done ${((performance.now() - released) / 1000).toFixed(1)} s after the lock was released`,
-    );
-    expect(worker.stderr().match(/effects stopped/g)).toHaveLength(1);
-    expect(worker.stderr()).not.toMatch(SKIP_ADVICE);
-    expect(worker.child.exitCode).toBeNull();
-    expect((await terminate(worker)).code).toBe(0);
-    const { rows } = await db.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM ${schema}.effects WHERE state <> 'done'`,
-    );
-    expect(rows[0]?.n).toBe('0');
   });
 });

@@ -153,7 +153,11 @@ const summary = (label: string, run: FaultRun): string =>
 const QUICK = { appendTimeoutSeconds: 2, connectTimeoutSeconds: 3, rate: 20 } as const;
 const QUICK_MS = QUICK.appendTimeoutSeconds * 1000;
 
-describe('serve --database through network and database faults (quick)', () => {
+// The faults of a run's own proxy, and pg_terminate_backend of its own database's connections,
+// run side by side: each run has a database, a proxy and a serve process of its own, and most of
+// its time is the fault held (4 s), the recovery and the senders delivering again. The restart
+// stops the whole server: it runs alone, after them.
+describe.concurrent('serve --database through network and database faults (quick)', () => {
   it('sever: connections go silent; 503 at the deadline, then recovers', async () => {
     const run = await runFault({
       db,
@@ -207,7 +211,9 @@ describe('serve --database through network and database faults (quick)', () => {
     console.log(summary('terminate x3', run));
     expectSafeAndLive(run, QUICK_MS);
   });
+});
 
+describe('serve --database through a server restart (quick)', () => {
   it('pg_ctl restart -m fast: 503 while down, then recovers', async () => {
     const run = await runFault({ db, name: 'restart_quick', ...QUICK, fault: restart(3000) });
     console.log(summary('restart -m fast, 3 s down', run));
