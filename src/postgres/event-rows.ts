@@ -153,24 +153,3 @@ export const selectPartitionEventsSql = (schema: SchemaName): string => {
        ORDER BY position LIMIT $4)`;
   return `SELECT * FROM (${part('$1')} UNION ALL ${part(String(EVERY_PARTITION))}) AS e ORDER BY position LIMIT $4`;
 };
-
-/**
- * Reads the events of several partitions (`$1`, each after its own
- * checkpoint `$2`) and the template events after `$5`, up to `$3`, at most
- * `$4` of each partition and `$4` template events, in position order: an
- * index range scan per partition, as {@link selectPartitionEventsSql}.
- */
-export const selectPartitionsEventsSql = (schema: SchemaName): string => {
-  const columns = `e.position, e.delivery_id, e.body, e.bad_line, e.partition, ${SKIPPED(schema, 'e')},
-             (extract(epoch FROM e.received_at) * 1000)::bigint AS received_ms`;
-  return `SELECT * FROM (
-    SELECT e.* FROM unnest($1::integer[], $2::bigint[]) AS u(partition, after)
-     CROSS JOIN LATERAL (
-       SELECT ${columns} FROM ${schema}.events AS e
-        WHERE e.partition = u.partition AND e.position > u.after AND e.position <= $3
-        ORDER BY e.position LIMIT $4) AS e
-    UNION ALL
-    (SELECT ${columns} FROM ${schema}.events AS e
-      WHERE e.partition = ${EVERY_PARTITION} AND e.position > $5 AND e.position <= $3
-      ORDER BY e.position LIMIT $4)) AS e ORDER BY position`;
-};

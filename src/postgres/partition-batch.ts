@@ -11,12 +11,16 @@
  * their positions, which the worker narrows down to one event.
  */
 
-import type { BatchContext } from './batch-context.js';
-import { keysOf } from './batch-keys.js';
+import type { Reactor } from '../core/reactors/reactor-types.js';
+import type { Upcaster } from '../core/upcasters/upcaster-types.js';
+import { createProjector } from '../engine/projector.js';
+import type { ProjectorStats } from '../engine/projector-types.js';
+import type { Tracing } from '../engine/tracing.js';
+import { keysOf, minus } from './batch-keys.js';
 import { type BatchTrace, startBatchTrace } from './batch-trace.js';
 import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
-import { recordOfRow, selectPartitionEventsSql } from './event-rows.js';
-import { foldPartition, type PartitionEventRow } from './partition-fold.js';
+import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-rows.js';
+import { EVERY_PARTITION } from './migration-partitions.js';
 import { leaseEnd } from './partition-leases.js';
 import { templateRowsOf } from './partition-templates.js';
 import { sqlState } from './postgres-error.js';
@@ -27,7 +31,24 @@ import { catchUpReactorsOnce } from './reactors/reactor-catch-up.js';
 import type { SchemaName } from './schema-name.js';
 import { checkOut, prepared, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
-export type { BatchContext } from './batch-context.js';
+/** What a batch needs to know besides the partition. */
+export interface BatchContext {
+  readonly schema: SchemaName;
+  readonly workerId: string;
+  readonly leaseMs: number;
+  readonly batchSize: number;
+  readonly strict: boolean;
+  /** Applied to each record before it is decoded (see `ProjectionWorkerOptions.upcasters`). */
+  readonly upcasters?: readonly Upcaster[];
+  /** Called between folding and writing (tests pause a worker there). */
+  readonly onFolded?: ((partition: number) => void | Promise<void>) | undefined;
+  /** Reactors whose effects are enqueued in the batch's transaction (none: no reactor work at all). */
+  readonly reactors?: readonly Reactor[] | undefined;
+  /** Told what a batch counted once it committed (metrics): never for a batch rolled back. */
+  readonly onProjected?: ((stats: ProjectorStats) => void) | undefined;
+  /** Spans of each batch and each record it folds (see batch-trace.ts); enabled only. */
+  readonly tracing?: Tracing | undefined;
+}
 
 /** What a batch did. */
 export type BatchOutcome =
@@ -41,6 +62,8 @@ export type BatchOutcome =
   /** The partition is no longer this worker's (another claimed it): nothing was written. */
   | { readonly kind: 'lost' };
 
+const ZERO: ProjectorStats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
+
 interface PartitionRow {
   readonly position: string;
   readonly owner: string | null;
@@ -48,13 +71,7 @@ interface PartitionRow {
   readonly high: string | null;
 }
 
-/**
- * Opens a batch's transaction: one that stalls inside it gives up its row
- * locks after `leaseMs`, and its commit does not wait for the WAL flush.
- */
-export const beginBatchSql = (leaseMs: number): string =>
-  `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(leaseMs)}; ` +
-  'SET LOCAL synchronous_commit = off';
+type PartitionEventRow = EventRow & { readonly partition: number };
 
 /**
  * Projects one batch of `partition` under the claim `epoch`. Database errors
@@ -144,6 +161,8 @@ const foldAndWrite = async (
 ): Promise<BatchOutcome> => {
   const { schema, workerId } = context;
 
+  // Fold: template events change every partition's templates, but only
+  // partition 0 counts them and quarantines them, so each is counted once.
   const records = rows.map(recordOfRow);
   const templateRows = templateRowsOf(partition);
   const reacting =
@@ -152,16 +171,32 @@ const foldAndWrite = async (
       : undefined;
   const keys = keysOf(records, reacting !== undefined);
   const before = await loadRecords(pool, schema, keys, templateRows);
-  const { after, stats, quarantine, processed } = foldPartition(
-    context,
-    partition,
-    from,
-    rows,
-    records,
-    before,
-    reacting,
-    trace,
+  const projector = createProjector(
+    {
+      policy: 'skip',
+      audit: false,
+      strict: context.strict,
+      upcasters: context.upcasters ?? [],
+      ...(reacting === undefined ? {} : { onApplied: reacting.onApplied }),
+      ...(trace === undefined ? {} : { tracing: trace.tracing }),
+    },
+    { state: before, checkpoint: from, stats: ZERO },
   );
+  let uncounted = ZERO;
+  const uncountedPositions = new Set<number>();
+  records.forEach((record, i) => {
+    const counted = partition === 0 || rows[i]?.partition !== EVERY_PARTITION;
+    if (counted) {
+      projector.applyRecord(record);
+      return;
+    }
+    const earlier = projector.stats();
+    projector.applyRecord(record);
+    uncounted = minus(uncounted, minus(earlier, projector.stats()));
+    uncountedPositions.add(record.position);
+  });
+  const stats = minus(projector.stats(), uncounted);
+  const quarantine = projector.quarantine().filter((q) => !uncountedPositions.has(q.position));
   await context.onFolded?.(partition);
 
   let client: SqlPoolClient | undefined;
@@ -172,7 +207,10 @@ const foldAndWrite = async (
     // to anyone waits on it, and a server crash can only lose the newest
     // batches whole, rows and checkpoint together, which are then projected
     // again (docs/postgres.md, "Durability of the projection").
-    await client.query(beginBatchSql(context.leaseMs));
+    await client.query(
+      `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(context.leaseMs)}; ` +
+        'SET LOCAL synchronous_commit = off',
+    );
     // Lock the claim before writing anything: a stale batch stops here, before
     // it touches a row the new owner may be writing, and no claim can slip in
     // until this transaction ends. A partition with no new event (others'
@@ -194,7 +232,7 @@ const foldAndWrite = async (
       client.release();
       return { kind: 'lost' };
     }
-    await writeChanges(client, schema, before, after, templateRows);
+    await writeChanges(client, schema, before, projector.state(), templateRows);
     await writeQuarantine(client, schema, quarantine);
     await reacting?.write(client, { from, to, clockMs: caughtUp ? Date.now() : undefined });
     const fenced = await client.query(
@@ -255,6 +293,7 @@ const foldAndWrite = async (
     throw cause;
   }
   context.onProjected?.(stats);
+  const processed = records.length - uncountedPositions.size;
   return { kind: 'projected', processed, caughtUp };
 };
 

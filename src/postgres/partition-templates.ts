@@ -6,9 +6,7 @@
  */
 import type { TemplateView } from '../core/projections/records.js';
 import { type TableSpec, TEMPLATES } from './projection-columns.js';
-import { type Changes, select, type TemplateRows, write } from './projection-tables.js';
-import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
+import { select, type TemplateRows, write } from './projection-tables.js';
 
 type ScopedTemplate = TemplateView & { readonly partition: number };
 
@@ -55,59 +53,3 @@ const privateTemplates = (partition: number): TemplateRows => {
 /** The template rows of a partition. */
 export const templateRowsOf = (partition: number): TemplateRows =>
   partition === 0 ? publicTemplates : privateTemplates(partition);
-
-/**
- * The templates named for each of several partitions, in at most two
- * queries (partition 0's table and the others' private rows) however many
- * partitions ask.
- */
-export const loadTemplatesOfPartitions = async (
-  db: SqlQueryable,
-  schema: SchemaName,
-  idsByPartition: ReadonlyMap<number, readonly number[]>,
-): Promise<Map<number, TemplateView[]>> => {
-  const found = new Map<number, TemplateView[]>();
-  const publicIds = idsByPartition.get(0) ?? [];
-  if (publicIds.length > 0) found.set(0, await publicTemplates.load(db, schema, publicIds));
-  const partitions: number[] = [];
-  const ids: number[] = [];
-  for (const [partition, named] of idsByPartition) {
-    if (partition === 0) continue;
-    for (const id of named) {
-      partitions.push(partition);
-      ids.push(id);
-    }
-  }
-  if (ids.length === 0) return found;
-  const rows = await select(
-    db,
-    PARTITION_TEMPLATES,
-    schema,
-    'WHERE (partition, id) IN (SELECT * FROM unnest($1::integer[], $2::bigint[]))',
-    [partitions, ids],
-  );
-  for (const { partition, ...view } of rows) {
-    const views = found.get(partition) ?? [];
-    views.push(view);
-    found.set(partition, views);
-  }
-  return found;
-};
-
-/** Writes the template changes of several partitions, in at most two statements per kind of change. */
-export const writeTemplatesOfPartitions = async (
-  db: SqlQueryable,
-  schema: SchemaName,
-  changesByPartition: ReadonlyMap<number, Changes<TemplateView>>,
-): Promise<void> => {
-  const scoped: Changes<ScopedTemplate> = { created: [], updated: [] };
-  for (const [partition, { created, updated }] of changesByPartition) {
-    if (partition === 0) {
-      await publicTemplates.write(db, schema, { created, updated });
-      continue;
-    }
-    for (const view of created) scoped.created.push({ ...view, partition });
-    for (const view of updated) scoped.updated.push({ ...view, partition });
-  }
-  await write(db, schema, PARTITION_TEMPLATES, scoped);
-};

@@ -20,14 +20,6 @@ import { type Claims, leaseEnd } from './partition-leases.js';
 import type { SchemaName } from './schema-name.js';
 import { prepared, type SqlQueryable } from './sql-client.js';
 
-/** What {@link partitionsWithWork} found. */
-export interface PartitionsBehind {
-  /** The held partitions still behind, each with its checkpoint as read. */
-  readonly behind: ReadonlyMap<number, number>;
-  /** The newest position the statement saw (0 when it read none). */
-  readonly high: number;
-}
-
 /**
  * Advances the held partitions with no event after their checkpoint up to
  * the newest position (renewing their leases, as a batch does), and returns
@@ -40,9 +32,9 @@ export const partitionsWithWork = async (
   workerId: string,
   claims: Claims,
   leaseMs: number,
-): Promise<PartitionsBehind> => {
-  if (claims.size === 0) return { behind: new Map(), high: 0 };
-  const { rows } = await db.query<{ partition: number; position: string; high: string }>(
+): Promise<Set<number>> => {
+  if (claims.size === 0) return new Set();
+  const { rows } = await db.query<{ partition: number }>(
     prepared(
       `WITH held AS (
        SELECT * FROM unnest($2::integer[], $3::bigint[]) AS h(partition, epoch)
@@ -60,14 +52,10 @@ export const partitionsWithWork = async (
                AND e.position > p.position AND e.position <= newest.high)
        RETURNING p.partition
      )
-     SELECT p.partition, p.position, newest.high
-       FROM ${schema}.partitions AS p JOIN held USING (partition), newest
+     SELECT p.partition FROM ${schema}.partitions AS p JOIN held USING (partition), newest
       WHERE p.position < newest.high AND p.partition NOT IN (SELECT partition FROM advanced)`,
       [workerId, [...claims.keys()], [...claims.values()], leaseMs],
     ),
   );
-  return {
-    behind: new Map(rows.map((row) => [row.partition, Number(row.position)])),
-    high: Number(rows[0]?.high ?? 0),
-  };
+  return new Set(rows.map((row) => row.partition));
 };

@@ -46,8 +46,7 @@ export const select = async <View>(
   return rows.map((row) => viewOfRow(spec, row));
 };
 
-/** The given records as a published state (see {@link loadRecords}). */
-export const toState = (
+const toState = (
   templates: readonly TemplateView[],
   signRequests: readonly SignRequestView[],
   participants: readonly ParticipantView[],
@@ -162,49 +161,10 @@ export const write = async <View>(
   }
 };
 
-/** What a fold changed, table by table. */
-export interface RecordChanges {
-  readonly templates: Changes<TemplateView>;
-  readonly signRequests: Changes<SignRequestView>;
-  readonly participants: Changes<ParticipantView>;
-}
-
 /**
- * Every record of `after` that is not the very object `before` holds, added
- * to `into`: `before` must hold every existing record the fold could touch
- * (see {@link loadRecords}), so a record it lacks is new.
- */
-export const changesOf = (
-  before: ProjectionState,
-  after: ProjectionState,
-  into: RecordChanges = {
-    templates: { created: [], updated: [] },
-    signRequests: { created: [], updated: [] },
-    participants: { created: [], updated: [] },
-  },
-): RecordChanges => {
-  collect(before.templates, after.templates, into.templates);
-  collect(before.signRequests, after.signRequests, into.signRequests);
-  for (const [id, ofRequest] of after.participants) {
-    const earlier = before.participants.get(id);
-    if (earlier !== ofRequest) collect(earlier, ofRequest, into.participants);
-  }
-  return into;
-};
-
-/** Writes the changed sign requests and participants (templates are per partition). */
-export const writeRequestChanges = async (
-  db: SqlQueryable,
-  schema: SchemaName,
-  changes: Pick<RecordChanges, 'signRequests' | 'participants'>,
-): Promise<void> => {
-  await write(db, schema, SIGN_REQUESTS, changes.signRequests);
-  await write(db, schema, PARTICIPANTS, changes.participants);
-};
-
-/**
- * Writes every record of `after` that is not the very object `before` holds
- * ({@link changesOf}): created records are inserted, the others updated.
+ * Writes every record of `after` that is not the very object `before` holds:
+ * `before` must hold every existing record the batch could touch (see
+ * {@link loadRecords}), so a record it lacks is new and is inserted.
  */
 export const writeChanges = async (
   db: SqlQueryable,
@@ -213,7 +173,16 @@ export const writeChanges = async (
   after: ProjectionState,
   templateRows: TemplateRows,
 ): Promise<void> => {
-  const changes = changesOf(before, after);
-  await templateRows.write(db, schema, changes.templates);
-  await writeRequestChanges(db, schema, changes);
+  const templates: Changes<TemplateView> = { created: [], updated: [] };
+  const signRequests: Changes<SignRequestView> = { created: [], updated: [] };
+  const participants: Changes<ParticipantView> = { created: [], updated: [] };
+  collect(before.templates, after.templates, templates);
+  collect(before.signRequests, after.signRequests, signRequests);
+  for (const [id, ofRequest] of after.participants) {
+    const earlier = before.participants.get(id);
+    if (earlier !== ofRequest) collect(earlier, ofRequest, participants);
+  }
+  await templateRows.write(db, schema, templates);
+  await write(db, schema, SIGN_REQUESTS, signRequests);
+  await write(db, schema, PARTICIPANTS, participants);
 };

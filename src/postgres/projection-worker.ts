@@ -25,7 +25,6 @@ import {
   stillHeld,
 } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
-import { passesApply, projectPartitionsTogether } from './partitions-pass.js';
 import { partitionsWithWork } from './partitions-with-work.js';
 import { databaseError, isRetryableCause, type PostgresError, sqlState } from './postgres-error.js';
 import {
@@ -303,24 +302,13 @@ const workerOn = (
     onBatch?: (progress: WorkerProgress) => void,
     signal?: MinimalAbortSignal,
   ): Promise<number> => {
-    let processed = 0;
     // Partitions with nothing new are advanced in one statement, not a batch each; with
     // reactors every partition takes its batch (caught up, it releases the timers due).
-    if (context.reactors === undefined || context.reactors.length === 0) {
-      const found = await partitionsWithWork(pool, schema, id, claims, leaseMs);
-      behind = new Set(found.behind.keys());
-      // A few events each in several partitions (a live trickle): one transaction for all.
-      if (behind.size > 1 && passesApply(context)) {
-        const pass = await projectPartitionsTogether(pool, context, claims, found);
-        if (pass.kind === 'projected') {
-          behind = new Set();
-          processed = pass.processed;
-          if (onBatch !== undefined) onBatch(await readTotals(pool, schema, processed));
-        }
-      }
-    } else {
-      behind = new Set(claims.keys());
-    }
+    behind =
+      context.reactors === undefined || context.reactors.length === 0
+        ? await partitionsWithWork(pool, schema, id, claims, leaseMs)
+        : new Set(claims.keys());
+    let processed = 0;
     for (;;) {
       // A stop waits for the batch in progress, not for the whole backlog.
       if (signal?.aborted === true) return processed;
