@@ -29,7 +29,13 @@ import { writeQuarantine } from './quarantine-table.js';
 import { ReactorBatch } from './reactors/reactor-batch.js';
 import { catchUpReactorsOnce } from './reactors/reactor-catch-up.js';
 import type { SchemaName } from './schema-name.js';
-import { checkOut, prepared, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
+import {
+  checkOut,
+  queryPrepared,
+  rollBack,
+  type SqlPool,
+  type SqlPoolClient,
+} from './sql-client.js';
 
 /** What a batch needs to know besides the partition. */
 export interface BatchContext {
@@ -85,12 +91,11 @@ export const projectPartitionBatch = async (
   epoch: number,
 ): Promise<BatchOutcome> => {
   const { schema, workerId } = context;
-  const found = await pool.query<PartitionRow>(
-    prepared(
-      `SELECT position, owner, epoch, (SELECT max(position) FROM ${schema}.events) AS high
+  const found = await queryPrepared<PartitionRow>(
+    pool,
+    `SELECT position, owner, epoch, (SELECT max(position) FROM ${schema}.events) AS high
        FROM ${schema}.partitions WHERE partition = $1`,
-      [partition],
-    ),
+    [partition],
   );
   const row = found.rows[0];
   if (row === undefined || row.owner !== workerId || Number(row.epoch) !== epoch) {
@@ -108,9 +113,12 @@ export const projectPartitionBatch = async (
     }
     return foldAndWrite(pool, context, { partition, epoch, from, to: from, caughtUp: true }, []);
   }
-  const events = await pool.query<PartitionEventRow>(
-    prepared(selectPartitionEventsSql(schema), [partition, from, high, context.batchSize]),
-  );
+  const events = await queryPrepared<PartitionEventRow>(pool, selectPartitionEventsSql(schema), [
+    partition,
+    from,
+    high,
+    context.batchSize,
+  ]);
   const caughtUp = events.rows.length < context.batchSize;
   const to = caughtUp ? high : Number(events.rows.at(-1)?.position);
   const trace =
@@ -220,12 +228,10 @@ const foldAndWrite = async (
       records.length === 0 && reacting === undefined
         ? { rowCount: 1 }
         : await client.query(
-            prepared(
-              `SELECT 1 FROM ${schema}.partitions
+            `SELECT 1 FROM ${schema}.partitions
               WHERE partition = $1 AND owner = $2 AND epoch = $3 AND position = $4
                 AND lease_until > clock_timestamp() FOR UPDATE`,
-              [partition, workerId, epoch, from],
-            ),
+            [partition, workerId, epoch, from],
           );
     if (held.rowCount !== 1) {
       await client.query('ROLLBACK');
@@ -236,8 +242,7 @@ const foldAndWrite = async (
     await writeQuarantine(client, schema, quarantine);
     await reacting?.write(client, { from, to, clockMs: caughtUp ? Date.now() : undefined });
     const fenced = await client.query(
-      prepared(
-        `UPDATE ${schema}.partitions
+      `UPDATE ${schema}.partitions
           SET position = $4, applied = applied + $5, no_ops = no_ops + $6,
               conflicts = conflicts + $7, invalid = invalid + $8,
               already_applied = already_applied + $9, updated_at = clock_timestamp(),
@@ -245,22 +250,21 @@ const foldAndWrite = async (
         WHERE partition = $1 AND owner = $2 AND epoch = $3 AND position = $11
           AND lease_until > clock_timestamp()
           AND NOT EXISTS (SELECT 1 FROM ${schema}.skipped WHERE position = ANY($12::bigint[]))`,
-        [
-          partition,
-          workerId,
-          epoch,
-          to,
-          stats.applied,
-          stats.noOps,
-          stats.conflicts,
-          stats.invalid,
-          stats.alreadyApplied,
-          context.leaseMs,
-          from,
-          // An operator skipped one of these events since they were read (see below).
-          rows.filter((row) => row.skipped === null).map((row) => row.position),
-        ],
-      ),
+      [
+        partition,
+        workerId,
+        epoch,
+        to,
+        stats.applied,
+        stats.noOps,
+        stats.conflicts,
+        stats.invalid,
+        stats.alreadyApplied,
+        context.leaseMs,
+        from,
+        // An operator skipped one of these events since they were read (see below).
+        rows.filter((row) => row.skipped === null).map((row) => row.position),
+      ],
     );
     if (fenced.rowCount !== 1) {
       // A skip takes the partition's row lock (skip-position.ts), which this

@@ -18,7 +18,7 @@
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { type Claims, leaseEnd } from './partition-leases.js';
 import type { SchemaName } from './schema-name.js';
-import { prepared, type SqlQueryable } from './sql-client.js';
+import { queryPrepared, type SqlQueryable } from './sql-client.js';
 
 /**
  * Advances the held partitions with no event after their checkpoint up to
@@ -34,9 +34,9 @@ export const partitionsWithWork = async (
   leaseMs: number,
 ): Promise<Set<number>> => {
   if (claims.size === 0) return new Set();
-  const { rows } = await db.query<{ partition: number }>(
-    prepared(
-      `WITH held AS (
+  const { rows } = await queryPrepared<{ partition: number }>(
+    db,
+    `WITH held AS (
        SELECT * FROM unnest($2::integer[], $3::bigint[]) AS h(partition, epoch)
      ), newest AS (
        SELECT coalesce(max(position), 0) AS high FROM ${schema}.events
@@ -54,8 +54,7 @@ export const partitionsWithWork = async (
      )
      SELECT p.partition FROM ${schema}.partitions AS p JOIN held USING (partition), newest
       WHERE p.position < newest.high AND p.partition NOT IN (SELECT partition FROM advanced)`,
-      [workerId, [...claims.keys()], [...claims.values()], leaseMs],
-    ),
+    [workerId, [...claims.keys()], [...claims.values()], leaseMs],
   );
   return new Set(rows.map((row) => row.partition));
 };

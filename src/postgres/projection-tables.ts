@@ -23,7 +23,7 @@ import {
   viewOfRow,
 } from './projection-columns.js';
 import type { SchemaName } from './schema-name.js';
-import { prepared, type SqlQueryable } from './sql-client.js';
+import type { SqlQueryable } from './sql-client.js';
 
 /** The records a batch of events may read. */
 export interface RecordKeys {
@@ -42,7 +42,7 @@ export const select = async <View>(
   values: unknown[],
 ): Promise<View[]> => {
   const sql = `${selectColumnsSql(spec, schema)} ${where}`;
-  const { rows } = await db.query<Record<string, unknown>>(prepared(sql, values));
+  const { rows } = await db.query<Record<string, unknown>>(sql, values);
   return rows.map((row) => viewOfRow(spec, row));
 };
 
@@ -154,10 +154,10 @@ export const write = async <View>(
   changes: Changes<View>,
 ): Promise<void> => {
   if (changes.created.length > 0) {
-    await db.query(prepared(insertSql(spec, schema), columnArrays(spec, changes.created)));
+    await db.query(insertSql(spec, schema), columnArrays(spec, changes.created));
   }
   if (changes.updated.length > 0) {
-    await db.query(prepared(updateSql(spec, schema), columnArrays(spec, changes.updated)));
+    await db.query(updateSql(spec, schema), columnArrays(spec, changes.updated));
   }
 };
 

@@ -2,7 +2,7 @@
 import type { QuarantineEntry } from '../engine/quarantine.js';
 import { sqlText } from './event-routing.js';
 import type { SchemaName } from './schema-name.js';
-import { prepared, type SqlQueryable } from './sql-client.js';
+import type { SqlQueryable } from './sql-client.js';
 
 /** The structured part of a reason (the decode error or the conflict) as JSON text. */
 const detailOf = (entry: QuarantineEntry): string | null => {
@@ -20,18 +20,16 @@ export const writeQuarantine = async (
 ): Promise<void> => {
   if (entries.length === 0) return;
   await db.query(
-    prepared(
-      `INSERT INTO ${schema}.quarantine (position, line, reason, message, raw, detail)
+    `INSERT INTO ${schema}.quarantine (position, line, reason, message, raw, detail)
      SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
      ON CONFLICT (position) DO NOTHING`,
-      [
-        entries.map((e) => e.position),
-        entries.map((e) => e.line ?? null),
-        entries.map((e) => e.reason.kind),
-        entries.map((e) => sqlText(e.reason.message)),
-        entries.map((e) => sqlText(e.raw)),
-        entries.map(detailOf),
-      ],
-    ),
+    [
+      entries.map((e) => e.position),
+      entries.map((e) => e.line ?? null),
+      entries.map((e) => e.reason.kind),
+      entries.map((e) => sqlText(e.reason.message)),
+      entries.map((e) => sqlText(e.raw)),
+      entries.map(detailOf),
+    ],
   );
 };

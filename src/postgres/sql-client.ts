@@ -13,10 +13,7 @@ export interface SqlResult<Row> {
   readonly rowCount: number | null;
 }
 
-/**
- * A statement to run as a named prepared statement (node-postgres's query
- * config): see {@link prepared}.
- */
+/** A statement to run as a named prepared statement (node-postgres's query config): see {@link queryPrepared}. */
 export interface PreparedQuery {
   readonly name: string;
   readonly text: string;
@@ -49,21 +46,47 @@ export interface SqlPool extends SqlQueryable {
 
 const names = new Map<string, string>();
 
-/**
- * `text` with its `values`, to be parsed and planned once per connection
- * instead of at every call: a named prepared statement, named after a digest
- * of its text (node-postgres refuses one name for two texts). For the
- * statements a worker or an appender runs over and over, where parsing and
- * planning were a third of an append's time in the database. A new object
- * each call: node-postgres writes the values into the object it is given.
- */
-export const prepared = (text: string, values: unknown[]): PreparedQuery => {
+/** `text` with its `values` as a named prepared statement, named after a digest of its text. */
+const prepared = (text: string, values: unknown[]): PreparedQuery => {
   let name = names.get(text);
   if (name === undefined) {
+    // node-postgres refuses one name for two texts on a connection.
     name = `signfold_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
     names.set(text, name);
   }
+  // A new object each call: node-postgres writes into the object it is given.
   return { name, text, values };
+};
+
+/** Whether statements are still prepared in this process (see {@link queryPrepared}). */
+let preparing = true;
+
+/**
+ * Runs `text` with `values` as a named prepared statement: parsed and
+ * planned once per connection instead of at every call. For the statements
+ * an appender or a worker runs over and over outside a transaction (an
+ * append's insert spent a third of its time in the database being parsed
+ * and planned). Behind a connection pooler that hands each statement to
+ * another server connection (PgBouncer before 1.21 in transaction mode) a
+ * prepared statement is missing where it is bound (26000) or already there
+ * (42P05): the statement, which did not run, is run again unprepared, and
+ * this process prepares none from then on. Never inside a transaction: the
+ * failure would have aborted it.
+ */
+export const queryPrepared = async <Row = Record<string, unknown>>(
+  db: SqlQueryable,
+  text: string,
+  values: unknown[],
+): Promise<SqlResult<Row>> => {
+  if (!preparing) return db.query<Row>(text, values);
+  try {
+    return await db.query<Row>(prepared(text, values));
+  } catch (cause) {
+    const state = sqlState(cause);
+    if (state !== '26000' && state !== '42P05') throw cause;
+    preparing = false;
+    return db.query<Row>(text, values);
+  }
 };
 
 type ErrorEvents = { on?(event: 'error', listener: (error: Error) => void): unknown };

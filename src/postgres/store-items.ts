@@ -8,7 +8,7 @@ import type { AppendOutcome } from '../engine/event-log.js';
 import { eventColumns, insertEventsSql, type StoredItem } from './event-rows.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import type { SchemaName } from './schema-name.js';
-import { prepared, type SqlQueryable } from './sql-client.js';
+import { queryPrepared, type SqlQueryable } from './sql-client.js';
 
 interface InsertedRow {
   readonly position: string;
@@ -45,9 +45,10 @@ export const storeItems = async (
   let earlier = new Map<string, number>();
   try {
     inserted = (
-      await db.query<InsertedRow>(
-        prepared(insertEventsSql(schema), [...eventColumns(items), ledgerVersion]),
-      )
+      await queryPrepared<InsertedRow>(db, insertEventsSql(schema), [
+        ...eventColumns(items),
+        ledgerVersion,
+      ])
     ).rows;
     const insertedIds = new Set(inserted.map((row) => row.delivery_id));
     const missing = items.flatMap((item) =>

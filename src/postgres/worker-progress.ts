@@ -1,7 +1,7 @@
 /** Where a projection worker reports the projection stands, read off the `checkpoints` view. */
 import type { ProjectorStats } from '../engine/projector-types.js';
 import type { SchemaName } from './schema-name.js';
-import { prepared, type SqlPool } from './sql-client.js';
+import { queryPrepared, type SqlPool } from './sql-client.js';
 
 /** Where the projection stands after a batch (over every partition). */
 export interface WorkerProgress extends ProjectorStats {
@@ -27,12 +27,11 @@ export const readTotals = async (
   processed: number,
 ): Promise<WorkerProgress> => {
   // The checkpoints view defines the overall checkpoint and counters over the partitions.
-  const { rows } = await pool.query<TotalsRow>(
-    prepared(
-      `SELECT position AS checkpoint, applied, no_ops, conflicts, invalid, already_applied
-         FROM ${schema}.checkpoints`,
-      [],
-    ),
+  const { rows } = await queryPrepared<TotalsRow>(
+    pool,
+    `SELECT position AS checkpoint, applied, no_ops, conflicts, invalid, already_applied
+       FROM ${schema}.checkpoints`,
+    [],
   );
   const row = rows[0];
   return {
