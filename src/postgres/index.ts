@@ -37,7 +37,13 @@ export { readProjections } from './read-projections.js';
 export { DEFAULT_SCHEMA } from './schema-name.js';
 export type { SkipOptions, SkipOutcome } from './skip-position.js';
 export { DEFAULT_SKIP_REASON, skipPosition } from './skip-position.js';
-export type { SqlPool, SqlPoolClient, SqlQueryable, SqlResult } from './sql-client.js';
+export type {
+  PreparedQuery,
+  SqlPool,
+  SqlPoolClient,
+  SqlQueryable,
+  SqlResult,
+} from './sql-client.js';
 /** `VACUUM FULL` of the tables a forget rewrote, so no table file keeps the old row versions. */
 export type { VacuumOptions } from './vacuum-forgotten.js';
 export { vacuumForgotten } from './vacuum-forgotten.js';

@@ -13,7 +13,12 @@ export interface SqlResult<Row> {
   readonly rowCount: number | null;
 }
 
-/** A statement to run as a named prepared statement (node-postgres's query config): see {@link queryPrepared}. */
+/**
+ * A statement to run as a named prepared statement: node-postgres's query
+ * config, which a `pg.Pool` and its clients take in place of the text. The
+ * appender and the workers send it for the statements they repeat outside a
+ * transaction (see docs/postgres.md); a wrapper around a pool must pass it on.
+ */
 export interface PreparedQuery {
   readonly name: string;
   readonly text: string;
