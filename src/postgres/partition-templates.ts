@@ -6,7 +6,7 @@
  */
 import type { TemplateView } from '../core/projections/records.js';
 import { type TableSpec, TEMPLATES } from './projection-columns.js';
-import { select, type TemplateRows, write } from './projection-tables.js';
+import { select, type TemplateRows, writeStatements } from './projection-tables.js';
 
 type ScopedTemplate = TemplateView & { readonly partition: number };
 
@@ -27,7 +27,7 @@ const PARTITION_TEMPLATE_VIEWS: TableSpec<TemplateView> = {
 /** The templates table itself (partition 0, and the single-partition schema). */
 const publicTemplates: TemplateRows = {
   load: (db, schema, ids) => select(db, TEMPLATES, schema, 'WHERE id = ANY($1::bigint[])', [ids]),
-  write: (db, schema, changes) => write(db, schema, TEMPLATES, changes),
+  writes: (schema, changes) => writeStatements(schema, TEMPLATES, changes),
 };
 
 const privateTemplates = (partition: number): TemplateRows => {
@@ -42,8 +42,8 @@ const privateTemplates = (partition: number): TemplateRows => {
         'WHERE partition = $2 AND id = ANY($1::bigint[])',
         [ids, partition],
       ),
-    write: (db, schema, { created, updated }) =>
-      write(db, schema, PARTITION_TEMPLATES, {
+    writes: (schema, { created, updated }) =>
+      writeStatements(schema, PARTITION_TEMPLATES, {
         created: scoped(created),
         updated: scoped(updated),
       }),

@@ -24,6 +24,7 @@ import {
 } from './projection-columns.js';
 import type { SchemaName } from './schema-name.js';
 import type { SqlQueryable } from './sql-client.js';
+import type { SqlStatement } from './sql-statement.js';
 
 /** The records a batch of events may read. */
 export interface RecordKeys {
@@ -130,7 +131,8 @@ export interface Changes<V> {
  */
 export interface TemplateRows {
   load(db: SqlQueryable, schema: SchemaName, ids: readonly number[]): Promise<TemplateView[]>;
-  write(db: SqlQueryable, schema: SchemaName, changes: Changes<TemplateView>): Promise<void>;
+  /** The statements that write `changes`. */
+  writes(schema: SchemaName, changes: Changes<TemplateView>): SqlStatement[];
 }
 
 const collect = <K, V>(
@@ -146,33 +148,33 @@ const collect = <K, V>(
   }
 };
 
-/** Inserts the created records and updates the changed ones. */
-export const write = async <View>(
-  db: SqlQueryable,
+/** The statements that insert the created records and update the changed ones (none for no change). */
+export const writeStatements = <View>(
   schema: SchemaName,
   spec: TableSpec<View>,
   changes: Changes<View>,
-): Promise<void> => {
-  if (changes.created.length > 0) {
-    await db.query(insertSql(spec, schema), columnArrays(spec, changes.created));
-  }
-  if (changes.updated.length > 0) {
-    await db.query(updateSql(spec, schema), columnArrays(spec, changes.updated));
-  }
-};
+): SqlStatement[] => [
+  ...(changes.created.length === 0
+    ? []
+    : [{ text: insertSql(spec, schema), values: columnArrays(spec, changes.created) }]),
+  ...(changes.updated.length === 0
+    ? []
+    : [{ text: updateSql(spec, schema), values: columnArrays(spec, changes.updated) }]),
+];
 
 /**
- * Writes every record of `after` that is not the very object `before` holds:
- * `before` must hold every existing record the batch could touch (see
- * {@link loadRecords}), so a record it lacks is new and is inserted.
+ * The statements that write every record of `after` that is not the very
+ * object `before` holds: `before` must hold every existing record the batch
+ * could touch (see {@link loadRecords}), so a record it lacks is new and is
+ * inserted. The inserted and the updated records are distinct rows, so the
+ * statements can be sent as one ({@link withWrites}).
  */
-export const writeChanges = async (
-  db: SqlQueryable,
+export const changeStatements = (
   schema: SchemaName,
   before: ProjectionState,
   after: ProjectionState,
   templateRows: TemplateRows,
-): Promise<void> => {
+): SqlStatement[] => {
   const templates: Changes<TemplateView> = { created: [], updated: [] };
   const signRequests: Changes<SignRequestView> = { created: [], updated: [] };
   const participants: Changes<ParticipantView> = { created: [], updated: [] };
@@ -182,7 +184,9 @@ export const writeChanges = async (
     const earlier = before.participants.get(id);
     if (earlier !== ofRequest) collect(earlier, ofRequest, participants);
   }
-  await templateRows.write(db, schema, templates);
-  await write(db, schema, SIGN_REQUESTS, signRequests);
-  await write(db, schema, PARTICIPANTS, participants);
+  return [
+    ...templateRows.writes(schema, templates),
+    ...writeStatements(schema, SIGN_REQUESTS, signRequests),
+    ...writeStatements(schema, PARTICIPANTS, participants),
+  ];
 };

@@ -2,7 +2,7 @@
 import type { QuarantineEntry } from '../engine/quarantine.js';
 import { sqlText } from './event-routing.js';
 import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
+import type { SqlStatement } from './sql-statement.js';
 
 /** The structured part of a reason (the decode error or the conflict) as JSON text. */
 const detailOf = (entry: QuarantineEntry): string | null => {
@@ -12,24 +12,23 @@ const detailOf = (entry: QuarantineEntry): string | null => {
   return null;
 };
 
-/** Inserts quarantine entries (a position already there is left as it is). */
-export const writeQuarantine = async (
-  db: SqlQueryable,
+/** The statement that inserts quarantine entries (a position already there is left as it is); none for none. */
+export const quarantineStatement = (
   schema: SchemaName,
   entries: readonly QuarantineEntry[],
-): Promise<void> => {
-  if (entries.length === 0) return;
-  await db.query(
-    `INSERT INTO ${schema}.quarantine (position, line, reason, message, raw, detail)
+): SqlStatement | undefined =>
+  entries.length === 0
+    ? undefined
+    : {
+        text: `INSERT INTO ${schema}.quarantine (position, line, reason, message, raw, detail)
      SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
      ON CONFLICT (position) DO NOTHING`,
-    [
-      entries.map((e) => e.position),
-      entries.map((e) => e.line ?? null),
-      entries.map((e) => e.reason.kind),
-      entries.map((e) => sqlText(e.reason.message)),
-      entries.map((e) => sqlText(e.raw)),
-      entries.map(detailOf),
-    ],
-  );
-};
+        values: [
+          entries.map((e) => e.position),
+          entries.map((e) => e.line ?? null),
+          entries.map((e) => e.reason.kind),
+          entries.map((e) => sqlText(e.reason.message)),
+          entries.map((e) => sqlText(e.raw)),
+          entries.map(detailOf),
+        ],
+      };
