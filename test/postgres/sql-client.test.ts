@@ -20,6 +20,17 @@ const preparedNames = async (): Promise<string[]> => {
 };
 
 describe('queryPrepared', () => {
+  // First: the statements are still prepared here (the next test stops that for the process).
+  it('passes every other failure on as it is', async () => {
+    await expect(queryPrepared(db.pool, 'SELECT * FROM no_such_table', [])).rejects.toMatchObject({
+      code: '42P01',
+    });
+    // And the process still prepares: a refusal of another kind did not stop that.
+    expect((await queryPrepared(db.pool, 'SELECT 1 AS one', [])).rows).toEqual([{ one: 1 }]);
+    expect(await preparedNames()).toHaveLength(1);
+    await db.pool.query('DEALLOCATE ALL');
+  });
+
   it('prepares an append once per connection, and runs it again unprepared where the statement was lost', async () => {
     (await migrate(db.pool, { schema: 'prep' }))._unsafeUnwrap();
     const log = (await openPostgresEventLog(db.pool, { schema: 'prep' }))._unsafeUnwrap();
@@ -49,11 +60,5 @@ describe('queryPrepared', () => {
       'SELECT delivery_id FROM prep.events ORDER BY position',
     );
     expect(rows.map((row) => row.delivery_id)).toEqual(['a', 'b', 'c', 'd']);
-  });
-
-  it('passes every other failure on as it is', async () => {
-    await expect(queryPrepared(db.pool, 'SELECT * FROM no_such_table', [])).rejects.toMatchObject({
-      code: '42P01',
-    });
   });
 });
