@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../src/postgres/migrate.js';
 import { type BatchContext, projectPartitionBatch } from '../../src/postgres/partition-batch.js';
-import { maintainClaims } from '../../src/postgres/partition-leases.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
-import { schemaName } from '../../src/postgres/schema-name.js';
 import type { SqlPool, SqlPoolClient } from '../../src/postgres/sql-client.js';
-import { events } from '../../src/testing/index.js';
+import { oneEventSchema } from '../support/one-event-schema.js';
 import { throwawayPostgres } from '../support/postgres-server.js';
 
 const db = throwawayPostgres(3);
@@ -41,19 +37,9 @@ const recordingPool = (): { pool: SqlPool; statements: string[]; commitSettings:
   return { pool: recorded, statements, commitSettings };
 };
 
-/** A migrated schema (4 partitions) with one event appended, claimed whole by {@link WORKER}. */
-const oneEventSchema = async (schema: string) => {
-  (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
-  const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
-  const stored = (await log.append(events.signRequestSent({ signRequestId: 7 })))._unsafeUnwrap();
-  const { rows } = await db.pool.query<{ partition: number }>(
-    `SELECT partition FROM ${schema}.events WHERE position = $1`,
-    [stored.position],
-  );
-  const own = rows[0]?.partition ?? -2;
-  const name = schemaName(schema)._unsafeUnwrap();
-  const claims = await maintainClaims(db.pool, name, WORKER, LEASE_MS, 4);
-  expect(claims.size).toBe(4);
+/** {@link oneEventSchema} for {@link WORKER}, with a batch context on it. */
+const batchSchema = async (schema: string) => {
+  const { name, claims, own, position } = await oneEventSchema(db.pool, schema, WORKER, LEASE_MS);
   const context: BatchContext = {
     schema: name,
     workerId: WORKER,
@@ -62,7 +48,7 @@ const oneEventSchema = async (schema: string) => {
     strict: false,
   };
   const other = [0, 1, 2, 3].find((p) => p !== own) ?? -2;
-  return { context, claims, own, other, position: stored.position };
+  return { context, claims, own, other, position };
 };
 
 const partitionRow = async (schema: string, partition: number) =>
@@ -76,7 +62,7 @@ const partitionRow = async (schema: string, partition: number) =>
 describe('a partition batch', () => {
   it('of a partition with no new event of its own moves only its checkpoint: no row loaded, no lock taken', async () => {
     const schema = 'batch_empty';
-    const { context, claims, other, position } = await oneEventSchema(schema);
+    const { context, claims, other, position } = await batchSchema(schema);
     const recording = recordingPool();
     const outcome = await projectPartitionBatch(
       recording.pool,
@@ -103,7 +89,7 @@ describe('a partition batch', () => {
 
   it('of a partition with no new event still refuses to move a checkpoint that another worker claimed meanwhile', async () => {
     const schema = 'batch_empty_fenced';
-    const { context, claims, other } = await oneEventSchema(schema);
+    const { context, claims, other } = await batchSchema(schema);
     const outcome = await projectPartitionBatch(
       db.pool,
       {
@@ -125,7 +111,7 @@ describe('a partition batch', () => {
 
   it('commits without waiting for the WAL flush, and leaves the db.pool’s connections synchronous (appends)', async () => {
     const schema = 'batch_async_commit';
-    const { context, claims, own, position } = await oneEventSchema(schema);
+    const { context, claims, own, position } = await batchSchema(schema);
     const recording = recordingPool();
     const outcome = await projectPartitionBatch(recording.pool, context, own, claims.get(own) ?? 0);
     expect(outcome).toMatchObject({ kind: 'projected', processed: 1, caughtUp: true });

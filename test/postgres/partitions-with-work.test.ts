@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../src/postgres/migrate.js';
-import { maintainClaims } from '../../src/postgres/partition-leases.js';
 import { partitionsWithWork } from '../../src/postgres/partitions-with-work.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
-import { schemaName } from '../../src/postgres/schema-name.js';
 import { events } from '../../src/testing/index.js';
+import { oneEventSchema } from '../support/one-event-schema.js';
 import { throwawayPostgres } from '../support/postgres-server.js';
 
 const db = throwawayPostgres(3);
@@ -12,20 +10,7 @@ const db = throwawayPostgres(3);
 const WORKER = 'sweep-test-worker';
 const LEASE_MS = 60_000;
 
-/** A migrated schema of 4 partitions with one sign request event appended, claimed whole by {@link WORKER}. */
-const oneEventSchema = async (schema: string) => {
-  (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
-  const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
-  const stored = (await log.append(events.signRequestSent({ signRequestId: 7 })))._unsafeUnwrap();
-  const { rows } = await db.pool.query<{ partition: number }>(
-    `SELECT partition FROM ${schema}.events WHERE position = $1`,
-    [stored.position],
-  );
-  const name = schemaName(schema)._unsafeUnwrap();
-  const claims = await maintainClaims(db.pool, name, WORKER, LEASE_MS, 4);
-  expect(claims.size).toBe(4);
-  return { name, claims, own: rows[0]?.partition ?? -2, position: stored.position };
-};
+const oneEvent = (schema: string) => oneEventSchema(db.pool, schema, WORKER, LEASE_MS);
 
 const checkpoints = async (schema: string): Promise<Record<number, number>> => {
   const { rows } = await db.pool.query<{ partition: number; position: string }>(
@@ -37,7 +22,7 @@ const checkpoints = async (schema: string): Promise<Record<number, number>> => {
 describe('partitionsWithWork', () => {
   it('advances the partitions with no new event to the newest position and names the one with an event', async () => {
     const schema = 'sweep_one';
-    const { name, claims, own, position } = await oneEventSchema(schema);
+    const { name, claims, own, position } = await oneEvent(schema);
     const behind = await partitionsWithWork(db.pool, name, WORKER, claims, LEASE_MS);
     expect([...behind]).toEqual([own]);
     const expected = Object.fromEntries([0, 1, 2, 3].map((p) => [p, p === own ? 0 : position]));
@@ -49,7 +34,7 @@ describe('partitionsWithWork', () => {
 
   it('names every partition after a template event, which every partition folds', async () => {
     const schema = 'sweep_template';
-    const { name, claims } = await oneEventSchema(schema);
+    const { name, claims } = await oneEvent(schema);
     const log = (await openPostgresEventLog(db.pool, { schema }))._unsafeUnwrap();
     (await log.append(events.templateActivated({ templateId: 3 })))._unsafeUnwrap();
     const behind = await partitionsWithWork(db.pool, name, WORKER, claims, LEASE_MS);
@@ -59,7 +44,7 @@ describe('partitionsWithWork', () => {
 
   it('moves no checkpoint of a partition claimed by another worker meanwhile', async () => {
     const schema = 'sweep_fenced';
-    const { name, claims, own } = await oneEventSchema(schema);
+    const { name, claims, own } = await oneEvent(schema);
     const other = [0, 1, 2, 3].find((p) => p !== own) ?? -2;
     await db.pool.query(
       `UPDATE ${schema}.partitions SET owner = 'someone-else', epoch = epoch + 1 WHERE partition = $1`,

@@ -104,6 +104,18 @@ describe('signfold forget LOG: no byte of the name is left', () => {
   let dir: string;
   let log: string;
   let originalReplay: unknown;
+  /** The command line forgetting participant 7, user 11 and {@link NAME} in `log`. */
+  const forgetArgs = (...extra: string[]): string[] => [
+    'forget',
+    log,
+    '--participant',
+    '7',
+    '--user',
+    '11',
+    '--name',
+    NAME,
+    ...extra,
+  ];
 
   beforeAll(async () => {
     dir = await tempDir();
@@ -148,18 +160,7 @@ describe('signfold forget LOG: no byte of the name is left', () => {
 
   it('a dry run counts and changes nothing', async () => {
     const before = await readFile(log);
-    const dry = await runCli([
-      'forget',
-      log,
-      '--participant',
-      '7',
-      '--user',
-      '11',
-      '--name',
-      NAME,
-      '--dry-run',
-      '--json',
-    ]);
+    const dry = await runCli(forgetArgs('--dry-run', '--json'));
     expect(dry.code, dry.stderr).toBe(0);
     const report = JSON.parse(dry.stdout);
     expect(report.dryRun).toBe(true);
@@ -170,17 +171,7 @@ describe('signfold forget LOG: no byte of the name is left', () => {
 
   it('forgets: only the report (made before) still holds it; made again, nothing does', async () => {
     const before = (await readFile(log, 'utf8')).split('\n');
-    const run = await runCli([
-      'forget',
-      log,
-      '--participant',
-      '7',
-      '--user',
-      '11',
-      '--name',
-      NAME,
-      '--json',
-    ]);
+    const run = await runCli(forgetArgs('--json'));
     expect(run.code, run.stderr).toBe(1);
     const report = JSON.parse(run.stdout);
     expect(report.remaining.map((file: string) => file.slice(dir.length + 1))).toEqual([
