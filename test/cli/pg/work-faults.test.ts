@@ -39,6 +39,12 @@ const NOTICE_BOUND_MS = 7000 + LEASE_MS / 4 + 8000;
 const RECOVERY_BOUND_MS = 25_000;
 /** The documented shutdown bound. */
 const SHUTDOWN_BOUND_MS = 15_000;
+/**
+ * How long the state a fault is injected into may take to reach: a deadline for a hang, not a
+ * speed check. Beside a second copy of the suite, a worker with batches of one took over 30 s to
+ * project the first half of its events through its proxy.
+ */
+const SETUP_BOUND_MS = 120_000;
 
 const db = throwawayPostgres(8);
 beforeAll(() => {
@@ -240,7 +246,7 @@ describe.concurrent('faults of one proxy or one schema, side by side', () => {
             const [first = [], during = [], after = []] = slices(workers * 10 + round, 40, 3);
             await append(schema, first);
             const started = Array.from({ length: workers }, (_, i) => startWorker(schema, `w${i}`));
-            await waitFor('caught up before the fault', 30_000, () =>
+            await waitFor('caught up before the fault', SETUP_BOUND_MS, () =>
               readyForTheFault(schema, started),
             );
             await proxy.set({ kind: 'sever' });
@@ -260,7 +266,7 @@ describe.concurrent('faults of one proxy or one schema, side by side', () => {
             );
             const recovery = performance.now() - healed;
             await append(schema, after);
-            await waitFor('caught up with later appends', 30_000, () => caughtUp(schema));
+            await waitFor('caught up with later appends', SETUP_BOUND_MS, () => caughtUp(schema));
             await waitFor('every worker reports the end of the outage', 10_000, () =>
               started.every((w) => AGAIN.test(w.stderr())),
             );
@@ -294,7 +300,7 @@ describe.concurrent('faults of one proxy or one schema, side by side', () => {
       const [first = [], during = []] = slices(5, 20, 2);
       await append(schema, first);
       const worker = startWorker(schema, 'stopped');
-      await waitFor('caught up before the fault', 30_000, () => caughtUp(schema));
+      await waitFor('caught up before the fault', SETUP_BOUND_MS, () => caughtUp(schema));
       await proxy.set({ kind: 'sever' });
       // Something in flight: an append, whose batch the worker starts on the dead connection.
       await append(schema, during);
@@ -317,7 +323,7 @@ describe.concurrent('faults of one proxy or one schema, side by side', () => {
       const [first = [], during = []] = slices(11, 20, 2);
       await append(schema, first);
       const worker = startWorker(schema, 'l0', ['--batch-size', '1']);
-      await waitFor('caught up before the lock', 30_000, () => caughtUp(schema));
+      await waitFor('caught up before the lock', SETUP_BOUND_MS, () => caughtUp(schema));
       const holder = new pg.Client(db.server.url);
       await holder.connect();
       try {
@@ -363,7 +369,7 @@ describe.concurrent('faults of one proxy or one schema, side by side', () => {
         );
         return (await caughtUp(schema)) && rows[0]?.waiting === '0' && Number(rows[0]?.all) > 0;
       };
-      await waitFor('effects done before the fault', 30_000, settled);
+      await waitFor('effects done before the fault', SETUP_BOUND_MS, settled);
       const holder = new pg.Client(db.server.url);
       await holder.connect();
       try {
@@ -408,7 +414,9 @@ describe('PostgreSQL restarted (pg_ctl restart)', () => {
     const parts = slices(7, 40, 3);
     await append(schema, parts[0] ?? []);
     const workers = [startWorker(schema, 'r0'), startWorker(schema, 'r1')];
-    await waitFor('caught up before the restarts', 30_000, () => readyForTheFault(schema, workers));
+    await waitFor('caught up before the restarts', SETUP_BOUND_MS, () =>
+      readyForTheFault(schema, workers),
+    );
     for (const [i, mode] of (['fast', 'immediate'] as const).entries()) {
       const before = workers.map((w) => (w.stderr().match(AGAIN) ?? []).length);
       const restarted = performance.now();
@@ -452,7 +460,9 @@ describe('pg_terminate_backend of the workers’ connections', () => {
       startWorker(schema, 't0', ['--batch-size', '1']),
       startWorker(schema, 't1', ['--batch-size', '1']),
     ];
-    await waitFor('caught up before the kills', 30_000, () => readyForTheFault(schema, workers));
+    await waitFor('caught up before the kills', SETUP_BOUND_MS, () =>
+      readyForTheFault(schema, workers),
+    );
     const admin = new pg.Client(db.server.url);
     await admin.connect();
     try {
