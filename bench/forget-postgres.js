@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { openPostgresEventLog } from '../dist/postgres/index.js';
 import { startPostgres } from '../scripts/throwaway-postgres.js';
-import { generateEvents, writeNdjson } from './generate-stream.js';
+import { firstEvents, writeNdjson } from './generate-stream.js';
 import { replaceResultsSection } from './results-section.js';
 
 const { values: opts } = parseArgs({
@@ -97,14 +97,7 @@ const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'signfold-bench-forget-'));
   try {
     const logPath = join(dir, 'events.ndjson');
-    const events = function* () {
-      let n = 0;
-      for (const e of generateEvents({ seed: 33, signRequests: Math.ceil(EVENTS / 6) + 10 })) {
-        if (n++ >= EVENTS) return;
-        yield e;
-      }
-    };
-    const { lines } = writeNdjson(logPath, events(), { envelope: true });
+    const { lines } = writeNdjson(logPath, firstEvents(EVENTS, 33), { envelope: true });
     const url = await server.createDatabase('bench_forget');
     timed(['pg', 'migrate', '--database', url]);
     timed(['pg', 'import', logPath, '--database', url]);

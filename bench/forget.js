@@ -17,7 +17,7 @@ import {
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateEvents, writeNdjson } from './generate-stream.js';
+import { firstEvents, writeNdjson } from './generate-stream.js';
 import { replaceResultsSection } from './results-section.js';
 
 const { values: opts } = parseArgs({
@@ -53,14 +53,7 @@ const timed = (args) => {
 const dir = mkdtempSync(join(tmpdir(), 'signfold-bench-forget-'));
 try {
   const source = join(dir, 'source.ndjson');
-  const events = function* () {
-    let n = 0;
-    for (const e of generateEvents({ seed: 8, signRequests: Math.ceil(EVENTS / 6) + 10 })) {
-      if (n++ >= EVENTS) return;
-      yield e;
-    }
-  };
-  const { lines } = writeNdjson(source, events(), { envelope: true });
+  const { lines } = writeNdjson(source, firstEvents(EVENTS, 8), { envelope: true });
   const head = Buffer.alloc(4096);
   const fd = openSync(source, 'r');
   readSync(fd, head, 0, head.length, 0);

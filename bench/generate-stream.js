@@ -437,3 +437,21 @@ export function* generateEvents({
     stats.byType = /** @type {Record<string, number>} */ (byType);
   }
 }
+
+/**
+ * The first `count` events of the stream of `seed`: generated from enough sign requests
+ * (`perRequest` events assumed per request, 10 requests to spare) and cut there.
+ *
+ * @param {number} count
+ * @param {number} seed
+ * @param {number} [perRequest]
+ * @returns {Generator<Record<string, string | number>, void, undefined>}
+ */
+export function* firstEvents(count, seed, perRequest = 6) {
+  let n = 0;
+  for (const event of generateEvents({ seed, signRequests: Math.ceil(count / perRequest) + 10 })) {
+    if (n >= count) return;
+    n += 1;
+    yield event;
+  }
+}

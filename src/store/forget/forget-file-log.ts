@@ -52,31 +52,35 @@ const NEWLINE = 0x0a;
 const messageOf = (cause: unknown): string =>
   cause instanceof Error ? cause.message : String(cause);
 
-/** The lines of `path` (without their line feed), and whether each had one. */
-async function* linesOf(path: string): AsyncGenerator<{ line: Buffer; ended: boolean }> {
+/** The bytes of `path`, in chunks read one after another (each a buffer of its own). */
+async function* chunksOf(path: string): AsyncGenerator<Buffer> {
   const handle = await open(path, 'r');
   try {
-    let rest = Buffer.alloc(0);
     for (;;) {
       const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
       const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
-      if (bytesRead === 0) break;
-      const data =
-        rest.length === 0
-          ? chunk.subarray(0, bytesRead)
-          : Buffer.concat([rest, chunk.subarray(0, bytesRead)]);
-      let start = 0;
-      for (let end = data.indexOf(NEWLINE); end >= 0; end = data.indexOf(NEWLINE, start)) {
-        yield { line: data.subarray(start, end), ended: true };
-        start = end + 1;
-      }
-      // A copy: the unfinished line alone is kept, not the whole chunk it sits in.
-      rest = Buffer.from(data.subarray(start));
+      if (bytesRead === 0) return;
+      yield chunk.subarray(0, bytesRead);
     }
-    if (rest.length > 0) yield { line: rest, ended: false };
   } finally {
     await handle.close();
   }
+}
+
+/** The lines of `path` (without their line feed), and whether each had one. */
+async function* linesOf(path: string): AsyncGenerator<{ line: Buffer; ended: boolean }> {
+  let rest = Buffer.alloc(0);
+  for await (const chunk of chunksOf(path)) {
+    const data = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
+    let start = 0;
+    for (let end = data.indexOf(NEWLINE); end >= 0; end = data.indexOf(NEWLINE, start)) {
+      yield { line: data.subarray(start, end), ended: true };
+      start = end + 1;
+    }
+    // A copy: the unfinished line alone is kept, not the whole chunk it sits in.
+    rest = Buffer.from(data.subarray(start));
+  }
+  if (rest.length > 0) yield { line: rest, ended: false };
 }
 
 /** Writes buffers to a new file in large writes, then fsyncs it. */
@@ -174,20 +178,13 @@ const gatherNames = async (logPath: string, plan: LinePlan): Promise<string[]> =
 const fileHolds = async (path: string, forms: readonly Buffer[]): Promise<boolean> => {
   if (forms.length === 0) return false;
   const overlap = Math.max(...forms.map((form) => form.length)) - 1;
-  const handle = await open(path, 'r');
-  try {
-    let tail = Buffer.alloc(0);
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
-      if (bytesRead === 0) return false;
-      const data = Buffer.concat([tail, chunk.subarray(0, bytesRead)]);
-      if (forms.some((form) => data.includes(form))) return true;
-      tail = Buffer.from(data.subarray(Math.max(0, data.length - overlap)));
-    }
-  } finally {
-    await handle.close();
+  let tail = Buffer.alloc(0);
+  for await (const chunk of chunksOf(path)) {
+    const data = Buffer.concat([tail, chunk]);
+    if (forms.some((form) => data.includes(form))) return true;
+    tail = Buffer.from(data.subarray(Math.max(0, data.length - overlap)));
   }
+  return false;
 };
 
 /** The regular files of the log's directory, by path. */
