@@ -14,6 +14,10 @@
 //   (stream `template-ID` or `sign-request-ID`). Inline projections commit with the append, so
 //   end to end is from the first append until the last one resolves.
 //
+// - signfold appends only (the ceiling): the same appends with no `pg work` running, end to end being
+//   the appends alone. No projection can make the end-to-end rate higher than this, so it bounds the
+//   ratio to Emmett that any worker could reach (recorded beside the ratio).
+//
 // The appenders split the events by stream (template or sign request id modulo the appender
 // count), so each stream's events keep their order on both sides and two appenders never write
 // one Emmett stream at once (which it would refuse). Every delivery id is distinct: the stream's
@@ -156,8 +160,11 @@ const claimed = async (client) => {
   }
 };
 
-/** One signfold run in database `url`: events/s end to end and the append latencies. */
-const runSignfold = async (url, appenders) => {
+/**
+ * One signfold run in database `url`: events/s end to end and the append latencies. Without
+ * `follow`, no worker runs: the appends alone (the ceiling of the end-to-end rate).
+ */
+const runSignfold = async (url, appenders, { follow = true } = {}) => {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const watcher = new pg.Client({ connectionString: url });
   let worker;
@@ -165,14 +172,16 @@ const runSignfold = async (url, appenders) => {
     (await migrate(pool, { partitions: PARTITIONS }))._unsafeUnwrap();
     const profile =
       opts.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', opts.profile];
-    worker = spawn(process.execPath, [...profile, CLI, 'pg', 'work', '--database', url], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    WORKERS.add(worker);
-    worker.once('exit', () => WORKERS.delete(worker));
-    worker.stderr.pipe(process.stderr);
     await watcher.connect();
-    await claimed(watcher);
+    if (follow) {
+      worker = spawn(process.execPath, [...profile, CLI, 'pg', 'work', '--database', url], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      WORKERS.add(worker);
+      worker.once('exit', () => WORKERS.delete(worker));
+      worker.stderr.pipe(process.stderr);
+      await claimed(watcher);
+    }
     const log = (await openPostgresEventLog(pool))._unsafeUnwrap();
     // The connections and the ledger read happen before the clock starts, as Emmett's migration.
     (await log.ping())._unsafeUnwrap();
@@ -180,7 +189,7 @@ const runSignfold = async (url, appenders) => {
     const cpu = {
       server: serverCpuMs(POSTMASTER),
       client: ownCpuMs(),
-      worker: workerCpuMs(worker),
+      worker: worker === undefined ? 0 : workerCpuMs(worker),
     };
     const started = performance.now();
     const latencies = await runLanes(lanesOf(appenders), async (i) => {
@@ -189,7 +198,7 @@ const runSignfold = async (url, appenders) => {
       if (stored.value.position > high) high = stored.value.position;
     });
     const appended = performance.now();
-    for (;;) {
+    while (follow) {
       const { rows } = await watcher.query('SELECT min(position) AS low FROM signfold.partitions');
       if (Number(rows[0].low) >= high) break;
       await sleep(2);
@@ -198,7 +207,7 @@ const runSignfold = async (url, appenders) => {
     const used = {
       server: serverCpuMs(POSTMASTER) - cpu.server,
       client: ownCpuMs() - cpu.client,
-      worker: workerCpuMs(worker) - cpu.worker,
+      worker: worker === undefined ? 0 : workerCpuMs(worker) - cpu.worker,
     };
     await log.close();
     const { rows } = await watcher.query(
@@ -273,7 +282,11 @@ const runEmmett = async (url, appenders) => {
 /** CPU ms of the `pg work` process so far. */
 const workerCpuMs = (worker) => statOf(worker.pid).own * TICK_MS;
 
-const SIDES = { signfold: runSignfold, emmett: runEmmett };
+const SIDES = {
+  signfold: runSignfold,
+  emmett: runEmmett,
+  ceiling: (url, appenders) => runSignfold(url, appenders, { follow: false }),
+};
 /** The `pg work` processes running, for a stop half way. */
 const WORKERS = new Set();
 
@@ -307,7 +320,11 @@ try {
   let database = 0;
   for (let round = 1; round <= ROUNDS; round += 1) {
     for (const appenders of APPENDERS) {
-      const order = round % 2 === 1 ? ['signfold', 'emmett'] : ['emmett', 'signfold'];
+      // The ceiling runs last, out of the pair's alternation: it only bounds the ratio.
+      const order = [
+        ...(round % 2 === 1 ? ['signfold', 'emmett'] : ['emmett', 'signfold']),
+        'ceiling',
+      ];
       const pair = { load: [] };
       for (const side of order) {
         database += 1;
@@ -329,6 +346,7 @@ try {
       }
       pair.load.push(load());
       pair.ratio = pair.signfold.rate / pair.emmett.rate;
+      pair.ceilingRatio = pair.ceiling.rate / pair.emmett.rate;
       console.log(`round ${round}, ${appenders} appender(s): ratio ${pair.ratio.toFixed(2)}×`);
       results[appenders].push(pair);
     }
@@ -364,6 +382,13 @@ const summaryOf = (appenders) => {
       max: Math.max(...ratios),
       all: ratios,
     },
+    /** The appends alone (no worker): their rate, and its ratio to Emmett's in the same round. */
+    ceiling: {
+      median: median(of('ceiling')),
+      ratio: median(pairs.map((p) => p.ceilingRatio)),
+      min: Math.min(...pairs.map((p) => p.ceilingRatio)),
+      max: Math.max(...pairs.map((p) => p.ceilingRatio)),
+    },
     tail: median(pairs.map((p) => p.signfold.tailMs)),
     /** Median CPU µs per event of each side: server, appending process, pg work. */
     cpu: Object.fromEntries(
@@ -384,7 +409,8 @@ for (const s of summaries) {
   console.log(
     `${s.appenders} appender(s): signfold ${fmt(s.signfold.median)} events/s (${fmt(s.signfold.min)}–${fmt(s.signfold.max)}), ` +
       `Emmett ${fmt(s.emmett.median)} (${fmt(s.emmett.min)}–${fmt(s.emmett.max)}), ratio median ${s.ratio.median.toFixed(2)}× ` +
-      `(${s.ratio.min.toFixed(2)}–${s.ratio.max.toFixed(2)}; target ≥ ${s.target}×), load ${s.load.min.toFixed(1)}–${s.load.max.toFixed(1)}`,
+      `(${s.ratio.min.toFixed(2)}–${s.ratio.max.toFixed(2)}; target ≥ ${s.target}×); appends alone ${fmt(s.ceiling.median)} events/s, ` +
+      `${s.ceiling.ratio.toFixed(2)}× Emmett (${s.ceiling.min.toFixed(2)}–${s.ceiling.max.toFixed(2)}); load ${s.load.min.toFixed(1)}–${s.load.max.toFixed(1)}`,
   );
 }
 
@@ -394,7 +420,8 @@ if (!opts['no-write']) {
     `| ${s.appenders} | ${fmt(s.signfold.median)} (${fmt(s.signfold.min)}–${fmt(s.signfold.max)}) | ` +
     `${fmt(s.emmett.median)} (${fmt(s.emmett.min)}–${fmt(s.emmett.max)}) | ` +
     `**${s.ratio.median.toFixed(2)}×** (${s.ratio.min.toFixed(2)}–${s.ratio.max.toFixed(2)}) | ` +
-    `≥ ${s.target}× | ${s.ratio.median >= s.target ? 'yes' : 'no'} | ${s.signfold.p50.toFixed(1)} / ${s.emmett.p50.toFixed(1)} ms | ` +
+    `≥ ${s.target}× | ${s.ratio.median >= s.target ? 'yes' : 'no'} | ` +
+    `${fmt(s.ceiling.median)}: ${s.ceiling.ratio.toFixed(2)}× (${s.ceiling.min.toFixed(2)}–${s.ceiling.max.toFixed(2)}) | ${s.signfold.p50.toFixed(1)} / ${s.emmett.p50.toFixed(1)} ms | ` +
     `${fmt(s.tail)} ms | ${s.cpu.signfold.map(fmt).join(' + ')} µs | ${s.cpu.emmett.slice(0, 2).map(fmt).join(' + ')} µs | ` +
     `${s.load.min.toFixed(1)}–${s.load.max.toFixed(1)} |`;
   const section = `${marker}
@@ -409,13 +436,17 @@ append until every partition's checkpoint reaches the last appended position. Em
 sign requests, participants: one SQL statement per event and projection), which commit with the
 append. Appenders split the events by stream (each stream's order kept). ${ROUNDS} rounds, the two sides
 alternating which runs first; figures are medians with the range, the ratio is taken per pair.
+The ceiling: in each round, after the pair, the same appends into a fresh database with no worker
+running (events/s of the appends alone, and their ratio to that round's Emmett). No worker, however
+cheap, can take the end-to-end rate above it: a ratio target above the ceiling's ratio cannot be met
+without a faster append.
 
 - date: ${new Date().toISOString().slice(0, 10)}
 - machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB; 1-minute load average before and after each run within the ranges below
 - Node ${process.version}
 
-| appenders | signfold events/s | Emmett events/s | ratio (per pair) | target | met | append p50 signfold / Emmett | last append → projected | CPU per event, signfold: server + appending + pg work | Emmett: server + appending | load |
-|---:|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|
+| appenders | signfold events/s | Emmett events/s | ratio (per pair) | target | met | ceiling: appends alone, events/s and ratio to Emmett | append p50 signfold / Emmett | last append → projected | CPU per event, signfold: server + appending + pg work | Emmett: server + appending | load |
+|---:|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|
 ${summaries.map(row).join('\n')}
 
 Per-pair ratios: ${summaries.map((s) => `${s.appenders} appender(s) ${s.ratio.all.map((r) => r.toFixed(2)).join(', ')}`).join('; ')}.

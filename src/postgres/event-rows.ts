@@ -139,17 +139,33 @@ export const eventColumns = (items: readonly StoredItem[]): EventColumns => {
   return columns;
 };
 
+/** The SQL expressions {@link partitionEventsSql} reads between. */
+export interface PartitionEventsBounds {
+  readonly partition: string;
+  readonly after: string;
+  readonly upTo: string;
+  readonly limit: string;
+}
+
 /**
- * Reads a partition's events (`$1`) and the template events every partition
- * reads, in position order, after `$2` up to `$3`, at most `$4`: two index
+ * A query of a partition's events and the template events every partition
+ * reads, in position order, after `after` up to `upTo`, at most `limit`
+ * (SQL expressions: parameters or columns of an enclosing query): two index
  * range scans merged, never a scan of the other partitions' events.
  */
-export const selectPartitionEventsSql = (schema: SchemaName): string => {
-  const part = (partition: string): string =>
+export const partitionEventsSql = (
+  schema: SchemaName,
+  { partition, after, upTo, limit }: PartitionEventsBounds,
+): string => {
+  const part = (of: string): string =>
     `(SELECT position, delivery_id, body, bad_line, partition, ${SKIPPED(schema, 'e')},
              (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
         FROM ${schema}.events AS e
-       WHERE partition = ${partition} AND position > $2 AND position <= $3
-       ORDER BY position LIMIT $4)`;
-  return `SELECT * FROM (${part('$1')} UNION ALL ${part(String(EVERY_PARTITION))}) AS e ORDER BY position LIMIT $4`;
+       WHERE partition = ${of} AND position > ${after} AND position <= ${upTo}
+       ORDER BY position LIMIT ${limit})`;
+  return `SELECT * FROM (${part(partition)} UNION ALL ${part(String(EVERY_PARTITION))}) AS e ORDER BY position LIMIT ${limit}`;
 };
+
+/** {@link partitionEventsSql} of partition `$1`, after `$2` up to `$3`, at most `$4`. */
+export const selectPartitionEventsSql = (schema: SchemaName): string =>
+  partitionEventsSql(schema, { partition: '$1', after: '$2', upTo: '$3', limit: '$4' });

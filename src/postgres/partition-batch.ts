@@ -19,7 +19,7 @@ import type { Tracing } from '../engine/tracing.js';
 import { keysOf, minus } from './batch-keys.js';
 import { type BatchTrace, startBatchTrace } from './batch-trace.js';
 import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
-import { type EventRow, recordOfRow, selectPartitionEventsSql } from './event-rows.js';
+import { type EventRow, partitionEventsSql, recordOfRow } from './event-rows.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { leaseEnd } from './partition-leases.js';
 import { templateRowsOf } from './partition-templates.js';
@@ -71,14 +71,35 @@ export type BatchOutcome =
 
 const ZERO: ProjectorStats = { applied: 0, noOps: 0, conflicts: 0, invalid: 0, alreadyApplied: 0 };
 
-interface PartitionRow {
-  readonly position: string;
+type PartitionEventRow = EventRow & { readonly partition: number };
+
+/** A row of {@link selectBatchSql}: the partition's row, and one event read or none. */
+type BatchRow = {
+  readonly checkpoint: string;
   readonly owner: string | null;
   readonly epoch: string;
   readonly high: string | null;
-}
+} & (PartitionEventRow | { readonly position: null });
 
-type PartitionEventRow = EventRow & { readonly partition: number };
+const isEventRow = (row: BatchRow): row is BatchRow & PartitionEventRow => row.position !== null;
+
+/**
+ * Partition `$1`'s row (its checkpoint, its claim, and the newest position of
+ * all) and, while `$2` holds it under epoch `$3`, its next `$4` events up to
+ * that newest position: one round trip, on one snapshot. A row with no event
+ * (`position` NULL) when there is none to read or the claim is not `$2`'s.
+ */
+const selectBatchSql = (schema: SchemaName): string =>
+  `SELECT p.position AS checkpoint, p.owner, p.epoch, p.high, e.*
+     FROM (SELECT position, owner, epoch, (SELECT max(position) FROM ${schema}.events) AS high
+             FROM ${schema}.partitions WHERE partition = $1) AS p
+     LEFT JOIN LATERAL (${partitionEventsSql(schema, {
+       partition: '$1',
+       after: 'p.position',
+       upTo: 'p.high',
+       limit: '$4',
+     })}) AS e ON p.owner = $2 AND p.epoch = $3
+    ORDER BY e.position`;
 
 /**
  * Projects one batch of `partition` under the claim `epoch`. Database errors
@@ -92,20 +113,22 @@ export const projectPartitionBatch = async (
   epoch: number,
 ): Promise<BatchOutcome> => {
   const { schema, workerId } = context;
-  const found = await queryPrepared<PartitionRow>(
-    pool,
-    `SELECT position, owner, epoch, (SELECT max(position) FROM ${schema}.events) AS high
-       FROM ${schema}.partitions WHERE partition = $1`,
-    [partition],
-  );
-  const row = found.rows[0];
+  const read = await queryPrepared<BatchRow>(pool, selectBatchSql(schema), [
+    partition,
+    workerId,
+    epoch,
+    context.batchSize,
+  ]);
+  const row = read.rows[0];
   if (row === undefined || row.owner !== workerId || Number(row.epoch) !== epoch) {
     return { kind: 'lost' };
   }
   if (context.reactors !== undefined && context.reactors.length > 0) {
+    // Before the batch, as ever; it folds up to the checkpoint only, which the
+    // events just read follow (the batch's write is fenced on it).
     if (!(await catchUpReactorsOnce(pool, context, partition, epoch))) return { kind: 'lost' };
   }
-  const from = Number(row.position);
+  const from = Number(row.checkpoint);
   const high = Number(row.high ?? 0);
   if (high <= from) {
     // Caught up: with reactors, the timers due by the wall clock are released (and only now).
@@ -114,12 +137,7 @@ export const projectPartitionBatch = async (
     }
     return foldAndWrite(pool, context, { partition, epoch, from, to: from, caughtUp: true }, []);
   }
-  const events = await queryPrepared<PartitionEventRow>(pool, selectPartitionEventsSql(schema), [
-    partition,
-    from,
-    high,
-    context.batchSize,
-  ]);
+  const events = { rows: read.rows.filter(isEventRow) };
   const caughtUp = events.rows.length < context.batchSize;
   const to = caughtUp ? high : Number(events.rows.at(-1)?.position);
   const trace =

@@ -26,7 +26,8 @@ const PARTITION_TEMPLATE_VIEWS: TableSpec<TemplateView> = {
 
 /** The templates table itself (partition 0, and the single-partition schema). */
 const publicTemplates: TemplateRows = {
-  load: (db, schema, ids) => select(db, TEMPLATES, schema, 'WHERE id = ANY($1::bigint[])', [ids]),
+  load: (db, schema, ids) =>
+    select(db, TEMPLATES, schema, 'WHERE id = ANY($1::bigint[])', [ids], { prepared: true }),
   writes: (schema, changes) => writeStatements(schema, TEMPLATES, changes),
 };
 
@@ -41,6 +42,7 @@ const privateTemplates = (partition: number): TemplateRows => {
         schema,
         'WHERE partition = $2 AND id = ANY($1::bigint[])',
         [ids, partition],
+        { prepared: true },
       ),
     writes: (schema, { created, updated }) =>
       writeStatements(schema, PARTITION_TEMPLATES, {

@@ -23,7 +23,7 @@ import {
   viewOfRow,
 } from './projection-columns.js';
 import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
+import { queryPrepared, type SqlQueryable } from './sql-client.js';
 import type { SqlStatement } from './sql-statement.js';
 
 /** The records a batch of events may read. */
@@ -41,9 +41,13 @@ export const select = async <View>(
   schema: SchemaName,
   where: string,
   values: unknown[],
+  { prepared = false }: { readonly prepared?: boolean } = {},
 ): Promise<View[]> => {
   const sql = `${selectColumnsSql(spec, schema)} ${where}`;
-  const { rows } = await db.query<Record<string, unknown>>(sql, values);
+  // Prepared only where asked: never inside a transaction (see queryPrepared).
+  const { rows } = prepared
+    ? await queryPrepared<Record<string, unknown>>(db, sql, values)
+    : await db.query<Record<string, unknown>>(sql, values);
   return rows.map((row) => viewOfRow(spec, row));
 };
 
@@ -77,14 +81,17 @@ const toState = (
   );
 };
 
-/** Loads the records named by `keys` (those that exist; templates from `templateRows`) as a published state. */
+/**
+ * Loads the records named by `keys` (those that exist; templates from
+ * `templateRows`) as a published state. Outside any transaction: its
+ * statements are prepared (see `queryPrepared`).
+ */
 export const loadRecords = async (
   db: SqlQueryable,
   schema: SchemaName,
   keys: RecordKeys,
   templateRows: TemplateRows,
 ): Promise<ProjectionState> => {
-  // One after the other: `db` may be a single client inside a transaction.
   // No query for an empty set of keys: a live worker's small batches often
   // name no template, and a partition with no new event names nothing.
   const templates =
@@ -92,15 +99,25 @@ export const loadRecords = async (
   const signRequests =
     keys.signRequests.size === 0
       ? []
-      : await select(db, SIGN_REQUESTS, schema, 'WHERE id = ANY($1::bigint[])', [
-          [...keys.signRequests],
-        ]);
+      : await select(
+          db,
+          SIGN_REQUESTS,
+          schema,
+          'WHERE id = ANY($1::bigint[])',
+          [[...keys.signRequests]],
+          { prepared: true },
+        );
   const participants =
     keys.participantsOf.size === 0
       ? []
-      : await select(db, PARTICIPANTS, schema, 'WHERE sign_request_id = ANY($1::bigint[])', [
-          [...keys.participantsOf],
-        ]);
+      : await select(
+          db,
+          PARTICIPANTS,
+          schema,
+          'WHERE sign_request_id = ANY($1::bigint[])',
+          [[...keys.participantsOf]],
+          { prepared: true },
+        );
   return toState(templates, signRequests, participants);
 };
 
@@ -130,6 +147,7 @@ export interface Changes<V> {
  * {@link select} and {@link write} without the two importing each other.
  */
 export interface TemplateRows {
+  /** The templates of `ids` that exist, outside any transaction (prepared). */
   load(db: SqlQueryable, schema: SchemaName, ids: readonly number[]): Promise<TemplateView[]>;
   /** The statements that write `changes`. */
   writes(schema: SchemaName, changes: Changes<TemplateView>): SqlStatement[];
