@@ -32,10 +32,12 @@ import type { SchemaName } from './schema-name.js';
 import {
   checkOut,
   queryPrepared,
+  querySeveral,
   rollBack,
   type SqlPool,
   type SqlPoolClient,
 } from './sql-client.js';
+import { integerLiteral, textLiteral } from './sql-literal.js';
 import { type SqlStatement, withWrites } from './sql-statement.js';
 
 /** What a batch needs to know besides the partition. */
@@ -234,24 +236,28 @@ const foldAndWrite = async (
     // to anyone waits on it, and a server crash can only lose the newest
     // batches whole, rows and checkpoint together, which are then projected
     // again (docs/postgres.md, "Durability of the projection").
-    await client.query(
-      `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(context.leaseMs)}; ` +
-        'SET LOCAL synchronous_commit = off',
-    );
+    const begin = [
+      'BEGIN',
+      `SET LOCAL idle_in_transaction_session_timeout = ${integerLiteral(Math.ceil(context.leaseMs))}`,
+      'SET LOCAL synchronous_commit = off',
+    ];
     // Lock the claim before writing anything: a stale batch stops here, before
     // it touches a row the new owner may be writing, and no claim can slip in
     // until this transaction ends. A partition with no new event (others'
     // appends moved `high`) loads nothing (no keys) and writes nothing but
     // its checkpoint, whose UPDATE is fenced on its own: no lock needed.
-    const held =
+    // Sent with the BEGIN, one round trip: hence literals, not parameters.
+    const lock =
       records.length === 0 && reacting === undefined
-        ? { rowCount: 1 }
-        : await client.query(
+        ? []
+        : [
             `SELECT 1 FROM ${schema}.partitions
-              WHERE partition = $1 AND owner = $2 AND epoch = $3 AND position = $4
+              WHERE partition = ${integerLiteral(partition)} AND owner = ${textLiteral(workerId)}
+                AND epoch = ${integerLiteral(epoch)} AND position = ${integerLiteral(from)}
                 AND lease_until > clock_timestamp() FOR UPDATE`,
-            [partition, workerId, epoch, from],
-          );
+          ];
+    const began = await querySeveral(client, [...begin, ...lock]);
+    const held = lock.length === 0 ? { rowCount: 1 } : (began.at(-1) ?? { rowCount: 0 });
     if (held.rowCount !== 1) {
       await client.query('ROLLBACK');
       client.release();

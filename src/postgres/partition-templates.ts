@@ -5,8 +5,10 @@
  * their only writer), the others in private rows of `partition_templates`.
  */
 import type { TemplateView } from '../core/projections/records.js';
-import { type TableSpec, TEMPLATES } from './projection-columns.js';
-import { select, type TemplateRows, writeStatements } from './projection-tables.js';
+import { selectColumnsSql, type TableSpec, TEMPLATES } from './projection-columns.js';
+import type { TemplateRows } from './projection-tables.js';
+import { writeStatements } from './projection-tables.js';
+import { integerLiteral } from './sql-literal.js';
 
 type ScopedTemplate = TemplateView & { readonly partition: number };
 
@@ -26,8 +28,7 @@ const PARTITION_TEMPLATE_VIEWS: TableSpec<TemplateView> = {
 
 /** The templates table itself (partition 0, and the single-partition schema). */
 const publicTemplates: TemplateRows = {
-  load: (db, schema, ids) =>
-    select(db, TEMPLATES, schema, 'WHERE id = ANY($1::bigint[])', [ids], { prepared: true }),
+  selectSql: (schema, ids) => `${selectColumnsSql(TEMPLATES, schema)} WHERE id = ANY(${ids})`,
   writes: (schema, changes) => writeStatements(schema, TEMPLATES, changes),
 };
 
@@ -35,15 +36,9 @@ const privateTemplates = (partition: number): TemplateRows => {
   const scoped = (views: readonly TemplateView[]): ScopedTemplate[] =>
     views.map((view) => ({ ...view, partition }));
   return {
-    load: (db, schema, ids) =>
-      select(
-        db,
-        PARTITION_TEMPLATE_VIEWS,
-        schema,
-        'WHERE partition = $2 AND id = ANY($1::bigint[])',
-        [ids, partition],
-        { prepared: true },
-      ),
+    selectSql: (schema, ids) =>
+      `${selectColumnsSql(PARTITION_TEMPLATE_VIEWS, schema)}
+        WHERE partition = ${integerLiteral(partition)} AND id = ANY(${ids})`,
     writes: (schema, { created, updated }) =>
       writeStatements(schema, PARTITION_TEMPLATES, {
         created: scoped(created),

@@ -23,7 +23,8 @@ import {
   viewOfRow,
 } from './projection-columns.js';
 import type { SchemaName } from './schema-name.js';
-import { queryPrepared, type SqlQueryable } from './sql-client.js';
+import { querySeveral, type SqlQueryable } from './sql-client.js';
+import { idArrayLiteral } from './sql-literal.js';
 import type { SqlStatement } from './sql-statement.js';
 
 /** The records a batch of events may read. */
@@ -35,19 +36,15 @@ export interface RecordKeys {
 }
 
 /** The rows of `spec`'s table matching `where`, as views. */
-export const select = async <View>(
+const select = async <View>(
   db: SqlQueryable,
   spec: TableSpec<View>,
   schema: SchemaName,
   where: string,
   values: unknown[],
-  { prepared = false }: { readonly prepared?: boolean } = {},
 ): Promise<View[]> => {
   const sql = `${selectColumnsSql(spec, schema)} ${where}`;
-  // Prepared only where asked: never inside a transaction (see queryPrepared).
-  const { rows } = prepared
-    ? await queryPrepared<Record<string, unknown>>(db, sql, values)
-    : await db.query<Record<string, unknown>>(sql, values);
+  const { rows } = await db.query<Record<string, unknown>>(sql, values);
   return rows.map((row) => viewOfRow(spec, row));
 };
 
@@ -83,8 +80,10 @@ const toState = (
 
 /**
  * Loads the records named by `keys` (those that exist; templates from
- * `templateRows`) as a published state. Outside any transaction: its
- * statements are prepared (see `queryPrepared`).
+ * `templateRows`) as a published state: the selects of the three tables in
+ * one round trip, each only for a non-empty set of keys (a live worker's
+ * small batches often name no template, and a partition with no new event
+ * names nothing).
  */
 export const loadRecords = async (
   db: SqlQueryable,
@@ -92,32 +91,29 @@ export const loadRecords = async (
   keys: RecordKeys,
   templateRows: TemplateRows,
 ): Promise<ProjectionState> => {
-  // No query for an empty set of keys: a live worker's small batches often
-  // name no template, and a partition with no new event names nothing.
-  const templates =
-    keys.templates.size === 0 ? [] : await templateRows.load(db, schema, [...keys.templates]);
-  const signRequests =
-    keys.signRequests.size === 0
-      ? []
-      : await select(
-          db,
-          SIGN_REQUESTS,
-          schema,
-          'WHERE id = ANY($1::bigint[])',
-          [[...keys.signRequests]],
-          { prepared: true },
-        );
-  const participants =
-    keys.participantsOf.size === 0
-      ? []
-      : await select(
-          db,
-          PARTICIPANTS,
-          schema,
-          'WHERE sign_request_id = ANY($1::bigint[])',
-          [[...keys.participantsOf]],
-          { prepared: true },
-        );
+  const selects: string[] = [];
+  const slot = (ids: ReadonlySet<number>, sql: (ids: string) => string): number | undefined => {
+    if (ids.size === 0) return undefined;
+    selects.push(sql(idArrayLiteral([...ids])));
+    return selects.length - 1;
+  };
+  const at = {
+    templates: slot(keys.templates, (ids) => templateRows.selectSql(schema, ids)),
+    signRequests: slot(
+      keys.signRequests,
+      (ids) => `${selectColumnsSql(SIGN_REQUESTS, schema)} WHERE id = ANY(${ids})`,
+    ),
+    participants: slot(
+      keys.participantsOf,
+      (ids) => `${selectColumnsSql(PARTICIPANTS, schema)} WHERE sign_request_id = ANY(${ids})`,
+    ),
+  };
+  const results = selects.length === 0 ? [] : await querySeveral(db, selects);
+  const views = <View>(spec: TableSpec<View>, i: number | undefined): View[] =>
+    i === undefined ? [] : (results[i]?.rows ?? []).map((row) => viewOfRow(spec, row));
+  const templates = views(TEMPLATES, at.templates);
+  const signRequests = views(SIGN_REQUESTS, at.signRequests);
+  const participants = views(PARTICIPANTS, at.participants);
   return toState(templates, signRequests, participants);
 };
 
@@ -144,11 +140,14 @@ export interface Changes<V> {
 /**
  * Reads and writes one partition's templates (partition-templates.ts has the
  * two kinds): declared here, where it is used, so that file can build on
- * {@link select} and {@link write} without the two importing each other.
+ * {@link writeStatements} without the two importing each other.
  */
 export interface TemplateRows {
-  /** The templates of `ids` that exist, outside any transaction (prepared). */
-  load(db: SqlQueryable, schema: SchemaName, ids: readonly number[]): Promise<TemplateView[]>;
+  /**
+   * The `SELECT` of the templates of `ids` (a `bigint[]` literal: it is sent
+   * with other statements), every column of the templates table.
+   */
+  selectSql(schema: SchemaName, ids: string): string;
   /** The statements that write `changes`. */
   writes(schema: SchemaName, changes: Changes<TemplateView>): SqlStatement[];
 }

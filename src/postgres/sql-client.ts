@@ -94,6 +94,30 @@ export const queryPrepared = async <Row = Record<string, unknown>>(
   }
 };
 
+/**
+ * Runs `statements` as one text, one round trip, in the simple query
+ * protocol: no parameters (values go in as literals, sql-literal.ts), and
+ * each statement's result in order. A text of several statements runs as
+ * one transaction unless it holds its own `BEGIN`; a failing statement
+ * rejects the whole. The pool (or its wrapper) must answer such a text with
+ * one result per statement, as `pg` does.
+ */
+export const querySeveral = async <Row = Record<string, unknown>>(
+  db: SqlQueryable,
+  statements: readonly string[],
+): Promise<readonly SqlResult<Row>[]> => {
+  const answer = (await db.query<Row>(statements.join(';\n'))) as
+    | SqlResult<Row>
+    | readonly SqlResult<Row>[];
+  const results = Array.isArray(answer) ? answer : [answer];
+  if (results.length !== statements.length) {
+    throw new Error(
+      `${statements.length} statements sent as one answered ${results.length} results: the pool must answer one per statement, as pg does`,
+    );
+  }
+  return results;
+};
+
 type ErrorEvents = { on?(event: 'error', listener: (error: Error) => void): unknown };
 const guarded = new WeakSet<object>();
 

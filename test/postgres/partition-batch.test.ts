@@ -37,12 +37,12 @@ const recordingPool = (): { pool: SqlPool; statements: string[]; commitSettings:
   return { pool: recorded, statements, commitSettings };
 };
 
-/** {@link oneEventSchema} for {@link WORKER}, with a batch context on it. */
-const batchSchema = async (schema: string) => {
-  const { name, claims, own, position } = await oneEventSchema(db.pool, schema, WORKER, LEASE_MS);
+/** {@link oneEventSchema} for `worker` ({@link WORKER}), with a batch context on it. */
+const batchSchema = async (schema: string, worker = WORKER) => {
+  const { name, claims, own, position } = await oneEventSchema(db.pool, schema, worker, LEASE_MS);
   const context: BatchContext = {
     schema: name,
-    workerId: WORKER,
+    workerId: worker,
     leaseMs: LEASE_MS,
     batchSize: 100,
     strict: false,
@@ -107,6 +107,39 @@ describe('a partition batch', () => {
     );
     expect(outcome).toEqual({ kind: 'lost' });
     expect((await partitionRow(schema, other))?.position).toBe('0');
+  });
+
+  it('locks its claim in the round trip of its BEGIN, under any worker id, however the server reads backslashes', async () => {
+    // The lock goes with the BEGIN as one text, so its values are literals:
+    // an id made of quotes and backslashes must still name this worker.
+    const hostile = "o'brien\\'); SELECT pg_sleep(60); --\\";
+    for (const conforming of ['on', 'off']) {
+      const schema = `batch_literal_${conforming}`;
+      const { context, claims, own, position } = await batchSchema(schema, hostile);
+      const recording = recordingPool();
+      const pool: SqlPool = {
+        ...recording.pool,
+        connect: async () => {
+          const client = await recording.pool.connect();
+          await client.query(`SET standard_conforming_strings = ${conforming}`);
+          return {
+            query: client.query,
+            release: (destroy) => {
+              // The setting must not outlive the test on the shared pool's connection.
+              void client
+                .query('RESET standard_conforming_strings')
+                .finally(() => client.release(destroy));
+            },
+          };
+        },
+      };
+      const outcome = await projectPartitionBatch(pool, context, own, claims.get(own) ?? 0);
+      expect(outcome).toEqual({ kind: 'projected', processed: 1, caughtUp: true });
+      expect((await partitionRow(schema, own))?.position).toBe(String(position));
+      const begun = recording.statements.filter((text) => text.startsWith('BEGIN'));
+      expect(begun).toHaveLength(1);
+      expect(begun[0]).toMatch(/FOR UPDATE$/);
+    }
   });
 
   it('commits without waiting for the WAL flush, and leaves the db.pool’s connections synchronous (appends)', async () => {
