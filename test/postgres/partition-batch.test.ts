@@ -150,6 +150,10 @@ describe('a partition batch', () => {
     expect(outcome).toMatchObject({ kind: 'projected', processed: 1, caughtUp: true });
     expect((await partitionRow(schema, own))?.position).toBe(String(position));
     expect(recording.commitSettings).toEqual(['off']);
+    // Five round trips for a batch with an event: its partition row and events,
+    // the loads of the three tables, BEGIN with the claim's lock, the writes
+    // with the checkpoint, COMMIT.
+    expect(recording.statements).toHaveLength(5);
     // SET LOCAL ends with the transaction: every connection of the db.pool (the
     // one the batch used among them) still commits synchronously.
     const clients = await Promise.all([db.pool.connect(), db.pool.connect(), db.pool.connect()]);
