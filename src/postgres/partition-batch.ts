@@ -139,27 +139,23 @@ export const projectPartitionBatch = async (
     }
     return foldAndWrite(pool, context, { partition, epoch, from, to: from, caughtUp: true }, []);
   }
-  const events = { rows: read.rows.filter(isEventRow) };
-  const caughtUp = events.rows.length < context.batchSize;
-  const to = caughtUp ? high : Number(events.rows.at(-1)?.position);
+  const events = read.rows.filter(isEventRow);
+  const caughtUp = events.length < context.batchSize;
+  const to = caughtUp ? high : Number(events.at(-1)?.position);
   const trace =
     context.tracing === undefined
       ? undefined
       : startBatchTrace(context.tracing, partition, from, to);
   try {
     const range = { partition, epoch, from, to, caughtUp };
-    const outcome = await foldAndWrite(pool, context, range, events.rows, trace);
-    trace?.end(batchOutcomeName(outcome), events.rows.length);
+    const outcome = await foldAndWrite(pool, context, range, events, trace);
+    trace?.end(batchOutcomeName(outcome), events.length);
     return outcome;
   } catch (cause) {
-    trace?.end(
-      'failed',
-      events.rows.length,
-      cause instanceof Error ? cause.message : String(cause),
-    );
+    trace?.end('failed', events.length, cause instanceof Error ? cause.message : String(cause));
     // Say which events: the worker narrows a refusal down to one of them.
-    const first = Number(events.rows[0]?.position ?? to);
-    throw new BatchWriteError(partition, first, to, events.rows.length, cause);
+    const first = Number(events[0]?.position ?? to);
+    throw new BatchWriteError(partition, first, to, events.length, cause);
   }
 };
 

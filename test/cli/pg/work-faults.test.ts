@@ -203,6 +203,21 @@ const append = async (schema: string, records: readonly LogRecord[]): Promise<vo
   (await importRecords(db.pool, recordsLog(records, 100).read(), { schema }))._unsafeUnwrap();
 };
 
+/**
+ * A new schema of `partitions` with the first half of a generated stream
+ * (`seed`, 20 sign requests) appended; the second half, to append during a fault.
+ */
+const halfAppended = async (
+  schema: string,
+  partitions: number,
+  seed: number,
+): Promise<LogRecord[]> => {
+  (await migrate(db.pool, { schema, partitions }))._unsafeUnwrap();
+  const [first = [], during = []] = slices(seed, 20, 2);
+  await append(schema, first);
+  return during;
+};
+
 /** What no worker may ever print about a valid event. */
 const SKIP_ADVICE = /signfold pg skip/;
 const PAUSED = /projecting paused: /;
@@ -296,9 +311,7 @@ describe.concurrent('faults of one proxy or one schema, side by side', () => {
       const { expect } = context;
       const { proxy, startWorker } = await rig(context);
       const schema = 'sever_sigterm';
-      (await migrate(db.pool, { schema, partitions: 4 }))._unsafeUnwrap();
-      const [first = [], during = []] = slices(5, 20, 2);
-      await append(schema, first);
+      const during = await halfAppended(schema, 4, 5);
       const worker = startWorker(schema, 'stopped');
       await waitFor('caught up before the fault', SETUP_BOUND_MS, () => caughtUp(schema));
       await proxy.set({ kind: 'sever' });
@@ -319,9 +332,7 @@ describe.concurrent('faults of one proxy or one schema, side by side', () => {
       const { expect } = context;
       const { startWorker } = await rig(context);
       const schema = 'locked';
-      (await migrate(db.pool, { schema, partitions: 2 }))._unsafeUnwrap();
-      const [first = [], during = []] = slices(11, 20, 2);
-      await append(schema, first);
+      const during = await halfAppended(schema, 2, 11);
       const worker = startWorker(schema, 'l0', ['--batch-size', '1']);
       await waitFor('caught up before the lock', SETUP_BOUND_MS, () => caughtUp(schema));
       const holder = new pg.Client(db.server.url);
@@ -359,9 +370,7 @@ describe.concurrent('faults of one proxy or one schema, side by side', () => {
       const { expect } = context;
       const { startWorker } = await rig(context);
       const schema = 'effects_fail';
-      (await migrate(db.pool, { schema, partitions: 2 }))._unsafeUnwrap();
-      const [first = [], during = []] = slices(13, 20, 2);
-      await append(schema, first);
+      const during = await halfAppended(schema, 2, 13);
       const worker = startWorker(schema, 'e0', ['--reactors', FAULT_REACTORS]);
       const settled = async (): Promise<boolean> => {
         const { rows } = await db.pool.query<{ waiting: string; all: string }>(
