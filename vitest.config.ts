@@ -4,9 +4,16 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/testing/*.vitest.test.ts'],
-    // Rebuilds dist/ when src/ is newer: many tests run the compiled library. One initdb for
-    // every throwaway PostgreSQL server of the run.
-    globalSetup: ['test/support/ensure-build.ts', 'test/support/postgres-template.ts'],
+    // The process guard first: its teardown runs last and fails the run if a process of it still
+    // lives. Then: rebuild dist/ when src/ is newer (many tests run the compiled library); the
+    // run's PostgreSQL (one initdb, one shared server per worker).
+    globalSetup: [
+      'test/support/process-guard.ts',
+      'test/support/ensure-build.ts',
+      'test/support/postgres-setup.ts',
+    ],
+    // Each file's processes must end with its teardown (a failing one names them).
+    setupFiles: ['test/support/process-fixture.ts'],
     // `npm test` runs without it (--typecheck.enabled=false): its `npm run typecheck` already
     // compiles these files (tsconfig.json includes test/), and a type assertion that fails there
     // is a compile error; a second tsc over them (and the src/ they import) would only repeat it.

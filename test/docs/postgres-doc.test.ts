@@ -13,7 +13,7 @@ import { createProjector } from '../../src/engine/projector.js';
 import { readProjections } from '../../src/postgres/read-projections.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { ROOT, runCli } from '../cli/cli-helpers.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
 const DOC = await readFile(join(ROOT, 'docs/postgres.md'), 'utf8');
@@ -25,7 +25,7 @@ let pool: pg.Pool;
 let scratch: string | undefined;
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   pool = new pg.Pool({ connectionString: await server.createDatabase('doc_example'), max: 2 });
 });
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, given } from '../../dist/testing/index.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { startHttpSink } from '../support/http-sink.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 import { firedReminders, storyEvents, writeStoryLog } from '../support/reactor-logs.js';
 
 const EXAMPLE = join(ROOT, 'examples/reactors.js');
@@ -20,7 +20,7 @@ let example: ExampleModule;
 let server: PostgresServer;
 beforeAll(async () => {
   example = (await import(EXAMPLE)) as ExampleModule;
-  server = await startPostgres();
+  server = await postgresDatabase();
 });
 afterAll(async () => {
   await server?.stop();

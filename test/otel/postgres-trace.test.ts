@@ -19,12 +19,12 @@ import { PgEffectExecutor } from '../../src/postgres/reactors/pg-effect-executor
 import { runEffects } from '../../src/postgres/reactors/run-effects.js';
 import { schemaName } from '../../src/postgres/schema-name.js';
 import { createWebhookHandler } from '../../src/webhooks/webhook-handler.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 import { collectSpans, named, only, SECRET, sentEvent, signedDelivery } from './trace-spans.js';
 
 let server: PostgresServer;
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
 });
 afterAll(async () => {
   await server?.stop();

@@ -9,7 +9,7 @@ import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { events } from '../../src/testing/index.js';
 import { removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 
 let server: PostgresServer;
 let pool: pg.Pool;
@@ -17,7 +17,7 @@ let dir: string;
 let schemas = 0;
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   pool = new pg.Pool({ connectionString: server.url, max: 4 });
   dir = await tempDir();
 });

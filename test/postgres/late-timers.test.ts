@@ -25,7 +25,7 @@ import {
   reminderFates,
   type StoredEvent,
 } from '../support/late-histories.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 import { firedReminders, type LoggedEvent, storyEvents } from '../support/reactor-logs.js';
 
 const SINK_REACTORS = join(ROOT, 'test/fixtures/reactors/sink-reactors.mjs');
@@ -33,7 +33,7 @@ const SINK_REACTORS = join(ROOT, 'test/fixtures/reactors/sink-reactors.mjs');
 let server: PostgresServer;
 let sink: HttpSink;
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   sink = await startHttpSink();
 }, 60_000);
 afterAll(async () => {

@@ -18,14 +18,14 @@ import type { SchemaName } from '../../src/postgres/schema-name.js';
 import { rawStreamArb, recordsLog, recordsOf } from '../support/engine-arbitraries.js';
 import { eventually } from '../support/eventually.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 
 let server: PostgresServer;
 let pool: pg.Pool;
 let schemas = 0;
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   pool = new pg.Pool({ connectionString: server.url, max: 12 });
 });
 

@@ -25,7 +25,7 @@ import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.j
 import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { eventually } from '../support/eventually.js';
 import { callsByKey, startHttpSink } from '../support/http-sink.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 import { firedReminders, storyEvents, writeStoryLog } from '../support/reactor-logs.js';
 
 const PG_REACTORS = join(ROOT, 'test/fixtures/reactors/pg-reactors.mjs');
@@ -33,7 +33,7 @@ const HOUR = 3600 * 1000;
 
 let server: PostgresServer;
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
 });
 afterAll(async () => {
   await server?.stop();

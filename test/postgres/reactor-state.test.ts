@@ -12,7 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { type HttpSink, startHttpSink } from '../support/http-sink.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 import { writeStoryLog } from '../support/reactor-logs.js';
 import { declineStories, requestReminders } from '../support/request-stories.js';
 
@@ -22,7 +22,7 @@ const HOUR = 3600 * 1000;
 let server: PostgresServer;
 let sink: HttpSink;
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   sink = await startHttpSink();
 }, 60_000);
 afterAll(async () => {

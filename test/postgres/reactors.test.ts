@@ -24,7 +24,7 @@ import { eventually } from '../support/eventually.js';
 import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { idMutationsArb, mutateIds } from '../support/hostile-mutations.js';
 import { startHttpSink } from '../support/http-sink.js';
-import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 import { storyEvents, writeStoryLog } from '../support/reactor-logs.js';
 
 const EXAMPLE_LOG = join(ROOT, 'examples/events.ndjson');
@@ -33,7 +33,7 @@ const PG_REACTORS = join(ROOT, 'test/fixtures/reactors/pg-reactors.mjs');
 
 let server: PostgresServer;
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
 });
 afterAll(async () => {
   await server?.stop();

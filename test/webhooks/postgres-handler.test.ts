@@ -105,7 +105,7 @@ describe('createWebhookHandler on the PostgreSQL log', () => {
     try {
       // Every connection of the pool is killed by the server, then the pool is ended.
       await db.pool.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND application_name = ''",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = ''",
       );
       await pool.end();
       const body = '{"type":"template-deleted"}';

@@ -19,7 +19,7 @@ import { freshDatabase } from './fixtures/serve-under-load.js';
 const BOUND_MS = 10_000;
 const APPEND_TIMEOUT_MS = 5_000;
 
-const db = throwawayPostgres(2);
+const db = throwawayPostgres(2, { own: true });
 const frozen: number[] = [];
 afterAll(() => {
   for (const pid of frozen.splice(0)) process.kill(pid, 'SIGCONT');

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 import { ROOT, removeTempDirs, runCli, tempDir, writeStuckLog } from '../cli-helpers.js';
 
 const EXAMPLE = join(ROOT, 'examples/events.ndjson');
@@ -10,7 +10,7 @@ let server: PostgresServer;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   dir = await tempDir();
 });
 

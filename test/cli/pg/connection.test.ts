@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.js';
-import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 import { ROOT, removeTempDirs, runCli, writeFixture } from '../cli-helpers.js';
 
 let server: PostgresServer;
@@ -17,7 +17,7 @@ let silentPort: number;
 const waits: { readonly accepted: number; closed?: number }[] = [];
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   silent = createServer((socket) => {
     const wait: (typeof waits)[number] = { accepted: performance.now() };
     waits.push(wait);

@@ -2,8 +2,8 @@
  * `signfold forget --database` (issue 33) against a throwaway server, through
  * the compiled CLI:
  * - a store holding one person's unique name everywhere: a dry run changes
- *   nothing (`pg_dump` is the same); the forget leaves no occurrence of the
- *   name in `pg_dump --schema`, nor (after `--vacuum`) in any file of the
+ *   nothing (the text of the database is the same); the forget leaves no
+ *   occurrence of the name in any table, view or definition, nor (after `--vacuum`) in any file of the
  *   schema's tables; the events are the originals with the core rule
  *   applied; `pg export` equals `replay` of those events; the ledger has the
  *   entry; a late redelivery through `serve --database` is stored with the
@@ -32,7 +32,7 @@ import {
   NAME_PART,
   PARTICIPANT,
   participantEvent,
-  pgDump,
+  databaseText,
   rowsHolding,
   storedEventRows,
   storyEvents,
@@ -40,7 +40,7 @@ import {
 } from '../../support/forget-store.js';
 import { HOSTILE_CORPUS } from '../../support/hostile-corpus.js';
 import { expectEqualsSequentialFold } from '../../support/partition-checks.js';
-import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 import { auditDeliveries, postgresDeliveries } from '../../support/stored-deliveries.js';
 import { removeTempDirs, runCli, startCli, tempDir } from '../cli-helpers.js';
 import { deliver, eventually, startServe } from '../serve/serve-process.js';
@@ -48,7 +48,7 @@ import { expectExportEqualsReplay } from './rebuild-support.js';
 
 let server: PostgresServer;
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
 });
 afterAll(async () => {
   server?.stop();
@@ -108,11 +108,11 @@ const relationFiles = async (pool: pg.Pool, schema: string): Promise<string[]> =
 };
 
 describe('forget --database', () => {
-  it('leaves no occurrence of the name in pg_dump nor in the table files; export = replay', async () => {
+  it('leaves no occurrence of the name in any table, view or definition of the database, nor in the table files; export = replay', async () => {
     const { url, pool } = await freshDatabase('forget_all');
     try {
       await fillStore(pool, 'signfold');
-      const dumped = pgDump(url, 'signfold');
+      const dumped = await databaseText(pool);
       expect(dumped).toContain(NAME);
       const who = ['--participant', String(PARTICIPANT), '--user', String(USER), '--name', NAME];
 
@@ -120,7 +120,7 @@ describe('forget --database', () => {
       const dry = await forget(url, [...who, '--dry-run']);
       expect(dry.dryRun).toBe(true);
       expect(dry.counts.events).toBe(9);
-      expect(pgDump(url, 'signfold')).toBe(dumped);
+      expect(await databaseText(pool)).toBe(dumped);
 
       const before = await storedEventRows(pool, 'signfold');
       const report = await forget(url, [...who, '--vacuum']);
@@ -128,7 +128,7 @@ describe('forget --database', () => {
       expect(report.counts).toMatchObject({ events: 9, 'bad lines': 1 });
       expect(report.notes.join('\n')).toContain('VACUUM FULL: signfold.events');
 
-      const dump = pgDump(url, 'signfold');
+      const dump = await databaseText(pool);
       expect(dump).not.toContain(NAME_PART);
       expect(dump).toContain(report.pseudonym);
       expect(await rowsHolding(pool, 'signfold', [NAME_PART])).toEqual([]);
@@ -177,7 +177,7 @@ describe('forget --database', () => {
         "SELECT body FROM signfold.events WHERE delivery_id = 'late-1'",
       );
       expect(JSON.parse(rows[0]?.body ?? '{}')).toMatchObject({ partcipantName: report.pseudonym });
-      expect(pgDump(url, 'signfold')).not.toContain(NAME_PART);
+      expect(await databaseText(pool)).not.toContain(NAME_PART);
 
       // A plain UPDATE is still refused.
       await expect(pool.query("UPDATE signfold.events SET body = '{}'")).rejects.toThrow(
@@ -253,7 +253,7 @@ describe('forget --database', () => {
         const report = await forget(url, args);
         expect(report.counts.events).toBeGreaterThan(0);
         expect(await rowsHolding(pool, 'signfold', stored(person.name))).toEqual([]);
-        const dump = pgDump(url, 'signfold');
+        const dump = await databaseText(pool);
         for (const form of stored(person.name)) expect(dump.includes(form), form).toBe(false);
       }
       // Rewritten in place, the tables are the fold of the rewritten events.

@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_CORPUS } from '../../support/hostile-corpus.js';
-import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 import { forbiddenIn } from '../../support/terminal-safety.js';
 import { removeTempDirs, runCli, tempDir } from '../cli-helpers.js';
 
@@ -24,7 +24,7 @@ let server: PostgresServer;
 let log: string;
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   const dir = join(await tempDir(), `dir${ESC}${BIDI}`);
   await mkdir(dir);
   log = join(dir, `names${C1}.ndjson`);

@@ -7,7 +7,7 @@ import { openPostgresEventLog } from '../../../src/postgres/postgres-event-log.j
 import { readProjections } from '../../../src/postgres/read-projections.js';
 import { readFileEventLog } from '../../../src/store/file-record-stream.js';
 import { eventually } from '../../support/eventually.js';
-import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 import { sortedRecords } from '../../support/projection-records.js';
 import {
   bare,
@@ -26,7 +26,7 @@ let server: PostgresServer;
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   pool = new pg.Pool({ connectionString: server.url, max: 2 });
 });
 

@@ -11,7 +11,7 @@
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 import { auditDeliveries, postgresDeliveries } from '../../support/stored-deliveries.js';
 import { removeTempDirs, requestEvent, runCli, templateEvent } from '../cli-helpers.js';
 import { deliver, eventually, startServe } from '../serve/serve-process.js';
@@ -132,7 +132,7 @@ const pollReaders = (url: string) => {
 
 describe('pg rebuild --switch on a live system', () => {
   it('upgrades under load: nothing lost or doubled, readers never fail, reactors react once', async () => {
-    server = await startPostgres();
+    server = await postgresDatabase();
     const url = await server.createDatabase('live_rebuild');
     const pool = new pg.Pool({ connectionString: url, max: 3 });
     const { upcasters, reactors } = await writeModules();

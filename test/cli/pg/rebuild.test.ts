@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.js';
-import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 import {
   envelope,
   ROOT,
@@ -34,7 +34,7 @@ let server: PostgresServer;
 let modules: Modules;
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   modules = await writeModules();
 });
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '../../../src/testing/index.js';
 import { callsByKey, startHttpSink } from '../../support/http-sink.js';
-import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli-helpers.js';
 
 const FETCH = join(ROOT, 'test/fixtures/reconcile/fetch-from-file.mjs');
@@ -20,7 +20,7 @@ let server: PostgresServer;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   dir = await tempDir();
 });
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.js';
-import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 import {
   CLI,
   envelope,
@@ -15,7 +15,7 @@ import {
 let server: PostgresServer;
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
 });
 
 afterAll(async () => {

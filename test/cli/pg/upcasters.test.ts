@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PostgresServer, startPostgres } from '../../support/postgres-server.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli-helpers.js';
 
 const EXAMPLE = join(ROOT, 'examples/events.ndjson');
@@ -16,7 +16,7 @@ let server: PostgresServer;
 let upcasters: string;
 
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await postgresDatabase();
   upcasters = join(await tempDir(), 'upcasters.mjs');
   await writeFile(
     upcasters,

@@ -46,7 +46,7 @@ const SHUTDOWN_BOUND_MS = 15_000;
  */
 const SETUP_BOUND_MS = 120_000;
 
-const db = throwawayPostgres(8);
+const db = throwawayPostgres(8, { own: true });
 beforeAll(() => {
   // The test's own connections die too (restarts, pg_terminate_backend): the next query reconnects.
   db.pool.on('error', () => undefined);

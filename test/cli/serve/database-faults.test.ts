@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { throwawayPostgres } from '../../support/postgres-server.js';
 import { type FaultContext, type FaultRun, runFault } from './database-fault-run.js';
 
-const db = throwawayPostgres(2);
+const db = throwawayPostgres(2, { own: true });
 const stress = process.env.SIGNFOLD_STRESS === '1';
 
 /** Slack on every bound for a loaded 2-core machine (HTTP, scheduling, the event loop). */

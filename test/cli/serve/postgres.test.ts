@@ -19,7 +19,7 @@ import {
 
 afterAll(removeTempDirs);
 
-const database = throwawayPostgres(2);
+const database = throwawayPostgres(2, { own: true });
 
 const readyStatus = async (url: string): Promise<number> => (await fetch(`${url}/readyz`)).status;
 

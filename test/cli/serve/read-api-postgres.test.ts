@@ -15,7 +15,7 @@ import { throwawayPostgres } from '../../support/postgres-server.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli-helpers.js';
 import { deliver, eventually, type ServeProcess, secretEnv, startServe } from './serve-process.js';
 
-const database = throwawayPostgres(1);
+const database = throwawayPostgres(1, { own: true });
 
 const token = (name: string): string => `pg-token-${name}-0123456789abcdef`;
 const TOKENS: Readonly<Record<string, readonly number[]>> = {

@@ -1,0 +1,64 @@
+/**
+ * Vitest global setup: the run's PostgreSQL. One `initdb` for the whole run (a server of its own
+ * starts on a copy of that cluster), and one shared server per worker slot (`VITEST_POOL_ID`):
+ * a worker runs one file at a time, so the file that holds a slot's server is the only one on it,
+ * and a file takes a database of its own there (`throwawayPostgres()`) instead of starting a
+ * server (a second or more of CPU each on a 2-core machine). Files that pause, restart or stop
+ * their server still start one of their own (`throwawayPostgres({ own: true })`).
+ */
+import type { TestProject } from 'vitest/node';
+import {
+  BIN_VARIABLE,
+  findBin,
+  makeTemplate,
+  type PostgresServer,
+  reachableBin,
+  startPostgres,
+  TEMPLATE_VARIABLE,
+} from '../../scripts/throwaway-postgres.js';
+import { TEST_SERVER_SETTINGS } from './postgres-settings.js';
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** The shared servers' URLs by worker slot (index `VITEST_POOL_ID - 1`), or why there are none. */
+    postgres: { readonly urls: readonly string[] } | { readonly missing: string };
+  }
+}
+
+export default async function postgresSetup(project: TestProject): Promise<() => void> {
+  const undo: (() => void)[] = [];
+  const teardown = (): void => {
+    for (const step of undo.splice(0).reverse()) step();
+  };
+  try {
+    // Resolved once, so that the workers (and the servers they start) need not copy it again.
+    const bin = reachableBin(findBin());
+    const named = process.env[BIN_VARIABLE];
+    process.env[BIN_VARIABLE] = bin.bin;
+    undo.push(() => {
+      if (named === undefined) delete process.env[BIN_VARIABLE];
+      else process.env[BIN_VARIABLE] = named;
+      bin.remove();
+    });
+    const template = makeTemplate();
+    process.env[TEMPLATE_VARIABLE] = template.data;
+    undo.push(() => {
+      delete process.env[TEMPLATE_VARIABLE];
+      template.remove();
+    });
+    const slots = Math.max(1, project.config.maxWorkers);
+    const servers: PostgresServer[] = [];
+    undo.push(() => {
+      for (const server of servers) server.stop();
+    });
+    for (let slot = 0; slot < slots; slot += 1) {
+      servers.push(await startPostgres({ settings: TEST_SERVER_SETTINGS }));
+    }
+    project.provide('postgres', { urls: servers.map((server) => server.url) });
+  } catch (cause) {
+    // No PostgreSQL here: the files that need one fail, each saying why; the others run.
+    teardown();
+    project.provide('postgres', { missing: String((cause as Error).message ?? cause) });
+  }
+  return teardown;
+}
