@@ -54,27 +54,54 @@ export const startCli = (
   return { child, closed, stdout: () => stdout, stderr: () => stderr };
 };
 
-/** Runs `node dist/cli/main.js ...args` in `cwd` (with `env`, default this process's) and collects its output. */
-export const runCli = (
+/** Runs `node dist/cli/main.js ...args` in `cwd` (with `env`, default this process's), as its own process. */
+export const runBinary = (
   args: readonly string[],
   cwd: string = ROOT,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<CliRun> => startCli(args, env, cwd).closed;
 
 /**
- * Runs the CLI in this process on in-memory streams (the same code as the
- * binary, without a process start per run: for properties with many cases).
+ * The commands that run until stopped and take the process's signals and exit (`serve`,
+ * `pg work`): they always get a process of their own.
  */
-export const runCliHere = async (argv: readonly string[]): Promise<CliRun> => {
+const ownsItsProcess = (args: readonly string[]): boolean =>
+  args[0] === 'serve' || (args[0] === 'pg' && args[1] === 'work');
+
+/**
+ * Runs the CLI on `args` and collects its output: in this process (the same `run` the binary
+ * calls, on in-memory streams, with the real clock), which spares a process start (about 0.4 s of
+ * CPU) per run; as a process of its own (see {@link runBinary}) when it needs one: another `cwd`
+ * or `env`, or a command that owns its process. A test about the binary itself (its exit on a
+ * signal, a closed pipe, what `bin` installs) calls {@link runBinary} or {@link startCli}.
+ */
+export const runCli = (
+  args: readonly string[],
+  cwd: string = ROOT,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CliRun> =>
+  cwd === ROOT && env === process.env && process.cwd() === ROOT && !ownsItsProcess(args)
+    ? runInProcess(args, () => performance.now())
+    : runBinary(args, cwd, env);
+
+/** `run` in this process on in-memory streams, with the clock `now`. */
+const runInProcess = async (argv: readonly string[], now: () => number): Promise<CliRun> => {
   let stdout = '';
   let stderr = '';
   const code = await run(argv, {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
-    now: () => 0,
+    now,
+    debug: process.env.SIGNFOLD_DEBUG === '1',
   });
   return { code, stdout, stderr };
 };
+
+/**
+ * Runs the CLI in this process with a clock stopped at 0 (elapsed times print as 0): for
+ * properties with many cases whose output is compared.
+ */
+export const runCliHere = (argv: readonly string[]): Promise<CliRun> => runInProcess(argv, () => 0);
 
 const created: string[] = [];
 

@@ -172,12 +172,15 @@ describe('effects steering on a file log', () => {
       expect(retried.stdout.trimEnd().split('\n').at(-1)).toBe(
         `${parked.length} effects will run again`,
       );
+      // Not parked any more means pending again, not yet run: wait for the sink to see them.
+      const keys = new Set(parked.map((p) => p.idempotencyKey));
+      const succeededCalls = () => sink.calls.filter((c) => keys.has(c.key) && !c.failed);
       await eventually(
-        async () => (await report(log)).parked.length === 0,
+        async () => new Set(succeededCalls().map((c) => c.key)).size === keys.size,
         'the retried effects to succeed',
       );
-      const keys = new Set(parked.map((p) => p.idempotencyKey));
-      const succeeded = sink.calls.filter((c) => keys.has(c.key) && !c.failed);
+      expect((await report(log)).parked).toEqual([]);
+      const succeeded = succeededCalls();
       expect(new Set(succeeded.map((c) => c.key))).toEqual(keys);
       // A fresh round of attempts: each ran again as attempt 1.
       expect(succeeded.every((c) => c.attempt === 1)).toBe(true);
