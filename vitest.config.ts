@@ -5,8 +5,12 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/testing/*.vitest.test.ts'],
     // Rebuilds dist/ when src/ is newer: many tests run the compiled library. One initdb for
-    // every throwaway PostgreSQL server of the run.
-    globalSetup: ['test/support/ensure-build.ts', 'test/support/postgres-template.ts'],
+    // every throwaway PostgreSQL server of the run. One browser for the browser tests.
+    globalSetup: [
+      'test/support/ensure-build.ts',
+      'test/support/postgres-template.ts',
+      'test/support/browser-setup.ts',
+    ],
     // `npm test` runs without it (--typecheck.enabled=false): its `npm run typecheck` already
     // compiles these files (tsconfig.json includes test/), and a type assertion that fails there
     // is a compile error; a second tsc over them (and the src/ they import) would only repeat it.

@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../scripts/debian-chromium.js';
+import { connectBrowser } from '../support/browser.js';
 import { exec, installApp, packBuilt, removeScratch } from './fixtures/scratch-app.js';
 
 /** A web page's code: decodes and folds an NDJSON log as `signfold replay` does. */
@@ -93,7 +93,7 @@ const bundle = async (entry: string) => {
 beforeAll(async () => {
   app = await installApp((await packBuilt()).tarball);
   await writeFile(join(app, 'consumer.js'), CONSUMER);
-  browser = await launchChromium();
+  browser = await connectBrowser();
   page = await browser.newPage();
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
