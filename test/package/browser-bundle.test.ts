@@ -1,7 +1,7 @@
 /**
  * `signfold/core` bundles for a browser with no Node built-ins: esbuild
  * bundles a small consumer of the installed package for `platform: 'browser'`,
- * Debian's chromium runs it on the example log, and the state it folds equals
+ * chromium runs it on the example log, and the state it folds equals
  * what `signfold replay --json` gives for the same log.
  */
 import { readFile, writeFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 /**
- * `GET /report` of `signfold serve` in Debian's Chromium (playwright-core,
- * which never downloads a browser): with a bearer token the live page of the
+ * `GET /report` of `signfold serve` in Chromium (playwright-core, which
+ * never downloads a browser): with a bearer token the live page of the
  * token's companies loads, runs only its own script, asks for nothing else,
  * and shows the hostile corpus's markup as text (nothing injected); without
  * a token the browser gets the 401.
