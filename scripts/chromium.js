@@ -150,8 +150,9 @@ const unpackSparticuz = async () => {
   if (existsSync(join(dir, 'chromium'))) return dir;
   for (const left of await readdir(tmpdir())) {
     const pid = Number(/^signfold-chromium-.+\.partial-(\d+)-/.exec(left)?.[1] ?? Number.NaN);
+    // Best effort: the child of a killed call may still be writing there.
     if (Number.isInteger(pid) && !alive(pid)) {
-      await rm(join(tmpdir(), left), { recursive: true, force: true });
+      await rm(join(tmpdir(), left), { recursive: true, force: true }).catch(() => undefined);
     }
   }
   const staging = join(
