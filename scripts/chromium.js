@@ -123,7 +123,7 @@ const alive = (/** @type {number} */ pid) => {
  * itself, where two unpackings at once race and one may find the other's binary half written),
  * then renames it into place. The rename is atomic, so the directory is complete or absent; a
  * call that loses the race discards its copy. The copy of a process that died meanwhile (about
- * 400 MB) is deleted by the next unpacking. About 5 s of CPU, the first time.
+ * 200 MB) is deleted by the next unpacking. About 5 s of CPU, the first time.
  *
  * The directory holds the browser (`chromium`), its fonts (`fonts/`, Open Sans), its graphics
  * libraries, `al2023/lib/` (NSS, NSPR and expat, which the package normally unpacks only on
