@@ -9,7 +9,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { launchChromium } from '../scripts/debian-chromium.js';
+import { launchChromium } from '../scripts/chromium.js';
 import { generateEvents, writeNdjson } from './generate-stream.js';
 
 const { values: opts } = parseArgs({

@@ -1,14 +1,14 @@
 /**
  * `signfold/core` bundles for a browser with no Node built-ins: esbuild
  * bundles a small consumer of the installed package for `platform: 'browser'`,
- * Debian's chromium runs it on the example log, and the state it folds equals
+ * chromium runs it on the example log, and the state it folds equals
  * what `signfold replay --json` gives for the same log.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../scripts/debian-chromium.js';
+import { connectBrowser } from '../support/browser.js';
 import { exec, installApp, packBuilt, removeScratch } from './fixtures/scratch-app.js';
 
 /** A web page's code: decodes and folds an NDJSON log as `signfold replay` does. */
@@ -93,7 +93,7 @@ const bundle = async (entry: string) => {
 beforeAll(async () => {
   app = await installApp((await packBuilt()).tarball);
   await writeFile(join(app, 'consumer.js'), CONSUMER);
-  browser = await launchChromium();
+  browser = await connectBrowser();
   page = await browser.newPage();
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {

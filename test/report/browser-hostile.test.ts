@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../scripts/debian-chromium.js';
 import { removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
+import { connectBrowser } from '../support/browser.js';
 import {
   barLabels,
   crowdedLabels,
@@ -38,7 +38,7 @@ beforeAll(async () => {
   expect(report.stderr).toBe('');
   expect(report.code).toBe(0);
   pageUrl = pathToFileURL(out).href;
-  browser = await launchChromium();
+  browser = await connectBrowser();
   page = await browser.newPage({ viewport: { width: 1280, height: 1200 } });
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning') {

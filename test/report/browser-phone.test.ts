@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../scripts/debian-chromium.js';
 import { PHONE_ROWS } from '../../src/report/render/html-table.js';
 import { removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
+import { connectBrowser } from '../support/browser.js';
 import { csvAndRows, layoutOf, screenshotOnFailure } from './browser-checks.js';
 import { listHeightProbe } from './page-probes.js';
 import { DAY, STUCK_START, stuckLogLines } from './stuck-log.js';
@@ -41,7 +41,7 @@ const stuckReport = async (count: number): Promise<string> => {
 beforeAll(async () => {
   pageUrl = await stuckReport(STUCK);
   tenfoldUrl = await stuckReport(10 * STUCK);
-  browser = await launchChromium();
+  browser = await connectBrowser();
 });
 
 afterAll(async () => {

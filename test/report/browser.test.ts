@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../scripts/debian-chromium.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
+import { connectBrowser } from '../support/browser.js';
 import {
   crowdedLabels,
   csvAndRows,
@@ -47,7 +47,7 @@ beforeAll(async () => {
   expect(report.code).toBe(0);
   replay = JSON.parse(json.stdout) as ReplayJson;
   pageUrl = pathToFileURL(out).href;
-  browser = await launchChromium();
+  browser = await connectBrowser();
   page = await browser.newPage({ viewport: { width: 1280, height: 1500 } });
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning') {
@@ -268,7 +268,10 @@ describe('the report of the example log in chromium', () => {
     const href = (await link.getAttribute('href')) ?? '';
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(download.suggestedFilename()).toBe('templates-table.csv');
-    const saved = await readFile(await download.path());
+    // Over a connection to the browser server a download has no path of its own: save a copy.
+    const copy = join(await tempDir(), 'templates-table.csv');
+    await download.saveAs(copy);
+    const saved = await readFile(copy);
     expect(saved.equals(Buffer.from(href.slice(href.indexOf(',') + 1), 'base64'))).toBe(true);
     expect(saved.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
   });

@@ -1,6 +1,6 @@
 /**
- * `GET /report` of `signfold serve` in Debian's Chromium (playwright-core,
- * which never downloads a browser): with a bearer token the live page of the
+ * `GET /report` of `signfold serve` in Chromium (playwright-core, which
+ * never downloads a browser): with a bearer token the live page of the
  * token's companies loads, runs only its own script, asks for nothing else,
  * and shows the hostile corpus's markup as text (nothing injected); without
  * a token the browser gets the 401.
@@ -9,8 +9,8 @@ import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchChromium } from '../../../scripts/debian-chromium.js';
 import { injected } from '../../report/browser-checks.js';
+import { connectBrowser } from '../../support/browser.js';
 import { HOSTILE_CORPUS } from '../../support/hostile-corpus.js';
 import { removeTempDirs, tempDir } from '../cli-helpers.js';
 import { type ServeProcess, secretEnv, startServe } from './serve-process.js';
@@ -27,7 +27,7 @@ beforeAll(async () => {
     ['--log', log, '--read-token-env', 'READ_TOKEN:1'],
     secretEnv({ READ_TOKEN: TOKEN }),
   );
-  browser = await launchChromium();
+  browser = await connectBrowser();
 });
 
 afterAll(async () => {
