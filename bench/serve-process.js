@@ -29,7 +29,7 @@ export const listeningPort = (text) => {
 /**
  * Starts `serve` with `args` (`--port 0` added unless `args` name a port) and resolves once it
  * listens, with its port, URL of `/webhooks`, output so far and its end; rejects with everything it
- * printed if it exits first or does not listen within `startMs`.
+ * printed if it exits first or does not listen within `startMs` (then it is killed first).
  * @param {readonly string[]} args
  * @param {{ env?: NodeJS.ProcessEnv, startMs?: number }} [options]
  */
@@ -45,10 +45,13 @@ export const startServe = (args, { env = {}, startMs = 20_000 } = {}) => {
   const exited = new Promise((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal, at: performance.now() }));
   });
+  let listened = false;
   const listening = new Promise((resolve, reject) => {
     const check = () => {
       const port = listeningPort(`${stdout}\n${stderr}`);
-      if (port !== undefined) resolve(port);
+      if (port === undefined) return;
+      listened = true;
+      resolve(port);
     };
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
       stdout += chunk;
@@ -68,10 +71,12 @@ export const startServe = (args, { env = {}, startMs = 20_000 } = {}) => {
         }),
       ),
     );
-    setTimeout(
-      () => reject(new Error(`serve did not listen within ${startMs} ms:\n${stdout}${stderr}`)),
-      startMs,
-    ).unref();
+    setTimeout(() => {
+      if (listened) return;
+      // Whoever waited for it gets no handle to stop it: it is stopped here, not left running.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      reject(new Error(`serve did not listen within ${startMs} ms:\n${stdout}${stderr}`));
+    }, startMs).unref();
   });
   return listening.then((port) => ({
     child,

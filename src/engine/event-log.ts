@@ -59,11 +59,30 @@ export type AppendRefusal =
   /** The log was closed before the operation started. */
   | { readonly kind: 'closed'; readonly message: string };
 
+/**
+ * An append answered at its deadline, before it committed: unlike a refusal,
+ * whether it was stored is unknown (it may still commit). Only a log given a
+ * deadline returns it (PostgreSQL's `appendTimeoutMs`; `signfold serve`
+ * bounds its file log's appends with its own `--append-timeout`). Append it
+ * again with the same delivery id: the retry is a `duplicate` if the first
+ * one did commit.
+ */
+export interface AppendTimeout {
+  readonly kind: 'timeout';
+  /** The deadline that passed, in ms, counted from the call. */
+  readonly timeoutMs: number;
+  readonly message: string;
+}
+
 /** What any log's error carries: a kind to branch on and a message to show. */
 export interface LogFailure {
   readonly kind: string;
   readonly message: string;
 }
+
+/** Whether `failure` is an {@link AppendTimeout}: the append was answered at its deadline. */
+export const isAppendTimeout = (failure: LogFailure): failure is AppendTimeout =>
+  failure.kind === 'timeout';
 
 /**
  * One record read back from a log. `line` is the 1-based line number in the

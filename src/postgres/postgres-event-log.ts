@@ -10,6 +10,7 @@ import type {
   AppendItem,
   AppendOutcome,
   AppendRefusal,
+  AppendTimeout,
   BatchEventLog,
   LogRecord,
   ReadOptions,
@@ -43,7 +44,8 @@ export interface PostgresEventLogOptions extends SchemaOptions {
   readonly now?: () => Date;
   /**
    * How long an append may take to commit, in ms, counted from the call
-   * (default: no limit). Past it the append fails with a `database` error
+   * (default: no limit). Past it the append fails with a `timeout`
+   * (`{ kind: 'timeout', timeoutMs, message }`, not a `database` error)
    * whose outcome is unknown (the rows may have committed after all: a
    * retry with the same delivery id is then a duplicate), and a group commit
    * still in flight is abandoned: its connection is destroyed so that the
@@ -56,10 +58,13 @@ export interface PostgresEventLogOptions extends SchemaOptions {
 /**
  * The PostgreSQL log: an event log with batch appends, shared by any number of
  * writers. Besides the refusals of every log, an append fails with `database`
- * when the server refused or could not be reached.
+ * when the server refused or could not be reached, and with `timeout` when
+ * it did not commit within `appendTimeoutMs`.
  */
 export interface PostgresEventLog
-  extends BatchEventLog<AppendRefusal | Extract<PostgresError, { kind: 'database' }>> {
+  extends BatchEventLog<
+    AppendRefusal | AppendTimeout | Extract<PostgresError, { kind: 'database' }>
+  > {
   /** The schema it reads and writes. */
   readonly schema: string;
   /**
@@ -68,7 +73,9 @@ export interface PostgresEventLog
    * while appends are stuck behind a dead connection, where a query on a
    * fresh connection would succeed. For readiness checks.
    */
-  ping(): Promise<Result<void, AppendRefusal | Extract<PostgresError, { kind: 'database' }>>>;
+  ping(): Promise<
+    Result<void, AppendRefusal | AppendTimeout | Extract<PostgresError, { kind: 'database' }>>
+  >;
 }
 
 interface Job {
@@ -82,10 +89,12 @@ interface Job {
 // Delivery ids are compared by the database; one it cannot store would fail the whole group.
 const storable = (id: string): boolean => unstorableText(id) === undefined;
 
-type LogError = AppendRefusal | Extract<PostgresError, { kind: 'database' }>;
+type LogError = AppendRefusal | AppendTimeout | Extract<PostgresError, { kind: 'database' }>;
 
-const toLogError = (error: PostgresError): LogError =>
-  error.kind === 'database' ? error : { kind: 'database', code: undefined, message: error.message };
+const toLogError = (error: PostgresError | AppendTimeout): LogError =>
+  error.kind === 'database' || error.kind === 'timeout'
+    ? error
+    : { kind: 'database', code: undefined, message: error.message };
 
 /**
  * Opens the log of a migrated schema (`schema-missing`, `schema-too-old` or
@@ -183,8 +192,8 @@ const onOwnClient = <T>(
   health: ConnectionHealth,
   ms: number,
   run: (db: SqlQueryable) => Promise<Result<T, PostgresError>>,
-  late: () => PostgresError,
-): Promise<Result<T, PostgresError>> =>
+  late: () => AppendTimeout,
+): Promise<Result<T, PostgresError | AppendTimeout>> =>
   new Promise((resolve) => {
     let done = false;
     let client: SqlPoolClient | undefined;
@@ -236,9 +245,11 @@ const logOn = (pool: SqlPool, schema: SchemaName, settings: LogSettings): Postgr
   const { limits, readBatchSize, now, timeoutMs } = settings;
   let closed = false;
 
-  const late = (): Extract<PostgresError, { kind: 'database' }> => ({
-    kind: 'database',
-    code: undefined,
+  // The one deadline of an append (a serve adds none of its own): a `timeout`, so that whoever
+  // answers or counts it can tell it from a refusal of the database.
+  const late = (): AppendTimeout => ({
+    kind: 'timeout',
+    timeoutMs: timeoutMs ?? 0,
     message: `appending to ${schema}.events: no commit within ${secondsOf(timeoutMs ?? 0)} (the database or the network to it does not answer); it may or may not be stored: deliver it again`,
   });
 

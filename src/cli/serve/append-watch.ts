@@ -1,38 +1,57 @@
 /**
- * The appends of `signfold serve`, bounded and watched. An append that has
- * not committed within the deadline (`--append-timeout`) is answered at the
- * deadline with an error the handler turns into `503` with `Retry-After`:
- * a sender waits for its answer at most that long, even when the storage
- * hangs (a silent connection, a stalled disk). Whether it was stored after
- * all is unknown, which is safe: the sender delivers it again, and its
- * delivery id makes the redelivery a duplicate if the first one did commit.
+ * The appends of `signfold serve`, watched. The deadline (`--append-timeout`)
+ * is not enforced here: the storage owns it, alone (see `ServeStorage.log`),
+ * and answers an append that has not committed by then with a `timeout`
+ * failure (`AppendTimeout`, engine/event-log.ts), which the handler turns
+ * into `503` with `Retry-After`. Not a second timer here as well: two timers
+ * with the same value race, whichever fires first decides the 503 and its
+ * reason, and a count kept by the one that lost misses it. So the storage's
+ * answer alone decides all three: its failure is the 503's reason, and a
+ * `timeout` is what is counted, once per append.
+ *
  * The appends still waiting also tell `/readyz` that deliveries cannot be
  * stored now.
  */
-import { err, type Result } from 'neverthrow';
-import type { AppendOptions, AppendOutcome, EventLog, LogFailure } from '../../engine/event-log.js';
+import type { Result } from 'neverthrow';
+import {
+  type AppendOptions,
+  type AppendOutcome,
+  type EventLog,
+  isAppendTimeout,
+  type LogFailure,
+} from '../../engine/event-log.js';
 
 /** How long an append may wait before `/readyz` calls the storage stuck, at most. */
 export const STALL_MS = 3000;
 
-/** Appends under a deadline, and what they say about the storage. */
+/** How long an append may wait before `/readyz` calls the storage stuck, under `deadlineMs`. */
+export const stallAfterMs = (deadlineMs: number): number => Math.min(STALL_MS, deadlineMs);
+
+/** `2.5 s`: a duration as the messages say it. */
+export const secondsOf = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
+/** The reason `/readyz` gives for an append that has waited `waitedMs`. */
+export const stalledReason = (waitedMs: number): string =>
+  `appends are not completing: one has waited ${secondsOf(waitedMs)}`;
+
+/** Appends watched, and what they say about the storage. */
 export interface WatchedAppends {
-  /** The log the handler appends to: the storage's, bounded by the deadline. */
+  /** The log the handler appends to: the storage's, watched. */
   readonly log: Pick<EventLog, 'append'>;
   /**
    * Why deliveries cannot be stored now as far as the appends in progress
-   * tell (one has been waiting longer than {@link STALL_MS}); `undefined`
-   * otherwise.
+   * tell (one has been waiting longer than {@link STALL_MS}, or than the
+   * deadline if it is shorter); `undefined` otherwise.
    */
   stalled(): string | undefined;
 }
 
-/** `2.5 s`: a duration as the messages say it. */
-const secondsOf = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
-
 /** What {@link watchAppends} reports besides the appends' answers. */
 export interface AppendEvents {
-  /** An append was answered at its deadline (counted in `/metrics`). */
+  /**
+   * The storage answered an append with a `timeout` (its deadline passed):
+   * once per such answer (counted in `/metrics`).
+   */
   readonly onTimeout: () => void;
   /**
    * The storage stopped taking appends (`reason`: the first failure's), or
@@ -45,15 +64,19 @@ export interface AppendEvents {
 const ABOUT_THE_DELIVERY = new Set(['too-large', 'not-serializable']);
 
 /**
- * Wraps `log.append` in a deadline of `timeoutMs` (see the module comment),
- * telling `events` of timeouts and outages. `now` is a monotonic clock in ms.
+ * Watches `log.append` (see the module comment), telling `events` of
+ * timeouts and outages. `log` must answer every append by its deadline,
+ * `deadlineMs`: that is the storage's to do, and nothing here answers in its
+ * place; `deadlineMs` only caps how long an append waits before
+ * {@link WatchedAppends.stalled} speaks up. `now` is a monotonic clock in ms.
  */
 export const watchAppends = (
   log: Pick<EventLog, 'append'>,
-  timeoutMs: number,
+  deadlineMs: number,
   events: AppendEvents,
   now: () => number = () => performance.now(),
 ): WatchedAppends => {
+  const stallMs = stallAfterMs(deadlineMs);
   let failingSince: number | undefined;
   const failed = (reason: string): void => {
     if (failingSince !== undefined) return;
@@ -65,88 +88,45 @@ export const watchAppends = (
     events.onChange({ availableAfterMs: Math.round(now() - failingSince) });
     failingSince = undefined;
   };
-  /** An append the log has not settled yet (answered at its deadline or not). */
-  interface Pending {
-    readonly started: number;
-    /** Answers the handler; a no-op once it was answered (a promise settles once). */
-    readonly answer: (result: Result<AppendOutcome, LogFailure>) => void;
-    answered: boolean;
-  }
-  // In start order, hence in deadline order: the first one not yet answered is the next due.
-  // One timer for all of them, armed for that one, instead of a timer and a race per append:
-  // under load those were a large share of each request's garbage.
-  const pending = new Set<Pending>();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = (): Result<AppendOutcome, LogFailure> =>
-    err({
-      kind: 'timeout',
-      message: `no commit within ${secondsOf(timeoutMs)} (--append-timeout): the storage does not answer; it may or may not be stored: deliver it again`,
-    });
-  const arm = (): void => {
-    if (timer !== undefined) return;
-    for (const waiting of pending) {
-      if (waiting.answered) continue;
-      timer = setTimeout(expire, Math.max(0, waiting.started + timeoutMs - now()));
+  // When each append the storage has not answered yet started, in start order: the first is
+  // the one that has waited longest. Insertion order of a Set, no timer.
+  const pending = new Set<{ readonly started: number }>();
+  const settled = (result: Result<AppendOutcome, LogFailure>): void => {
+    if (result.isOk()) {
+      succeeded();
       return;
     }
+    const { error } = result;
+    if (ABOUT_THE_DELIVERY.has(error.kind)) return;
+    // The storage's own deadline passed: the delivery gets its 503 (the handler answers
+    // every failure but a refusal of the delivery so), and here it is counted, once.
+    if (isAppendTimeout(error)) events.onTimeout();
+    failed(error.message);
   };
-  const expire = (): void => {
-    timer = undefined;
-    const at = now();
-    for (const waiting of pending) {
-      if (waiting.answered) continue;
-      if (waiting.started + timeoutMs > at) break;
-      waiting.answered = true;
-      events.onTimeout();
-      failed(`no commit within ${secondsOf(timeoutMs)}`);
-      waiting.answer(timedOut());
-    }
-    arm();
-  };
-  /** Forgets a settled append; with none left, the timer goes too (it would hold the exit up). */
-  const forget = (waiting: Pending): void => {
-    pending.delete(waiting);
-    if (pending.size === 0 && timer !== undefined) {
-      clearTimeout(timer);
-      timer = undefined;
-    }
-  };
-  const settled = (waiting: Pending, result: Result<AppendOutcome, LogFailure>): void => {
-    forget(waiting);
-    if (result.isOk()) succeeded();
-    else if (!ABOUT_THE_DELIVERY.has(result.error.kind)) failed(result.error.message);
-    waiting.answered = true;
-    waiting.answer(result);
-  };
-  const append = (
+  const append = async (
     event: unknown,
     options?: AppendOptions,
-  ): Promise<Result<AppendOutcome, LogFailure>> =>
-    new Promise((answer, reject) => {
-      const waiting: Pending = { started: now(), answer, answered: false };
-      pending.add(waiting);
-      arm();
-      const failedWith = (cause: unknown): void => {
-        forget(waiting);
-        failed(cause instanceof Error ? cause.message : String(cause));
-        waiting.answered = true;
-        reject(cause);
-      };
-      try {
-        log.append(event, options).then((result) => settled(waiting, result), failedWith);
-      } catch (cause) {
-        failedWith(cause);
-      }
-    });
+  ): Promise<Result<AppendOutcome, LogFailure>> => {
+    const waiting = { started: now() };
+    pending.add(waiting);
+    try {
+      const result = await log.append(event, options);
+      pending.delete(waiting);
+      settled(result);
+      return result;
+    } catch (cause) {
+      pending.delete(waiting);
+      failed(cause instanceof Error ? cause.message : String(cause));
+      throw cause;
+    }
+  };
   return {
     log: { append },
     stalled: () => {
       const first = pending.values().next();
       if (first.done === true) return undefined;
       const waited = now() - first.value.started;
-      return waited > Math.min(STALL_MS, timeoutMs)
-        ? `appends are not completing: one has waited ${secondsOf(waited)}`
-        : undefined;
+      return waited > stallMs ? stalledReason(waited) : undefined;
     },
   };
 };

@@ -33,8 +33,9 @@ const within = <T>(promise: Promise<T>, ms: number, late: T): Promise<T> => {
  * database cannot be reached or the schema is missing or of another version.
  * `hide` takes the URL's password out of the driver's messages that /readyz
  * shows (they may quote a part of the URL). An append that has not committed
- * within `appendTimeoutMs` fails (see `appendTimeoutMs` of
- * `openPostgresEventLog`).
+ * within `appendTimeoutMs` fails with a `timeout` (see `appendTimeoutMs` of
+ * `openPostgresEventLog`): the log owns serve's append deadline, and nothing
+ * else in serve times an append.
  */
 export const openPostgresStorage = async (
   pool: SqlPool,

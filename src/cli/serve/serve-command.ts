@@ -21,6 +21,7 @@ import type { ProjectionMetricsOptions } from '../metrics/projection-metrics.js'
 import { withPool } from '../pg/pool.js';
 import { awaitStopSignal, type StopRequest } from '../stop-signals.js';
 import { loadTracing } from '../tracing-module.js';
+import { withAppendDeadline } from './append-deadline.js';
 import { watchAppends } from './append-watch.js';
 import { openFileStorage } from './file-storage.js';
 import { InFlightRequests } from './in-flight.js';
@@ -101,6 +102,7 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
   try {
     const metrics = await createServeMetrics(reactors?.report, context.projection);
     context.attempts.current = metrics.attempted;
+    // The storage answers an append at its deadline (see ServeStorage.log); this counts it.
     const appends = watchAppends(storage.log, options.appendTimeoutMs, {
       onTimeout: () => metrics.timedOut(),
       // One line when deliveries stop being stored and one when they are again, whatever the
@@ -261,7 +263,10 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
               partitioned: false,
               counters: true,
             };
-      return await serveOn(readApi?.storage ?? opened, {
+      // The file log's deadline is serve's (see append-deadline.ts), outermost: what commits
+      // after it still reaches the read model.
+      const bounded = withAppendDeadline(readApi?.storage ?? opened, options.appendTimeoutMs);
+      return await serveOn(bounded, {
         ...context,
         reactors,
         projection,

@@ -7,7 +7,13 @@ import type { EventLog } from '../../engine/event-log.js';
 
 /** Open storage, owned by the running server. */
 export interface ServeStorage {
-  /** Where the handler appends deliveries. */
+  /**
+   * Where the handler appends deliveries. It owns the append deadline
+   * (`--append-timeout`), the only one: an append not committed by then is
+   * answered with a `timeout` failure (`AppendTimeout`), which serve answers
+   * with 503 and counts. PostgreSQL's log enforces it itself
+   * (`appendTimeoutMs`), the file log through `withAppendDeadline`.
+   */
   readonly log: Pick<EventLog, 'append'>;
   /** Names the storage in the listening line: `file log events.ndjson`. */
   readonly description: string;

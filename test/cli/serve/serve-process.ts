@@ -40,6 +40,28 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<ServeExit>;
 }
 
+/** The serves {@link startServe} started that have not exited yet. */
+const running = new Set<ServeProcess>();
+
+/**
+ * SIGKILLs every serve {@link startServe} started that is still running, and
+ * waits for each to exit. For `afterEach`: a test that fails before it stops
+ * its serve (an assertion in the middle) must not leave the process behind,
+ * holding a port, a database connection or a lock after the run.
+ */
+export const killLeftoverServes = async (): Promise<void> => {
+  const left = [...running];
+  running.clear();
+  await Promise.all(
+    left.map((serve) => {
+      if (serve.child.exitCode === null && serve.child.signalCode === null) {
+        serve.child.kill('SIGKILL');
+      }
+      return serve.exited;
+    }),
+  );
+};
+
 /**
  * Starts `signfold serve ...args --port 0` and resolves once it listens;
  * rejects with its output if it exits first or does not listen within 10 s.
@@ -58,7 +80,7 @@ export const startServe = async (
     stdout: serve.stdout(),
     stderr: serve.stderr(),
   }));
-  return {
+  const started: ServeProcess = {
     child: serve.child,
     url: serve.base,
     stderr: serve.stderr,
@@ -76,6 +98,9 @@ export const startServe = async (
       return exited;
     },
   };
+  running.add(started);
+  void exited.then(() => running.delete(started));
+  return started;
 };
 
 /** The `x-signature` header value for `body`: the hex HMAC-SHA256 the contract names. */
