@@ -17,6 +17,9 @@ import {
   decodeEvent, events, fold, initialState, listParticipants, listSignRequests, listTemplates,
 } from 'signfold/core';
 
+// esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
+afterAll(async () => (await import('esbuild')).stop());
+
 /** Lines that are not JSON, and events the decoder refuses, are skipped (replay quarantines them). */
 export const foldLog = (text) => {
   const decoded = [];

@@ -18,6 +18,9 @@ import {
   removeScratch,
 } from './fixtures/scratch-app.js';
 
+// esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
+afterAll(async () => (await import('esbuild')).stop());
+
 let packed: Packed;
 let app: string;
 

@@ -6,15 +6,28 @@
  */
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Observed } from '../../src/store/lock-content.js';
-import { judgeLock } from '../../src/store/lock-verdict.js';
+import type { judgeLock as JudgeLock } from '../../src/store/lock-verdict.js';
 
-vi.mock('../../src/store/process-liveness.js', async (original) => ({
-  ...(await original<typeof import('../../src/store/process-liveness.js')>()),
-  ownIdentity: () => undefined,
-  bootTimeMs: () => undefined,
-}));
+const LIVENESS = '../../src/store/process-liveness.js';
+let judgeLock: typeof JudgeLock;
+
+// Workers run files one after another in one module registry (vitest.config.ts): the mock is
+// made for this file's fresh copy of the lock verdict only, and taken back after it.
+beforeAll(async () => {
+  vi.resetModules();
+  vi.doMock(LIVENESS, async (original) => ({
+    ...(await original<typeof import('../../src/store/process-liveness.js')>()),
+    ownIdentity: () => undefined,
+    bootTimeMs: () => undefined,
+  }));
+  ({ judgeLock } = await import('../../src/store/lock-verdict.js'));
+});
+afterAll(() => {
+  vi.doUnmock(LIVENESS);
+  vi.resetModules();
+});
 
 const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid ?? 0;
 

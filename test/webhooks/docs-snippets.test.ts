@@ -13,6 +13,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/webhooks/sign-payload.js';
 import { ROOT } from '../cli/cli-helpers.js';
 
+// esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
+afterAll(async () => (await import('esbuild')).stop());
+
 const SECRET = 'docs secret';
 /** What the page leaves to the reader: a log and a secret. */
 const PREAMBLE = `import { createMemoryEventLog } from 'signfold';

@@ -21,6 +21,9 @@ import type {
 } from '../../src/webhooks/webhook-types.js';
 import { ROOT } from '../cli/cli-helpers.js';
 
+// esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
+afterAll(async () => (await import('esbuild')).stop());
+
 const SECRET = 'quill secret';
 const TEMPLATE =
   '{"type":"template-activated","companyId":1,"templateId":1001,"templateName":"NDA","ownerId":10,"ownerName":"Olive"}';
