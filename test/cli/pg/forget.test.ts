@@ -25,6 +25,7 @@ import { sqlText } from '../../../src/postgres/event-routing.js';
 import { importRecords } from '../../../src/postgres/import-events.js';
 import { readFileEventLog } from '../../../src/store/file-record-stream.js';
 import {
+  databaseText,
   fillStore,
   forgottenRows,
   logLines,
@@ -32,7 +33,6 @@ import {
   NAME_PART,
   PARTICIPANT,
   participantEvent,
-  databaseText,
   rowsHolding,
   storedEventRows,
   storyEvents,
