@@ -21,10 +21,6 @@ const { devDependencies } = JSON.parse(read('package.json')) as {
   devDependencies: Record<string, string>;
 };
 
-/** The message of the one `throw new Error(…)` of `source`, a '…' or `…` literal. */
-const thrown = (source: string): string =>
-  /throw new Error\((['`])(.*?)\1\)/.exec(source)?.[2] ?? 'no throw found';
-
 describe("the README's test prerequisites", () => {
   it('quotes the error of a missing PostgreSQL and a missing chromium word for word', () => {
     const missing = /throw new Error\(\s*`(PostgreSQL binaries not found): /.exec(postgresScript);
