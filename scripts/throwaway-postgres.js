@@ -125,7 +125,8 @@ export const reachableBin = (bin) => {
   } catch {
     const dir = mkdtempSync(join(tmpdir(), 'signfold-pg-bin-'));
     // `cp -a` of the package keeps its relative links; `bin` and `lib` and `share` are siblings.
-    execFileSync('cp', ['-a', join(bin, '..', '.'), dir]);
+    // `native/.`, spelled out: `join` would drop the `/.` and copy the folder itself into `dir`.
+    execFileSync('cp', ['-a', `${dirname(bin)}/.`, dir]);
     execFileSync('chmod', ['-R', 'a+rX', dir]);
     chmodSync(dir, 0o755);
     return { bin: join(dir, 'bin'), remove: () => rmSync(dir, { recursive: true, force: true }) };
