@@ -1,0 +1,86 @@
+// @ts-check
+/**
+ * `npm test`: every check and every test, in the least time a 2-core machine allows. A clean
+ * build of dist/ comes first (the tests and the package checks read it); then the tests run
+ * while, beside them, the type check, the lint, the package checks and the API reference run one
+ * after another. Those are single-threaded and short; the tests keep both cores busy most of the
+ * time but leave gaps (a worker waiting on a child process, the last long files), which the
+ * checks fill. The checks' output is held back and printed after the tests', each under its name;
+ * the exit code is 1 if anything failed, naming it.
+ */
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const bin = (/** @type {string} */ path) => join(ROOT, 'node_modules', path);
+
+/** What runs beside the tests, in this order. */
+const CHECKS = [
+  { name: 'typecheck', args: [bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'] },
+  { name: 'lint', args: [bin('@biomejs/biome/bin/biome'), 'check', '.'] },
+  { name: 'publint', args: [bin('publint/src/cli.js'), '--strict'] },
+  {
+    name: 'attw',
+    args: [bin('@arethetypeswrong/cli/dist/index.js'), '--pack', '.', '--profile', 'esm-only', '--no-emoji'],
+    // attw packs the package: no lifecycle script may rebuild dist/ under the running tests.
+    env: { npm_config_ignore_scripts: 'true' },
+  },
+  { name: 'docs:api', args: [bin('typedoc/bin/typedoc')] },
+];
+
+/**
+ * Runs node with `args` in the root; resolves with its exit code and, when `capture`, its output.
+ * @param {readonly string[]} args
+ * @param {{ capture: boolean, env?: Record<string, string> }} options
+ * @returns {Promise<{ code: number, output: string }>}
+ */
+const node = (args, options) =>
+  new Promise((done) => {
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: options.capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    });
+    let output = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('error', (error) => done({ code: 1, output: `${output}${error.message}\n` }));
+    child.on('close', (code, signal) => done({ code: code ?? (signal === null ? 1 : 128), output }));
+  });
+
+const started = performance.now();
+const seconds = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
+
+const build = await node([join(ROOT, 'scripts', 'clean-build.js')], { capture: false });
+if (build.code !== 0) {
+  console.error('npm test: the build failed');
+  process.exit(1);
+}
+
+/** @type {{ name: string, code: number, output: string, at: string }[]} */
+const checked = [];
+const checks = (async () => {
+  for (const check of CHECKS) {
+    const { code, output } = await node(check.args, { capture: true, env: check.env });
+    checked.push({ name: check.name, code, output, at: seconds() });
+  }
+})();
+const tests = node([bin('vitest/vitest.mjs'), 'run', '--typecheck.enabled=false'], {
+  capture: false,
+});
+const [{ code: testsCode }] = await Promise.all([tests, checks]);
+
+for (const { name, code, output, at } of checked) {
+  console.log(`\n${name}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`}, done at ${at}`);
+  if (code !== 0 || process.env.SIGNFOLD_TEST_VERBOSE === '1') console.log(output.trimEnd());
+}
+const failed = [...checked.filter((c) => c.code !== 0).map((c) => c.name)];
+if (testsCode !== 0) failed.push('tests');
+console.log(
+  `\nnpm test: ${failed.length === 0 ? 'everything passed' : `failed: ${failed.join(', ')}`} in ${seconds()}`,
+);
+process.exit(failed.length === 0 ? 0 : 1);
