@@ -21,7 +21,14 @@ const CHECKS = [
   { name: 'publint', args: [bin('publint/src/cli.js'), '--strict'] },
   {
     name: 'attw',
-    args: [bin('@arethetypeswrong/cli/dist/index.js'), '--pack', '.', '--profile', 'esm-only', '--no-emoji'],
+    args: [
+      bin('@arethetypeswrong/cli/dist/index.js'),
+      '--pack',
+      '.',
+      '--profile',
+      'esm-only',
+      '--no-emoji',
+    ],
     // attw packs the package: no lifecycle script may rebuild dist/ under the running tests.
     env: { npm_config_ignore_scripts: 'true' },
   },
@@ -49,7 +56,9 @@ const node = (args, options) =>
       output += chunk;
     });
     child.on('error', (error) => done({ code: 1, output: `${output}${error.message}\n` }));
-    child.on('close', (code, signal) => done({ code: code ?? (signal === null ? 1 : 128), output }));
+    child.on('close', (code, signal) =>
+      done({ code: code ?? (signal === null ? 1 : 128), output }),
+    );
   });
 
 const started = performance.now();
