@@ -4,7 +4,13 @@
  * the OS's cache. That spares the 2-core machine most of its disk waits. Benchmarks keep
  * PostgreSQL's defaults.
  */
-export const OWN_SERVER_SETTINGS: readonly string[] = ['-c fsync=off', '-c full_page_writes=off'];
+export const OWN_SERVER_SETTINGS: readonly string[] = [
+  '-c fsync=off',
+  '-c full_page_writes=off',
+  // A test's tables live for seconds: a vacuum in the background only takes CPU from the tests
+  // (the tests that need one run VACUUM themselves).
+  '-c autovacuum=off',
+];
 
 /**
  * The shared servers: the same. Commits stay synchronous (PostgreSQL's default, which tests
