@@ -175,6 +175,14 @@ describe('one of three followers SIGKILLed again and again', () => {
       expect(waited).toBeLessThan(60_000);
       await sleep(100);
     }
+    // A worker started by the last takeover may still be starting, before its SIGTERM handler:
+    // wait until each has registered (it listens for the signal from its start on).
+    for (let waited = 0; ; waited += 100) {
+      const { rows } = await db.pool.query<{ id: string }>(`SELECT id FROM ${schema}.workers`);
+      if (workers.every((w) => rows.some((row) => row.id === w.id))) break;
+      expect(waited).toBeLessThan(60_000);
+      await sleep(100);
+    }
     for (const { child } of workers) child.kill('SIGTERM');
     expect(await Promise.all(workers.map(({ child }) => exited(child)))).toEqual([0, 0, 0]);
     await expectEqualsSequentialFold(db.pool, schema);
