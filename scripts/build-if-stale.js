@@ -3,11 +3,13 @@
  * `prepare`: builds dist/ unless it is newer than every file under src/ and the build
  * configuration. npm runs `prepare` after `prepack` when packing, which has just built dist/
  * afresh: a second compile of the same sources would only cost time. On a git install, or in a
- * clone after `npm ci`, there is no dist/ yet, and it builds.
+ * clone after `npm ci`, there is no dist/ yet, and it builds. The tests' global setup
+ * (test/support/ensure-build.ts) asks {@link staleReason} the same question.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -23,7 +25,7 @@ const newestUnder = (dir) => {
 };
 
 /** @returns {number | undefined} when dist/ was built, or undefined when it was not */
-const builtAt = () => {
+export const builtAt = () => {
   try {
     return statSync(join(ROOT, 'dist', 'index.js')).mtimeMs;
   } catch {
@@ -31,12 +33,18 @@ const builtAt = () => {
   }
 };
 
-const built = builtAt();
-const sources = Math.max(
-  newestUnder(join(ROOT, 'src')),
-  ...['tsconfig.json', 'tsconfig.build.json'].map((file) => statSync(join(ROOT, file)).mtimeMs),
-);
-if (built === undefined || sources > built) {
+/** @returns {string | undefined} why dist/ must be rebuilt, or undefined if it is up to date */
+export const staleReason = () => {
+  const built = builtAt();
+  if (built === undefined) return 'dist/index.js is missing';
+  const sources = Math.max(
+    newestUnder(join(ROOT, 'src')),
+    ...['tsconfig.json', 'tsconfig.build.json'].map((file) => statSync(join(ROOT, file)).mtimeMs),
+  );
+  return sources > built ? 'src/ changed since the last build' : undefined;
+};
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && staleReason() !== undefined) {
   execFileSync(
     process.execPath,
     [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],

@@ -7,42 +7,10 @@
  * (as after `npm test`, which builds first) this costs one walk of `src/`.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { builtAt, staleReason } from '../../scripts/build-if-stale.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const MARKER = join(ROOT, 'dist', 'index.js');
-const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'].map((f) => join(ROOT, f));
-
-/** The latest modification time of the files under `dir`, recursively. */
-const newestUnder = (dir: string): number => {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    const time = entry.isDirectory() ? newestUnder(path) : statSync(path).mtimeMs;
-    if (time > newest) newest = time;
-  }
-  return newest;
-};
-
-const newestSource = (): number =>
-  Math.max(newestUnder(join(ROOT, 'src')), ...CONFIGS.map((f) => statSync(f).mtimeMs));
-
-/** The build's age marker, or `undefined` when there is no build. */
-const builtAt = (): number | undefined => {
-  try {
-    return statSync(MARKER).mtimeMs;
-  } catch {
-    return undefined;
-  }
-};
-
-/** Why `dist/` must be rebuilt, or `undefined` if it is up to date. */
-export const staleReason = (): string | undefined => {
-  const built = builtAt();
-  if (built === undefined) return 'dist/index.js is missing';
-  return newestSource() > built ? 'src/ changed since the last build' : undefined;
-};
 
 export default function ensureBuild(): void {
   const reason = staleReason();
