@@ -19,9 +19,10 @@ const { values: opts } = parseArgs({
   },
 });
 const ROOT = join(import.meta.dirname, '..');
-const { createProjector, decodeSignRequest, observationRecord, readFileEventLog } = await import(
+const { createProjector, decodeSignRequest, observationRecord } = await import(
   join(ROOT, 'dist/index.js')
 );
+const { readFileEventLog } = await import(join(ROOT, 'dist/store/index.js'));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 

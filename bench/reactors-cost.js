@@ -31,7 +31,8 @@ const { values: opts } = parseArgs({
   },
 });
 const ROOT = join(import.meta.dirname, '..');
-const { createProjector, defineReactor } = await import(join(ROOT, 'dist/index.js'));
+const { createProjector } = await import(join(ROOT, 'dist/index.js'));
+const { defineReactor } = await import(join(ROOT, 'dist/core/reactors/index.js'));
 const { planReaction, reactInto } = await import(join(ROOT, 'dist/core/reactors/plan-reaction.js'));
 const { ReactorEffects } = await import(join(ROOT, 'dist/core/reactors/reactor-effects.js'));
 const ROUNDS = Number(opts.rounds);

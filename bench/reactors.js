@@ -27,9 +27,11 @@ const { values: opts } = parseArgs({
   },
 });
 const ROOT = join(import.meta.dirname, '..');
-const { createFileReactorRunner, createProjector, defineReactor, readFileEventLog } = await import(
-  join(ROOT, 'dist/index.js')
+const { createProjector } = await import(join(ROOT, 'dist/index.js'));
+const { createFileReactorRunner, readFileEventLog } = await import(
+  join(ROOT, 'dist/store/index.js')
 );
+const { defineReactor } = await import(join(ROOT, 'dist/core/reactors/index.js'));
 const ROUNDS = Number(opts.rounds);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');

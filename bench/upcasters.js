@@ -20,9 +20,9 @@ const { values: opts } = parseArgs({
   },
 });
 const ROOT = join(import.meta.dirname, '..');
-const { createProjector, defineUpcaster, readFileEventLog } = await import(
-  join(ROOT, 'dist/index.js')
-);
+const { createProjector } = await import(join(ROOT, 'dist/index.js'));
+const { readFileEventLog } = await import(join(ROOT, 'dist/store/index.js'));
+const { defineUpcaster } = await import(join(ROOT, 'dist/core/upcasters/index.js'));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 

@@ -10,7 +10,7 @@
 //     signfold pg work --database "$DATABASE_URL" --reactors examples/reactors.js
 // On a file log, run the first two (`signfold react` refuses SQL effects):
 //   signfold react events.ndjson --reactors examples/reactors.js --drain   (exit 2: crm-notes has SQL)
-import { defineReactor } from '../dist/index.js';
+import { defineReactor } from '../dist/core/reactors/index.js';
 
 /** How long after `participant-sent` a reminder goes out. */
 export const REMIND_AFTER_MS = 72 * 60 * 60 * 1000;

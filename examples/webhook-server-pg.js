@@ -10,8 +10,8 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { createWebhookHandler } from '../dist/index.js';
 import { openPostgresEventLog } from '../dist/postgres/index.js';
+import { createWebhookHandler } from '../dist/webhooks/index.js';
 import { MAX_BODY_BYTES, secretsFromEnv, serveWebhooks } from './webhook-server.js';
 
 /**

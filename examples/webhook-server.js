@@ -8,13 +8,13 @@
 import { realpathSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { createProjector } from '../dist/index.js';
+import { openFileEventLog } from '../dist/store/index.js';
 import {
-  createProjector,
   createWebhookHandler,
   DEFAULT_DELIVERY_HEADER,
   handleNodeRequest,
-  openFileEventLog,
-} from '../dist/index.js';
+} from '../dist/webhooks/index.js';
 
 /** The header carrying the delivery id (the handler's default, `x-delivery-id`). */
 export const DELIVERY_HEADER = DEFAULT_DELIVERY_HEADER;
@@ -27,7 +27,7 @@ export const secretsFromEnv = () =>
 
 /**
  * Listens on `host:port` and hands every request for `/webhooks` to `handler` (other paths: 404).
- * @param {import('../dist/index.js').WebhookHandler} handler
+ * @param {import('../dist/webhooks/index.js').WebhookHandler} handler
  * @param {{ port: number, host: string, maxBodyBytes: number }} options
  */
 export const serveWebhooks = async (handler, { port, host, maxBodyBytes }) => {

@@ -5,12 +5,12 @@
  * consumes a position.
  */
 import { err, ok, type Result } from 'neverthrow';
-import type { AppendItem, AppendRefusal } from './event-log.js';
+import type { AppendRefusal, NewRecord } from './event-log.js';
 import { JsonText } from './json-text.js';
 import type { WriteLimits } from './log-limits.js';
 
 /** An item that passed validation, ready for a position. */
-export interface EncodedItem {
+export interface EncodedRecord {
   /** What is stored and read back: a {@link JsonText}'s own text, else `JSON.stringify(event)`. */
   readonly eventJson: string;
   readonly deliveryId: string | undefined;
@@ -46,10 +46,10 @@ const serializeEvent = (event: unknown): Result<string, AppendRefusal> => {
 
 /** Validates and serializes one item against the limits. */
 export const encodeItem = (
-  item: AppendItem,
+  item: NewRecord,
   limits: WriteLimits,
   now: () => Date,
-): Result<EncodedItem, AppendRefusal> => {
+): Result<EncodedRecord, AppendRefusal> => {
   const { deliveryId } = item;
   if (deliveryId !== undefined && typeof deliveryId !== 'string') {
     return err({ kind: 'not-serializable', message: 'deliveryId must be a string' });
@@ -79,11 +79,11 @@ export const encodeItem = (
 
 /** Validates all items; the first failure fails the whole batch. */
 export const encodeItems = (
-  items: readonly AppendItem[],
+  items: readonly NewRecord[],
   limits: WriteLimits,
   now: () => Date,
-): Result<readonly EncodedItem[], AppendRefusal> => {
-  const encoded: EncodedItem[] = [];
+): Result<readonly EncodedRecord[], AppendRefusal> => {
+  const encoded: EncodedRecord[] = [];
   for (const item of items) {
     const result = encodeItem(item, limits, now);
     // Once per appended event: a plain early return, no generator or closure (performance).

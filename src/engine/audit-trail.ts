@@ -20,7 +20,7 @@ export interface AuditEntry {
   readonly participantId: ParticipantId | undefined;
   readonly receivedAt: string | undefined;
   readonly outcome: Outcome | ConflictKind;
-  /** For a repair: the differences with the service it closed, as `reconcileSignRequest` words them. */
+  /** For a repair: the differences with the service it closed, as `compareSignRequest` words them. */
   readonly differences?: readonly string[];
   /** Set when upcasters made the event from the stored record: their names, in the order they ran. */
   readonly upcastBy?: readonly string[];

@@ -25,7 +25,7 @@ export interface AppendOptions {
 }
 
 /** One element of a batch append: the event plus its own options. */
-export interface AppendItem extends AppendOptions {
+export interface NewRecord extends AppendOptions {
   /**
    * The raw event value; anything `JSON.stringify` accepts, or a `JsonText`
    * (see `jsonText`), whose text is stored exactly as it is.
@@ -168,7 +168,7 @@ export interface BatchEventLog<E extends LogFailure = LogFailure> extends EventL
    * Outcomes are in item order; a delivery id repeated inside the batch is a
    * `duplicate` of its first occurrence.
    */
-  appendBatch(items: readonly AppendItem[]): Promise<Result<readonly AppendOutcome[], E>>;
+  appendBatch(items: readonly NewRecord[]): Promise<Result<readonly AppendOutcome[], E>>;
 }
 
 /** `append` as a batch of one: the single-event append of every log with `appendBatch`. */

@@ -103,7 +103,7 @@ export interface ReplayOptions {
 }
 
 /** An event to apply live, as received (raw JSON value), with its log position. */
-export interface LiveEvent {
+export interface StoredRecord {
   readonly position: number;
   readonly event: unknown;
   readonly receivedAt?: string;

@@ -5,14 +5,14 @@ import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
 import { decodeObservation } from '../core/observations/decode-observation.js';
 import { isObservationValue } from '../core/observations/observation.js';
 import { repairEvents } from '../core/observations/repair-events.js';
+import { compareSignRequest } from '../core/projections/compare-sign-request.js';
 import type { Conflict } from '../core/projections/conflict.js';
 import { applyEvent } from '../core/projections/dispatch.js';
 import {
-  applySignRequestSnapshot,
-  type SnapshotOrigin,
+  applyRepresentation,
+  type RepresentationOrigin,
 } from '../core/projections/load-sign-request.js';
 import { initialState, type ProjectionState } from '../core/projections/projection-state.js';
-import { reconcileSignRequest } from '../core/projections/reconcile.js';
 import type {
   ParticipantView,
   SignRequestView,
@@ -33,13 +33,13 @@ import type {
   ApplyResult,
   BadInputPolicy,
   Halted,
-  LiveEvent,
   ProjectorOptions,
   ProjectorStart,
   ProjectorStats,
   ReadableLog,
   ReplayError,
   ReplayOptions,
+  StoredRecord,
 } from './projector-types.js';
 import {
   conflicting,
@@ -204,7 +204,7 @@ export class Projector {
    * `RangeError` if `position` is not a non-negative safe integer: positions come from the log,
    * so that is a programming error.
    */
-  apply(live: LiveEvent): Result<ApplyResult, Halted> {
+  apply(live: StoredRecord): Result<ApplyResult, Halted> {
     checkPosition(live.position, 'position', 0);
     const process = () =>
       this.#process(live.position, undefined, live.receivedAt, live.event, live);
@@ -488,11 +488,11 @@ export class Projector {
     const { signRequest, fetchedAt, companyId } = decoded.value;
     const id = signRequest.id;
     const differences = this.#copy
-      .peek((state) => reconcileSignRequest(state, signRequest))
+      .peek((state) => compareSignRequest(state, signRequest))
       .map((difference) => difference.message);
     const before = this.#onApplied && requestImageOf(this.#copy, id);
     const origin = companyId === undefined ? {} : { companyId };
-    const outcome = applySignRequestSnapshot(this.#copy, signRequest, origin);
+    const outcome = applyRepresentation(this.#copy, signRequest, origin);
     if (typeof outcome === 'object') {
       const rejected = this.#reject(
         position,
@@ -552,8 +552,8 @@ export class Projector {
    * Merges a sign-request representation fetched from the API (see
    * `loadSignRequest`). It has no log position: the checkpoint is unchanged.
    */
-  loadSignRequest(signRequest: SignRequest, origin?: SnapshotOrigin): Result<void, Conflict> {
-    const outcome = applySignRequestSnapshot(this.#copy, signRequest, origin);
+  loadSignRequest(signRequest: SignRequest, origin?: RepresentationOrigin): Result<void, Conflict> {
+    const outcome = applyRepresentation(this.#copy, signRequest, origin);
     return typeof outcome === 'object' ? err(outcome) : ok(undefined);
   }
 

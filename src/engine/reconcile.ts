@@ -14,9 +14,9 @@
 import { formatDecodeError } from '../core/decode-error.js';
 import type { CompanyId, SignRequestId } from '../core/ids.js';
 import { observationRecord } from '../core/observations/observation-record.js';
+import { compareSignRequest, type Difference } from '../core/projections/compare-sign-request.js';
 import { loadSignRequest } from '../core/projections/load-sign-request.js';
 import type { ProjectionState } from '../core/projections/projection-state.js';
-import { type Difference, reconcileSignRequest } from '../core/projections/reconcile.js';
 import type { SignRequestView } from '../core/projections/records.js';
 import type { MinimalAbortSignal } from '../core/reactors/reactor-types.js';
 import { decodeSignRequest } from '../core/sign-request/decode-sign-request.js';
@@ -214,7 +214,7 @@ const settle = async (
   fetchedAt: Date,
 ): Promise<ReconcileResult> => {
   const { state } = options;
-  const differences = reconcileSignRequest(state, reported);
+  const differences = compareSignRequest(state, reported);
   if (differences.length === 0) return { kind: 'agrees', signRequestId: id };
   const companyId = (state.signRequests.get(id)?.companyId ?? undefined) as CompanyId | undefined;
   const origin = companyId === undefined ? {} : { companyId };
@@ -223,7 +223,7 @@ const settle = async (
     const reason = `the service's representation is refused: ${trial.error.kind}: ${trial.error.message}`;
     return { kind: 'unrepairable', signRequestId: id, differences, reason };
   }
-  const left = new Set(reconcileSignRequest(trial.value, reported).map((d) => d.message));
+  const left = new Set(compareSignRequest(trial.value, reported).map((d) => d.message));
   if (differences.every((d) => left.has(d.message))) {
     const reason = 'an observation would close none of these differences';
     return { kind: 'unrepairable', signRequestId: id, differences, reason };

@@ -5,12 +5,13 @@
  */
 
 export { TRACE_ATTRIBUTE } from '../engine/trace-attributes.js';
-export type {
-  TraceAttributes,
-  TraceSpan,
-  TraceSpanKind,
-  TraceSpanOptions,
-  Tracing,
+export {
+  NO_TRACING,
+  type TraceAttributes,
+  type TraceSpan,
+  type TraceSpanKind,
+  type TraceSpanOptions,
+  type Tracing,
 } from '../engine/tracing.js';
 export { type DeliveryTrace, deliveryTrace } from './delivery-trace.js';
 export { createOtelTracing, type OtelTracingOptions, type TracerSource } from './otel-tracing.js';

@@ -14,13 +14,13 @@
  */
 import { err, type Result } from 'neverthrow';
 import type { AppendOutcome } from '../engine/event-log.js';
-import { readErasureLedger, type StoredLedger } from './erasure-rows.js';
+import { readLedgerRows, type StoredLedger } from './erasure-rows.js';
 import type { StoredItem } from './event-rows.js';
 import { LEDGER_CHANGED } from './migration-erasures.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import type { SchemaName } from './schema-name.js';
 import type { SqlQueryable } from './sql-client.js';
-import { storeItems } from './store-items.js';
+import { storeRecords } from './store-records.js';
 
 /** How many times one group reads the ledger again before it reports the failure (forgets in a row). */
 const TRIES = 5;
@@ -51,7 +51,7 @@ export class ErasedAppends {
     this.schema = schema;
   }
 
-  /** Stores `items` (see `storeItems`), each erased with the stored ledger. */
+  /** Stores `items` (see `storeRecords`), each erased with the stored ledger. */
   async store(
     db: SqlQueryable,
     items: readonly StoredItem[],
@@ -59,12 +59,12 @@ export class ErasedAppends {
     for (let tries = 1; ; tries += 1) {
       if (this.known === undefined) {
         try {
-          this.known = await readErasureLedger(db, this.schema);
+          this.known = await readLedgerRows(db, this.schema);
         } catch (cause) {
           return err(databaseError(cause, `reading ${this.schema}.erasures`));
         }
       }
-      const stored = await storeItems(
+      const stored = await storeRecords(
         db,
         this.schema,
         eraseItems(items, this.known),

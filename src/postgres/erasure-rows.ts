@@ -22,7 +22,7 @@ export interface StoredLedger {
  * a row that is not an entry (only signfold writes the table: a wrong row
  * was written around it, and nothing is erased on its word).
  */
-export const readErasureLedger = async (
+export const readLedgerRows = async (
   db: SqlQueryable,
   schema: SchemaName,
 ): Promise<StoredLedger> => {

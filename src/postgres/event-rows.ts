@@ -2,7 +2,7 @@
  * Rows of the events table as log records, and appended items as the
  * arrays one `INSERT … SELECT FROM unnest(…)` stores.
  */
-import type { EncodedItem } from '../engine/append-encoding.js';
+import type { EncodedRecord } from '../engine/append-encoding.js';
 import type { LogRecord } from '../engine/event-log.js';
 import { routingOf } from './event-routing.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
@@ -114,7 +114,7 @@ export interface StoredItem {
 }
 
 /** The stored form of an encoded (validated) append. */
-export const storedItemOf = (item: EncodedItem, event: unknown): StoredItem => ({
+export const storedItemOf = (item: EncodedRecord, event: unknown): StoredItem => ({
   deliveryId: item.deliveryId,
   receivedAt: item.receivedAt,
   body: item.eventJson,

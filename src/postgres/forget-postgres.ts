@@ -35,7 +35,7 @@ import { type ErasureEntry, ErasureLedger } from '../core/privacy/erasure-ledger
 import type { ErasureSubject } from '../core/privacy/erasure-subject.js';
 import { newPseudonym } from '../core/privacy/pseudonym.js';
 import type { ForgetReport, ForgetRequest } from '../engine/forget-report.js';
-import { readErasureLedger, writeErasureEntry } from './erasure-rows.js';
+import { readLedgerRows, writeErasureEntry } from './erasure-rows.js';
 import { sqlText } from './event-routing.js';
 import { eraseEvents, namesInEvents } from './forget-events.js';
 import { eraseTables } from './forget-tables.js';
@@ -107,7 +107,7 @@ interface Try {
 /** T's statements up to its commit (the caller commits, or rolls back a dry run). */
 const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetReport> => {
   const write = !request.dryRun;
-  const { ledger } = await readErasureLedger(client, schema);
+  const { ledger } = await readLedgerRows(client, schema);
   const who = {
     participantIds: request.participantIds,
     userIds: request.userIds,
@@ -172,7 +172,7 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
     // that waits for the lock sees the ledger entries of T (erased-appends.ts).
     await client.query(`SELECT ${appendLockSql(schema)}`);
     // T reads its own started entry: the others' decide whether the person was forgotten meanwhile.
-    const others = (await readErasureLedger(client, schema)).ledger.entries.filter(
+    const others = (await readLedgerRows(client, schema)).ledger.entries.filter(
       (other) => other.erasure !== erasure,
     );
     if (new ErasureLedger(others).pseudonymFor(who) !== earlier) {

@@ -12,7 +12,7 @@ import { err, ok, type Result, safeTry } from 'neverthrow';
 import type { ErasureLedger } from '../core/privacy/erasure-ledger.js';
 import type { LogRecord } from '../engine/event-log.js';
 import { EventLogReadError } from '../engine/log-errors.js';
-import { readErasureLedger } from './erasure-rows.js';
+import { readLedgerRows } from './erasure-rows.js';
 import { sqlText } from './event-routing.js';
 import { IMPORT_COLUMNS, importRow } from './import-rows.js';
 import { checkSchema, type SchemaOptions } from './migrate.js';
@@ -20,7 +20,7 @@ import { appendLockSql } from './migrations.js';
 import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import { connect, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
-import { storedPositions } from './store-items.js';
+import { storedPositions } from './store-records.js';
 
 /** Options of {@link importRecords}. */
 export interface ImportOptions extends SchemaOptions {
@@ -185,7 +185,7 @@ const copyAll = async (
   // Held to commit: no other writer stores a delivery id between a check below and its COPY.
   await client.query(`SELECT ${appendLockSql(schema)}`);
   // Read under the lock: a forget that committed before it is seen, and none commits until this does.
-  const { ledger } = await readErasureLedger(client, schema);
+  const { ledger } = await readLedgerRows(client, schema);
   const batches = rowBatches(records, counts, options.onProgress, ledger);
   // The next batch is read and encoded while the database stores this one.
   let next = batches.next();

@@ -18,6 +18,7 @@ import type { ProjectorStats } from '../engine/projector-types.js';
 import type { Tracing } from '../engine/tracing.js';
 import { keysOf, minus } from './batch-keys.js';
 import { type BatchTrace, startBatchTrace } from './batch-trace.js';
+import { type BoundQuery, withWrites } from './bound-query.js';
 import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
 import { type EventRow, partitionEventsSql, recordOfRow } from './event-rows.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
@@ -38,7 +39,6 @@ import {
   type SqlPoolClient,
 } from './sql-client.js';
 import { integerLiteral, textLiteral } from './sql-literal.js';
-import { type SqlStatement, withWrites } from './sql-statement.js';
 
 /** What a batch needs to know besides the partition. */
 export interface BatchContext {
@@ -262,7 +262,7 @@ const foldAndWrite = async (
     const writes = changeStatements(schema, before, projector.state(), templateRows);
     const quarantined = quarantineStatement(schema, quarantine);
     if (quarantined !== undefined) writes.push(quarantined);
-    const checkpoint: SqlStatement = {
+    const checkpoint: BoundQuery = {
       text: `UPDATE ${schema}.partitions
           SET position = $4, applied = applied + $5, no_ops = no_ops + $6,
               conflicts = conflicts + $7, invalid = invalid + $8,

@@ -7,12 +7,12 @@
 import { err, ok, type Result, safeTry } from 'neverthrow';
 import { encodeItems } from '../engine/append-encoding.js';
 import type {
-  AppendItem,
   AppendOutcome,
   AppendRefusal,
   AppendTimeout,
   BatchEventLog,
   LogRecord,
+  NewRecord,
   ReadOptions,
 } from '../engine/event-log.js';
 import { appendOne, firstPosition } from '../engine/event-log.js';
@@ -305,7 +305,7 @@ const logOn = (pool: SqlPool, schema: SchemaName, settings: LogSettings): Postgr
     });
 
   const appendBatch = async (
-    items: readonly AppendItem[],
+    items: readonly NewRecord[],
   ): Promise<Result<readonly AppendOutcome[], LogError>> => {
     if (closed) return err(closedError('append'));
     for (const item of items) {

@@ -11,6 +11,7 @@ import type {
   SignRequestView,
   TemplateView,
 } from '../core/projections/records.js';
+import type { BoundQuery } from './bound-query.js';
 import {
   columnArrays,
   insertSql,
@@ -25,7 +26,6 @@ import {
 import type { SchemaName } from './schema-name.js';
 import { querySeveral, type SqlQueryable } from './sql-client.js';
 import { idArrayLiteral } from './sql-literal.js';
-import type { SqlStatement } from './sql-statement.js';
 
 /** The records a batch of events may read. */
 export interface RecordKeys {
@@ -149,7 +149,7 @@ export interface TemplateRows {
    */
   selectSql(schema: SchemaName, ids: string): string;
   /** The statements that write `changes`. */
-  writes(schema: SchemaName, changes: Changes<TemplateView>): SqlStatement[];
+  writes(schema: SchemaName, changes: Changes<TemplateView>): BoundQuery[];
 }
 
 const collect = <K, V>(
@@ -170,7 +170,7 @@ export const writeStatements = <View>(
   schema: SchemaName,
   spec: TableSpec<View>,
   changes: Changes<View>,
-): SqlStatement[] => [
+): BoundQuery[] => [
   ...(changes.created.length === 0
     ? []
     : [{ text: insertSql(spec, schema), values: columnArrays(spec, changes.created) }]),
@@ -191,7 +191,7 @@ export const changeStatements = (
   before: ProjectionState,
   after: ProjectionState,
   templateRows: TemplateRows,
-): SqlStatement[] => {
+): BoundQuery[] => {
   const templates: Changes<TemplateView> = { created: [], updated: [] };
   const signRequests: Changes<SignRequestView> = { created: [], updated: [] };
   const participants: Changes<ParticipantView> = { created: [], updated: [] };

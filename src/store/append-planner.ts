@@ -4,7 +4,7 @@
  * the group is stored, so a failed write leaves positions and ids unchanged.
  */
 
-import type { EncodedItem } from '../engine/append-encoding.js';
+import type { EncodedRecord } from '../engine/append-encoding.js';
 import type { AppendOutcome } from '../engine/event-log.js';
 import { envelopeLine } from './envelope.js';
 
@@ -19,7 +19,7 @@ export interface AppendState {
 /** An item that will be stored. */
 export interface PlannedEntry {
   readonly position: number;
-  readonly item: EncodedItem;
+  readonly item: EncodedRecord;
   /** The envelope line, without the newline. */
   readonly line: string;
 }
@@ -39,7 +39,7 @@ export class AppendPlanner {
   }
 
   /** Plans `items` in order and returns their outcomes. */
-  add(items: readonly EncodedItem[]): AppendOutcome[] {
+  add(items: readonly EncodedRecord[]): AppendOutcome[] {
     return items.map((item) => {
       const id = item.deliveryId;
       if (id !== undefined) {

@@ -5,12 +5,12 @@
  */
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
-import { type EncodedItem, encodeItems } from '../engine/append-encoding.js';
+import { type EncodedRecord, encodeItems } from '../engine/append-encoding.js';
 import type {
-  AppendItem,
   AppendOutcome,
   BatchEventLog,
   LogRecord,
+  NewRecord,
   ReadOptions,
 } from '../engine/event-log.js';
 import { appendOne } from '../engine/event-log.js';
@@ -20,7 +20,7 @@ import { writeLimits } from '../engine/log-limits.js';
 import { AppendPlanner } from './append-planner.js';
 import { type FileHandleIO, type FileIO, nodeFileIO, writeFully } from './file-io.js';
 import { guardReads, streamRecords, streamSettings } from './file-record-stream.js';
-import { readErasureLedger } from './forget/erasure-ledger-file.js';
+import { readLedgerFile } from './forget/erasure-ledger-file.js';
 import { lockedError } from './locked-error.js';
 import { ioError, type LogError, lockLostError } from './log-error.js';
 import { endsWithoutNewline, type Scan, scan } from './log-scan.js';
@@ -75,7 +75,7 @@ export interface FileEventLog extends BatchEventLog<LogError> {
 
 /** One queued append call. */
 interface AppendJob {
-  readonly items: readonly AppendItem[];
+  readonly items: readonly NewRecord[];
   readonly settle: (result: Result<readonly AppendOutcome[], LogError>) => void;
 }
 
@@ -125,7 +125,7 @@ export const openFileEventLog = async (
   }
   const lock: HeldLock = acquired.held;
   // Read under the lock, which `forget` holds while it writes the ledger: no entry can be missed.
-  const ledger = await readErasureLedger(path);
+  const ledger = await readLedgerFile(path);
   if (ledger.isErr()) {
     await lock.release();
     return err({ kind: 'io', code: undefined, path, message: ledger.error.message });
@@ -133,7 +133,7 @@ export const openFileEventLog = async (
   const erasures = ledger.value;
   const eraseNames = erasures.isEmpty
     ? undefined
-    : (items: readonly EncodedItem[]): EncodedItem[] =>
+    : (items: readonly EncodedRecord[]): EncodedRecord[] =>
         items.map((item) => ({ ...item, eventJson: erasures.eraseOnAppend(item.eventJson) }));
   let handle: FileHandleIO;
   try {
@@ -236,7 +236,7 @@ export const openFileEventLog = async (
   const queue = new GroupCommitQueue<AppendJob>(commit);
 
   const appendBatch = (
-    items: readonly AppendItem[],
+    items: readonly NewRecord[],
   ): Promise<Result<readonly AppendOutcome[], LogError>> => {
     if (closing !== undefined) return Promise.resolve(err(closedError('append')));
     return new Promise((settle) => queue.push({ items, settle }));

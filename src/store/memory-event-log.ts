@@ -8,11 +8,11 @@
 import { err, type Result } from 'neverthrow';
 import { encodeItems } from '../engine/append-encoding.js';
 import type {
-  AppendItem,
   AppendOutcome,
   AppendRefusal,
   BatchEventLog,
   LogRecord,
+  NewRecord,
   ReadOptions,
 } from '../engine/event-log.js';
 import { appendOne, firstPosition } from '../engine/event-log.js';
@@ -60,7 +60,7 @@ export const createMemoryEventLog = (options?: MemoryEventLogOptions): MemoryEve
 
   // Synchronous from validation to storage, so concurrent calls cannot interleave.
   const appendBatch = async (
-    items: readonly AppendItem[],
+    items: readonly NewRecord[],
   ): Promise<Result<readonly AppendOutcome[], AppendRefusal>> => {
     if (closed) return err(closedError('append'));
     return encodeItems(items, limits, now).map((encoded) => {

@@ -6,10 +6,11 @@
  */
 import { AssertionError } from 'node:assert';
 import { ok, type Result } from 'neverthrow';
+import { participantId, signRequestId, templateId } from '../core/ids.js';
 import { decodeObservation } from '../core/observations/decode-observation.js';
 import { plural } from '../core/plural.js';
+import { compareSignRequest } from '../core/projections/compare-sign-request.js';
 import { loadSignRequest } from '../core/projections/load-sign-request.js';
-import { reconcileSignRequest } from '../core/projections/reconcile.js';
 import type { Reactor, ReactorDefinition } from '../core/reactors/reactor-types.js';
 import {
   type Conflict,
@@ -23,13 +24,10 @@ import {
   initialState,
   type ParticipantView,
   type ProjectionState,
-  participantId,
   reduce,
   type SignEvent,
   type SignRequestView,
-  signRequestId,
   type TemplateView,
-  templateId,
 } from '../index.js';
 import { describeEvents, show } from './describe-events.js';
 import { checkEffects, type Reaction, reactionTo, type WhenOptions } from './effects-check.js';
@@ -212,7 +210,7 @@ const observe = (
   }
   const { signRequest, companyId } = decoded.value;
   // One that closes no difference changes nothing the specification can see: a no-op.
-  if (reconcileSignRequest(before, signRequest).length === 0) return ok(before);
+  if (compareSignRequest(before, signRequest).length === 0) return ok(before);
   return loadSignRequest(before, signRequest, companyId === undefined ? {} : { companyId });
 };
 

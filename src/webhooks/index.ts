@@ -2,7 +2,6 @@
  * `signfold/webhooks`: receiving webhook deliveries with any HTTP framework
  * (also exported from `signfold`). See docs/webhooks.md.
  */
-export { type JsonText, type JsonTextError, jsonText } from '../engine/json-text.js';
 export { DEFAULT_DELIVERY_HEADER } from './delivery-id.js';
 export {
   handleNodeRequest,

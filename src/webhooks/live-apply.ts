@@ -10,7 +10,7 @@
  */
 
 import type { Projector } from '../engine/projector.js';
-import type { LiveEvent } from '../engine/projector-types.js';
+import type { StoredRecord } from '../engine/projector-types.js';
 
 /** What the projector did with a stored event: its `ApplyResult`, or `halted`. */
 export type LiveOutcome = string;
@@ -18,7 +18,7 @@ export type LiveOutcome = string;
 /** One append's place in line. */
 export interface Ticket {
   settled: boolean;
-  live: LiveEvent | undefined;
+  live: StoredRecord | undefined;
   readonly done: (outcome: LiveOutcome | undefined) => void;
   readonly outcome: Promise<LiveOutcome | undefined>;
 }
@@ -45,7 +45,7 @@ export class LiveApplier {
   }
 
   /** Ends `ticket` (with the event to apply, or none); resolves with what the projector did. */
-  settle(ticket: Ticket, live: LiveEvent | undefined): Promise<LiveOutcome | undefined> {
+  settle(ticket: Ticket, live: StoredRecord | undefined): Promise<LiveOutcome | undefined> {
     ticket.settled = true;
     ticket.live = live;
     for (let head = this.#queue[0]; head?.settled === true; head = this.#queue[0]) {
@@ -55,7 +55,7 @@ export class LiveApplier {
     return ticket.outcome;
   }
 
-  #apply(live: LiveEvent): LiveOutcome {
+  #apply(live: StoredRecord): LiveOutcome {
     try {
       const result = this.#projector.apply(live);
       return result.isOk() ? result.value : 'halted';

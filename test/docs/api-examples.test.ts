@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { withBuiltImports } from '../support/built-imports.js';
 import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -61,7 +61,7 @@ const EXPECTED_OUTPUT: Readonly<Record<string, string>> = {
   fold: "1 [ '2: invalid-transition' ]\n",
   createProjector: '1 1\n',
   openFileEventLog: 'appended\n',
-  reconcileSignRequest: "[ 'status: projection says sent, service says completed' ]\n",
+  compareSignRequest: "[ 'status: projection says sent, service says completed' ]\n",
   loadSignRequest: '1\n',
   buildEvent: 'participant-signed Ada Lovelace\n',
   openPostgresEventLog: 'true\n',
@@ -86,25 +86,7 @@ const EXPECTED_OUTPUT: Readonly<Record<string, string>> = {
   handleNodeRequest: '',
 };
 
-const runnable = (code: string): string =>
-  code
-    .replaceAll(
-      "from 'signfold/testing'",
-      `from '${pathToFileURL(join(ROOT, 'dist/testing/index.js')).href}'`,
-    )
-    .replaceAll(
-      "from 'signfold/webhooks'",
-      `from '${pathToFileURL(join(ROOT, 'dist/webhooks/index.js')).href}'`,
-    )
-    .replaceAll(
-      "from 'signfold/core'",
-      `from '${pathToFileURL(join(ROOT, 'dist/core/index.js')).href}'`,
-    )
-    .replaceAll(
-      "from 'signfold/postgres'",
-      `from '${pathToFileURL(join(ROOT, 'dist/postgres/index.js')).href}'`,
-    )
-    .replaceAll("from 'signfold'", `from '${pathToFileURL(join(ROOT, 'dist/index.js')).href}'`);
+const runnable = (code: string): string => withBuiltImports(code);
 
 describe('doc comments', () => {
   it('never end a line of prose with a stray ` *` (it shows in the API reference)', () => {

@@ -6,13 +6,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProjector } from '../../src/engine/projector.js';
 import { readProjections } from '../../src/postgres/read-projections.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { ROOT, runCli } from '../cli/cli-helpers.js';
+import { withBuiltImports } from '../support/built-imports.js';
 import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 import { sortedRecords } from '../support/projection-records.js';
 
@@ -58,12 +58,11 @@ describe('docs/postgres.md', () => {
     const code = blocks('js')[0] ?? '';
     const expected = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
     expect(expected).toHaveLength(3);
-    const dist = pathToFileURL(join(ROOT, 'dist/postgres/index.js')).href;
     // Inside the project so that `pg` resolves from its node_modules.
     await mkdir(join(ROOT, 'node_modules/.cache'), { recursive: true });
     scratch = await mkdtemp(join(ROOT, 'node_modules/.cache/signfold-doc-'));
     const file = join(scratch, 'snippet.mjs');
-    await writeFile(file, code.replace("from 'signfold/postgres'", `from '${dist}'`));
+    await writeFile(file, withBuiltImports(code));
     const env = { ...process.env, DATABASE_URL: await server.createDatabase('doc_snippet') };
     const run = spawnSync(process.execPath, [file], { env, encoding: 'utf8' });
     expect(run.stderr).toBe('');

@@ -12,6 +12,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Reactor } from '../../src/core/reactors/reactor-types.js';
 import { events, given } from '../../src/testing/index.js';
+import { withBuiltImports } from '../support/built-imports.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const HOUR = 3_600_000;
@@ -22,11 +23,10 @@ beforeAll(async () => {
   const page = readFileSync(join(ROOT, 'docs/reactors.md'), 'utf8');
   const section = page.slice(page.indexOf('### One cancel for a whole request'));
   const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  const js = ts
-    .transpileModule(code, {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-    })
-    .outputText.replace("from 'signfold'", `from '${pathToFileURL(join(ROOT, 'dist/index.js'))}'`);
+  const transpiled = ts.transpileModule(code, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const js = withBuiltImports(transpiled);
   dir = await mkdtemp(join(tmpdir(), 'signfold-docs-reactor-'));
   await writeFile(join(dir, 'example.mjs'), js);
   ({ reminders } = await import(pathToFileURL(join(dir, 'example.mjs')).href));

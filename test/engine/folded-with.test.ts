@@ -5,16 +5,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  createMemoryEventLog,
-  createProjector,
   defineUpcaster,
+  type Upcaster,
+  upcasterFingerprint,
+} from '../../src/core/upcasters/index.js';
+import {
+  createProjector,
   FOLD_RULES_VERSION,
   restoreProjector,
   type Snapshot,
   takeSnapshot,
-  type Upcaster,
-  upcasterFingerprint,
 } from '../../src/index.js';
+import { createMemoryEventLog } from '../../src/store/index.js';
 import { requestEvent } from '../cli/cli-helpers.js';
 
 const expiredAsDeclined = (to = 'sign-request-declined'): Upcaster =>

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { signRequestId } from '../../src/core/ids.js';
 import { observationRecord } from '../../src/core/observations/observation-record.js';
+import type { Change } from '../../src/core/reactors/index.js';
+import { defineUpcaster } from '../../src/core/upcasters/index.js';
 import {
-  type Change,
-  createMemoryEventLog,
   createProjector,
   decodeSignRequest,
-  defineUpcaster,
   restoreProjector,
   type SignRequest,
-  signRequestId,
   takeSnapshot,
 } from '../../src/index.js';
+import { createMemoryEventLog } from '../../src/store/index.js';
 import { events } from '../../src/testing/index.js';
 
 const FETCHED = new Date('2026-11-27T12:00:00.000Z');

@@ -8,13 +8,9 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  createMemoryEventLog,
-  createProjector,
-  type ReconcileResult,
-  reconcile,
-  signRequestId,
-} from '../../src/index.js';
+import { signRequestId } from '../../src/core/ids.js';
+import { createProjector, type ReconcileResult, reconcile } from '../../src/index.js';
+import { createMemoryEventLog } from '../../src/store/index.js';
 import { events } from '../../src/testing/index.js';
 import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildEvent } from '../../src/core/builders/plain-builders.js';
+import { compareSignRequest } from '../../src/core/projections/compare-sign-request.js';
 import { initialState } from '../../src/core/projections/projection-state.js';
-import { reconcileSignRequest } from '../../src/core/projections/reconcile.js';
 import { fold } from '../../src/core/projections/reduce.js';
 import { decodeSignRequest } from '../../src/core/sign-request/decode-sign-request.js';
 import type { SignRequest } from '../../src/core/sign-request/sign-request.js';
@@ -41,19 +41,19 @@ const AGREEING = [
   { id: 7, status: 'Signed' },
 ];
 
-describe('reconcileSignRequest', () => {
+describe('compareSignRequest', () => {
   it('returns [] when the service agrees with the projection', () => {
-    expect(reconcileSignRequest(STATE, reported(1000, 'Sent', AGREEING))).toEqual([]);
+    expect(compareSignRequest(STATE, reported(1000, 'Sent', AGREEING))).toEqual([]);
   });
 
   it('reports a request the projection never saw', () => {
-    expect(reconcileSignRequest(STATE, reported(4242, 'Sent', AGREEING))).toEqual([
+    expect(compareSignRequest(STATE, reported(4242, 'Sent', AGREEING))).toEqual([
       { kind: 'sign-request-missing', message: 'sign request 4242 is not in the projection' },
     ]);
   });
 
   it('reports a different request status (a missed completion webhook)', () => {
-    const differences = reconcileSignRequest(STATE, reported(1000, 'Completed', AGREEING));
+    const differences = compareSignRequest(STATE, reported(1000, 'Completed', AGREEING));
     expect(differences).toEqual([
       {
         kind: 'status',
@@ -65,7 +65,7 @@ describe('reconcileSignRequest', () => {
   });
 
   it('reports participants known to one side only, and status differences', () => {
-    const differences = reconcileSignRequest(
+    const differences = compareSignRequest(
       STATE,
       reported(1000, 'Sent', [
         { id: 5, status: 'Signed' },
@@ -91,7 +91,7 @@ describe('reconcileSignRequest', () => {
   });
 
   it('calls no participant missing that the service lists without a status (not sent the request yet)', () => {
-    const differences = reconcileSignRequest(
+    const differences = compareSignRequest(
       STATE,
       reported(1000, 'Sent', [
         { id: 5, status: 'Sent' },
@@ -108,18 +108,18 @@ describe('reconcileSignRequest', () => {
     const withoutId = reported(1000, 'Sent', [{ id: 5 }, { id: 6 }, { name: 'no id' }]);
     const { participants: _omitted, ...withoutList } = withoutId;
     for (const representation of [withoutId, withoutList]) {
-      const differences = reconcileSignRequest(STATE, representation);
+      const differences = compareSignRequest(STATE, representation);
       expect(differences.filter((d) => d.kind === 'participant-unreported')).toEqual([]);
     }
     // The same projection against a complete list does report participant 7.
-    const complete = reconcileSignRequest(STATE, reported(1000, 'Sent', [{ id: 5 }, { id: 6 }]));
+    const complete = compareSignRequest(STATE, reported(1000, 'Sent', [{ id: 5 }, { id: 6 }]));
     expect(complete).toEqual([
       expect.objectContaining({ kind: 'participant-unreported', participantId: 7 }),
     ]);
   });
 
   it('compares an unknown API participant status by its text', () => {
-    const differences = reconcileSignRequest(
+    const differences = compareSignRequest(
       STATE,
       reported(1000, 'Sent', [{ id: 5, status: 'Bounced' }, ...AGREEING.slice(1)]),
     );
@@ -134,7 +134,7 @@ describe('reconcileSignRequest', () => {
   });
 
   it('reports a request deleted in the projection that the service still has', () => {
-    const differences = reconcileSignRequest(STATE, reported(1003, 'Sent'));
+    const differences = compareSignRequest(STATE, reported(1003, 'Sent'));
     expect(differences.map((d) => d.kind)).toEqual(['sign-request-deleted']);
   });
 });

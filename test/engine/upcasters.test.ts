@@ -1,17 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type Change,
-  createMemoryEventLog,
-  createProjector,
-  defineUpcaster,
-  encodeEvent,
-  participantId,
-  restoreProjector,
-  signRequestId,
-  takeSnapshot,
-  type Upcaster,
-} from '../../src/index.js';
+import { participantId, signRequestId } from '../../src/core/ids.js';
+import type { Change } from '../../src/core/reactors/index.js';
+import { defineUpcaster, type Upcaster } from '../../src/core/upcasters/index.js';
+import { createProjector, encodeEvent, restoreProjector, takeSnapshot } from '../../src/index.js';
+import { createMemoryEventLog } from '../../src/store/index.js';
 import { events } from '../../src/testing/index.js';
 import {
   rawStreamArb,

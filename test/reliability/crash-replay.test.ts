@@ -38,10 +38,8 @@ const loadDist = async () => {
   const url = (file: string) => new URL(`../../dist/${file}`, import.meta.url).href;
   try {
     const index = (await import(url('index.js'))) as typeof import('../../src/index.js');
-    const reader = (await import(
-      url('store/file-record-stream.js')
-    )) as typeof import('../../src/store/file-record-stream.js');
-    return { ...index, readFileEventLog: reader.readFileEventLog };
+    const file = (await import(url('store/index.js'))) as typeof import('../../src/store/index.js');
+    return { ...index, ...file };
   } catch (cause) {
     throw new Error(`crash-replay needs the build: run \`npm run build\` first (${String(cause)})`);
   }

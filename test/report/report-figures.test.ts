@@ -201,7 +201,7 @@ describe('report figures on a crafted log', () => {
       }
     }
     expect(flagged).toBeGreaterThan(0);
-    expect(html).toContain('reconcileSignRequest');
+    expect(html).toContain('compareSignRequest');
   });
 
   it('breaks the figures down per sender and per owner', () => {

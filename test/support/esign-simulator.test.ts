@@ -3,7 +3,7 @@
  * one, and folding them in order gives the simulator's truth), its channel is seeded, its read
  * API answers representations that decode and match the truth, and, against a real
  * `signfold serve`, what reaches the log rebuilds the truth exactly when nothing is lost, while
- * `reconcileSignRequest` finds exactly the requests whose losses hid a status.
+ * `compareSignRequest` finds exactly the requests whose losses hid a status.
  */
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -14,9 +14,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { decodeEvent } from '../../src/core/events/decode-event.js';
 import { EVENT_MEMBERS, EVENT_TYPES } from '../../src/core/events/event-members.js';
 import type { SignEvent } from '../../src/core/events/sign-event.js';
+import { compareSignRequest } from '../../src/core/projections/compare-sign-request.js';
 import { loadSignRequest } from '../../src/core/projections/load-sign-request.js';
 import { initialState } from '../../src/core/projections/projection-state.js';
-import { reconcileSignRequest } from '../../src/core/projections/reconcile.js';
 import { fold } from '../../src/core/projections/reduce.js';
 import { decodeSignRequest } from '../../src/core/sign-request/decode-sign-request.js';
 import { participantStatusText } from '../../src/core/sign-request/participant-status.js';
@@ -167,7 +167,7 @@ describe('the story', () => {
     expect(waiting.length).toBeGreaterThan(0);
     for (const [requestId, participantId] of waiting) {
       const reported = decodeSignRequest(sim.representation(requestId ?? 0))._unsafeUnwrap();
-      expect(reconcileSignRequest(state, reported)).toEqual([]);
+      expect(compareSignRequest(state, reported)).toEqual([]);
       const loaded = loadSignRequest(state, reported)._unsafeUnwrap();
       expect(
         loaded.participants.get(requestId as never)?.get(participantId as never),
@@ -419,7 +419,7 @@ describe('against signfold serve', () => {
     expect(truthDifferences(state, sim.truth())).toEqual([]);
   });
 
-  it('with 5 % lost, reconcileSignRequest finds exactly the requests whose losses hid a status', async () => {
+  it('with 5 % lost, compareSignRequest finds exactly the requests whose losses hid a status', async () => {
     const sim = simulator(396, 60);
     const faults = { loss: 0.05, reorder: 0.2, duplicate: 0.05 };
     expect(signatureLeadOverDecline(sim, sim.plan(faults))).toBeGreaterThan(60);
@@ -443,7 +443,7 @@ describe('against signfold serve', () => {
     for (const request of sim.truth().signRequests) {
       if (request.deleted || request.status === 'draft') continue;
       const reported = decodeSignRequest(await fetchSignRequest(request.id, {}))._unsafeUnwrap();
-      if (reconcileSignRequest(state, reported).length > 0) drifted.push(request.id);
+      if (compareSignRequest(state, reported).length > 0) drifted.push(request.id);
     }
     expect(drifted).toEqual(expected);
   });

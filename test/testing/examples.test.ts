@@ -6,9 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../store/fixtures/log-helpers.js';
+import { withBuiltImports } from '../support/built-imports.js';
 
 afterAll(removeTempDirs);
 
@@ -33,10 +33,11 @@ describe('docs/testing.md examples', () => {
 
   it('reports a failing specification under node:test with the kit’s message', async () => {
     const file = join(await tempDir(), 'failing.test.mjs');
-    const kit = pathToFileURL(join(ROOT, 'dist/testing/index.js')).href;
     await writeFile(
       file,
-      `import { test } from 'node:test';\nimport { events, given } from '${kit}';\n` +
+      withBuiltImports(
+        `import { test } from 'node:test';\nimport { events, given } from 'signfold/testing';\n`,
+      ) +
         `test('wrong', () => { given(events.signRequestSent()).when(events.participantSent())` +
         `.thenParticipant(1000, 5, { status: 'signed' }); });\n`,
     );
@@ -55,8 +56,7 @@ describe('docs/testing.md examples', () => {
     const snippet = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     expect(snippet).toContain('given(');
     const file = join(await tempDir(), 'readme-snippet.mjs');
-    const kit = pathToFileURL(join(ROOT, 'dist/testing/index.js')).href;
-    await writeFile(file, snippet.replaceAll("from 'signfold/testing'", `from '${kit}'`));
+    await writeFile(file, withBuiltImports(snippet));
     const run = spawnSync(process.execPath, [file], { encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);

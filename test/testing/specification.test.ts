@@ -1,7 +1,8 @@
 /** signfold/testing: the given/when/then specification and its failure messages. */
 import { AssertionError } from 'node:assert';
 import { describe, expect, it } from 'vitest';
-import { encodeEvent, getSignRequest, signRequestId } from '../../src/index.js';
+import { signRequestId } from '../../src/core/ids.js';
+import { encodeEvent, getSignRequest } from '../../src/index.js';
 import { events, given } from '../../src/testing/index.js';
 
 /** The AssertionError `run` throws (fails the test if it throws nothing or something else). */

@@ -6,7 +6,7 @@
  */
 import { AssertionError } from 'node:assert';
 import { describe, expect, it } from 'vitest';
-import { defineReactor } from '../../src/index.js';
+import { defineReactor } from '../../src/core/reactors/index.js';
 import { events, given, observation } from '../../src/testing/index.js';
 
 const documents = defineReactor({

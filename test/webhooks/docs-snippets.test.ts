@@ -12,6 +12,7 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/webhooks/sign-payload.js';
 import { ROOT } from '../cli/cli-helpers.js';
+import { withBuiltImports } from '../support/built-imports.js';
 
 // esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
 afterAll(async () => (await import('esbuild')).stop());
@@ -67,8 +68,7 @@ const start = async (code: string) => {
   await mkdir(join(ROOT, 'node_modules/.cache'), { recursive: true });
   const dir = await mkdtemp(join(ROOT, 'node_modules/.cache/signfold-docs-'));
   dirs.push(dir);
-  const built = join(ROOT, 'dist/index.js');
-  const local = code.replaceAll("from 'signfold'", `from '${built}'`);
+  const local = withBuiltImports(code, 'path');
   const checked = join(dir, 'snippet.mts');
   await writeFile(checked, local);
   const errors = typeErrors(checked);

@@ -20,6 +20,7 @@ import type {
   WebhookOutcome,
 } from '../../src/webhooks/webhook-types.js';
 import { ROOT } from '../cli/cli-helpers.js';
+import { withBuiltImports } from '../support/built-imports.js';
 
 // esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
 afterAll(async () => (await import('esbuild')).stop());
@@ -45,7 +46,7 @@ const quillHandler = async (): Promise<{
   const module = `import { createMemoryEventLog } from '${built}';
 const log = createMemoryEventLog();
 const secret = ${JSON.stringify(SECRET)};
-${code.replaceAll("from 'signfold'", `from '${built}'`)}
+${withBuiltImports(code)}
 export { handler, log };
 `;
   await mkdir(join(ROOT, 'node_modules/.cache'), { recursive: true });

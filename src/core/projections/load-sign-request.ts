@@ -16,7 +16,7 @@ import { participantMove, signRequestMove } from './status-rules.js';
 import { WorkingCopy } from './working-copy.js';
 
 /** Where a representation came from: the API answers per company. */
-export interface SnapshotOrigin {
+export interface RepresentationOrigin {
   /** The company whose credentials fetched it. Without it, the first event sets the company. */
   readonly companyId?: CompanyId;
 }
@@ -26,7 +26,7 @@ const EVENT_TYPE = 'load-sign-request';
 const checkRequest = (
   current: SignRequestView,
   snapshot: SignRequest,
-  origin: SnapshotOrigin,
+  origin: RepresentationOrigin,
 ): Conflict | undefined => {
   if (origin.companyId !== undefined) {
     const foreign = companyMismatch(current, signRequestTarget, origin.companyId, EVENT_TYPE);
@@ -82,10 +82,10 @@ const checkParticipant = (
  * service lists those it has not sent the request to yet); an unknown
  * participant status leaves the status as it was (`sent` for a new participant).
  */
-export const applySignRequestSnapshot = (
+export const applyRepresentation = (
   draft: ProjectionDraft,
   snapshot: SignRequest,
-  origin: SnapshotOrigin = {},
+  origin: RepresentationOrigin = {},
 ): Outcome | Conflict => {
   const current = draft.signRequest(snapshot.id);
   if (current !== undefined) {
@@ -191,9 +191,9 @@ export const applySignRequestSnapshot = (
 export const loadSignRequest = (
   state: ProjectionState,
   signRequest: SignRequest,
-  origin?: SnapshotOrigin,
+  origin?: RepresentationOrigin,
 ): Result<ProjectionState, Conflict> => {
   const copy = new WorkingCopy(state);
-  const outcome = applySignRequestSnapshot(copy, signRequest, origin);
+  const outcome = applyRepresentation(copy, signRequest, origin);
   return typeof outcome === 'object' ? err(outcome) : ok(copy.publish());
 };

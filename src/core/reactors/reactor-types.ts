@@ -76,7 +76,7 @@ export interface Upcast {
 export interface Repair {
   /** When the service's representation was fetched (ISO 8601). */
   readonly fetchedAt: string;
-  /** The differences the observation closed, as `reconcileSignRequest` words them. */
+  /** The differences the observation closed, as `compareSignRequest` words them. */
   readonly differences: readonly string[];
   /**
    * This event's place among the `count` events the observation stands for

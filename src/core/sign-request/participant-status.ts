@@ -17,13 +17,13 @@ export type KnownParticipantStatus = (typeof KNOWN_PARTICIPANT_STATUSES)[number]
  * with `typeof status === 'string'` or {@link isKnownParticipantStatus}.
  * Invariant: `other` never equals a known value ignoring ASCII letter case.
  */
-export type ParticipantStatus = OpenEnum<KnownParticipantStatus>;
+export type ApiParticipantStatus = OpenEnum<KnownParticipantStatus>;
 
 /** Whether a participant status is one of the known values. */
 export const isKnownParticipantStatus = (
-  status: ParticipantStatus,
+  status: ApiParticipantStatus,
 ): status is KnownParticipantStatus => typeof status === 'string';
 
 /** The wire text of a participant status: known values in lower case, others as received. */
-export const participantStatusText = (status: ParticipantStatus): string =>
+export const participantStatusText = (status: ApiParticipantStatus): string =>
   typeof status === 'string' ? status : status.other;

@@ -5,7 +5,7 @@
  * required. Absent members are omitted, never `undefined`.
  */
 import type { Id, ParticipantId, RoleId, SignRequestId } from '../ids.js';
-import type { ParticipantStatus } from './participant-status.js';
+import type { ApiParticipantStatus } from './participant-status.js';
 import type { SavedTime } from './saved-time.js';
 
 // The type of `savedTime` belongs with the representation as well as with its parser.
@@ -15,7 +15,7 @@ export type { SavedTime } from './saved-time.js';
 export const SIGN_REQUEST_STATUSES = ['draft', 'sent', 'completed', 'declined'] as const;
 
 /** Sign request status, held in lower case whatever case was received. */
-export type SignRequestStatus = (typeof SIGN_REQUEST_STATUSES)[number];
+export type ApiSignRequestStatus = (typeof SIGN_REQUEST_STATUSES)[number];
 
 /** `formType` values; letter case is significant (docs/service-interface.md). */
 export const FORM_TYPES = ['Form', 'Document'] as const;
@@ -59,7 +59,7 @@ export interface Participant {
   readonly id?: ParticipantId;
   readonly name?: string;
   readonly email?: string;
-  readonly status?: ParticipantStatus;
+  readonly status?: ApiParticipantStatus;
   readonly role?: Role;
   readonly fieldData?: readonly FieldData[];
 }
@@ -79,7 +79,7 @@ export interface Field {
 export interface SignRequest {
   readonly id: SignRequestId;
   readonly name: string;
-  readonly status: SignRequestStatus;
+  readonly status: ApiSignRequestStatus;
   readonly formType: FormType;
   readonly savedTime: SavedTime;
   readonly participants?: readonly Participant[];

@@ -15,7 +15,7 @@ import { awaitedSince } from './request-times.js';
 import { shellQuote } from './shell-quote.js';
 
 /** The `signfold inspect` command line for one request of the log named by the words `source`. */
-export const inspectCommand = (source: readonly string[], id: number): string =>
+export const inspectCommandLine = (source: readonly string[], id: number): string =>
   `signfold inspect ${source.map(shellQuote).join(' ')} --sign-request ${id}`;
 
 const iso = (ms: number | undefined): string | undefined =>
@@ -81,7 +81,7 @@ export const buildStuck = (
         since: iso(awaitedSince(times, p.id)),
       })),
       allSigned: allSigned(state, request),
-      inspectCommand: inspectCommand(source, id),
+      inspectCommand: inspectCommandLine(source, id),
     };
   });
   return { thresholdMs, asOf, total: stuck.length, byCompany, listed };

@@ -67,7 +67,7 @@ export interface ColumnGroup {
 }
 
 /** A table to render. */
-export interface TableSpec {
+export interface TableLayout {
   readonly id: string;
   readonly caption: string;
   readonly columns: readonly string[];
@@ -111,7 +111,7 @@ export const nameCell = (name: string): Cell => ({ text: name, value: name, name
 export const isolated = (text: string): string => `<bdi dir="auto">${escapeHtml(text)}</bdi>`;
 
 /** The label of each column, with its group's in front: `completed · median`. */
-export const columnLabels = (spec: Pick<TableSpec, 'columns' | 'groups'>): string[] => {
+export const columnLabels = (spec: Pick<TableLayout, 'columns' | 'groups'>): string[] => {
   const groupOf: string[] = [];
   for (const group of spec.groups ?? []) {
     for (let i = 0; i < group.span; i += 1) groupOf.push(group.label);
@@ -183,7 +183,7 @@ const renderRow = (row: Row, labels: readonly string[], firstTag: 'td' | 'th' = 
 };
 
 /** The row of group headers, or nothing. */
-const groupRow = (spec: TableSpec): string => {
+const groupRow = (spec: TableLayout): string => {
   if (spec.groups === undefined || spec.groups.length === 0) return '';
   const cells = spec.groups.map((group) => {
     const span = group.span > 1 ? ` colspan="${group.span}"` : '';
@@ -194,11 +194,11 @@ const groupRow = (spec: TableSpec): string => {
   return `<tr class="groups">${cells.join('')}</tr>`;
 };
 
-const footers = (spec: TableSpec): readonly Row[] =>
+const footers = (spec: TableLayout): readonly Row[] =>
   spec.footer === undefined ? [] : 'cells' in spec.footer ? [spec.footer] : spec.footer;
 
 /** The CSV link: the header line (labels with their groups), then the listed rows and the footer. */
-const csvLink = (spec: TableSpec, rows: readonly Row[], labels: readonly string[]): string => {
+const csvLink = (spec: TableLayout, rows: readonly Row[], labels: readonly string[]): string => {
   const lines = [labels, ...rows.map((row) => row.cells.map(plainText))];
   for (const row of footers(spec)) lines.push(row.cells.map(plainText));
   const count = `${formatCount(rows.length)} ${rows.length === 1 ? 'row' : 'rows'}`;
@@ -214,7 +214,7 @@ const csvLink = (spec: TableSpec, rows: readonly Row[], labels: readonly string[
  * listed row, collapsed or not) are untouched. Hidden on wider screens and
  * in print, where every row shows.
  */
-const moreControl = (spec: TableSpec, rows: number): string =>
+const moreControl = (spec: TableLayout, rows: number): string =>
   rows <= PHONE_ROWS
     ? ''
     : `<details class="more" data-table="${spec.id}"><summary><span class="closed">Show all rows (the first ${PHONE_ROWS} are shown)</span><span class="open">Show the first ${PHONE_ROWS} rows only</span></summary></details>`;
@@ -226,7 +226,7 @@ const restNote = (listed: number, total: number): string =>
     : `<p class="note rest" data-listed="${listed}" data-total="${total}">${formatCount(listed)} of ${formatCount(total)} listed; ${formatCount(total - listed)} more not listed here nor in the CSV.</p>`;
 
 /** The table as HTML, with a caption, header rows, and a CSV link under it. */
-export const renderTable = (spec: TableSpec): string => {
+export const renderTable = (spec: TableLayout): string => {
   const rows = spec.rows.length > LISTED_ROWS ? spec.rows.slice(0, LISTED_ROWS) : spec.rows;
   const total = Math.max(spec.total ?? 0, spec.rows.length);
   const labels = columnLabels(spec);

@@ -14,7 +14,7 @@ import { type Cell, isolated, nameCell, num, type Row, renderTable } from './htm
 
 /** Where the page points for a missed completion: the library's reconciliation. */
 export const RECONCILE_HINT =
-  'fetch the request from the service and compare with reconcileSignRequest (docs/engine.md, Reconciliation)';
+  'fetch the request from the service and compare with compareSignRequest (docs/engine.md, Reconciliation)';
 
 const scopeName = (s: ScopedFigures): string =>
   s.companyId === null ? 'all' : String(s.companyId);

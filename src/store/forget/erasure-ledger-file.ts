@@ -32,7 +32,7 @@ const messageOf = (cause: unknown): string =>
  * name again. Only an unterminated last line, a write cut short by a crash
  * before its fdatasync, is dropped.
  */
-export const readErasureLedger = async (
+export const readLedgerFile = async (
   logPath: string,
 ): Promise<Result<ErasureLedger, LedgerError>> => {
   const path = ledgerPathOf(logPath);

@@ -31,7 +31,7 @@ import { journalPathOf, openJournalWriter, readJournal } from '../reactors/react
 import { acquireReactorLock } from '../reactors/reactor-lock.js';
 import { readSnapshotFile, writeSnapshotFile } from '../snapshot-file.js';
 import { acquireWriterLock, type HeldLock, lockTiming } from '../writer-lock.js';
-import { appendErasureEntry, readErasureLedger } from './erasure-ledger-file.js';
+import { appendErasureEntry, readLedgerFile } from './erasure-ledger-file.js';
 import {
   forgetLine,
   type LineChange,
@@ -361,7 +361,7 @@ export const forgetFileLog = async (
   if (locks.isErr()) return err(locks.error);
   try {
     // Read under the lock: a forget that finished meanwhile has left its entries.
-    const ledger = await readErasureLedger(path);
+    const ledger = await readLedgerFile(path);
     if (ledger.isErr()) return err(ledger.error);
     return ok(await forgetUnderLocks(path, request, ledger.value));
   } catch (cause) {

@@ -3,8 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signRequestId } from '../../../src/core/ids.js';
 import type { Projector } from '../../../src/index.js';
-import { signRequestId, signWebhookBody } from '../../../src/index.js';
+import { signWebhookBody } from '../../../src/webhooks/index.js';
 import {
   participantEvent,
   ROOT,

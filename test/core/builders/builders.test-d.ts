@@ -1,6 +1,6 @@
 /** signfold/testing types: a member an event does not carry, or a wrong value type, is a compile error. */
 import { describe, expectTypeOf, it } from 'vitest';
-import type { ParticipantSigned, TemplateActivated } from '../../../src/index.js';
+import type { EventOf } from '../../../src/index.js';
 import { type Builder, type EventBuilders, events, given } from '../../../src/testing/index.js';
 
 describe('builder types', () => {
@@ -23,8 +23,10 @@ describe('builder types', () => {
   });
 
   it('return the event variant of their type', () => {
-    expectTypeOf(events.participantSigned()).toEqualTypeOf<ParticipantSigned>();
-    expectTypeOf(events.templateActivated({ templateId: 3 })).toEqualTypeOf<TemplateActivated>();
+    expectTypeOf(events.participantSigned()).toEqualTypeOf<EventOf<'participant-signed'>>();
+    expectTypeOf(events.templateActivated({ templateId: 3 })).toEqualTypeOf<
+      EventOf<'template-activated'>
+    >();
   });
 
   it('refuse members the event does not carry', () => {

@@ -3,7 +3,7 @@ import { buildEvent } from '../../../src/core/builders/plain-builders.js';
 import { companyId, participantId, signRequestId } from '../../../src/core/ids.js';
 import {
   loadSignRequest,
-  type SnapshotOrigin,
+  type RepresentationOrigin,
 } from '../../../src/core/projections/load-sign-request.js';
 import {
   getParticipant,
@@ -60,14 +60,14 @@ const participantsWith = (...overrides: Record<string, unknown>[]) => ({
   fields: [],
 });
 
-const loadOk = (state: ProjectionState, s: SignRequest, origin?: SnapshotOrigin) => {
+const loadOk = (state: ProjectionState, s: SignRequest, origin?: RepresentationOrigin) => {
   const before = structuredClone(state);
   const result = loadSignRequest(state, s, origin);
   if (result.isErr()) throw new Error(`expected ok, got ${result.error.message}`);
   expect(state).toEqual(before);
   return result.value;
 };
-const loadConflict = (state: ProjectionState, s: SignRequest, origin?: SnapshotOrigin) => {
+const loadConflict = (state: ProjectionState, s: SignRequest, origin?: RepresentationOrigin) => {
   const before = structuredClone(state);
   const result = loadSignRequest(state, s, origin);
   if (result.isOk()) throw new Error('expected a conflict');

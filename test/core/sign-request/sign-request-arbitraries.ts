@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import type { ParticipantId, RoleId, SignRequestId } from '../../../src/core/ids.js';
 import {
+  type ApiParticipantStatus,
   KNOWN_PARTICIPANT_STATUSES,
-  type ParticipantStatus,
 } from '../../../src/core/sign-request/participant-status.js';
 import { parseSavedTime, type SavedTime } from '../../../src/core/sign-request/saved-time.js';
 import {
@@ -49,7 +49,7 @@ export const savedTimeArb: fc.Arbitrary<SavedTime> = fc
 const isKnownAnyCase = (s: string) =>
   (KNOWN_PARTICIPANT_STATUSES as readonly string[]).includes(s.toLowerCase());
 
-export const participantStatusArb: fc.Arbitrary<ParticipantStatus> = fc.oneof(
+export const participantStatusArb: fc.Arbitrary<ApiParticipantStatus> = fc.oneof(
   fc.constantFrom(...KNOWN_PARTICIPANT_STATUSES),
   fc
     .oneof(fc.constantFrom('Bounced', 'delivered', ''), fc.string())

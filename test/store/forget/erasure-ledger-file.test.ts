@@ -6,7 +6,7 @@ import { openFileEventLog } from '../../../src/store/file-event-log.js';
 import {
   appendErasureEntry,
   ledgerPathOf,
-  readErasureLedger,
+  readLedgerFile,
 } from '../../../src/store/forget/erasure-ledger-file.js';
 import { removeTempDirs, tempDir } from '../../cli/cli-helpers.js';
 
@@ -25,12 +25,12 @@ const entry: ErasureEntry = {
 describe('the erasure ledger file', () => {
   it('is empty when missing, and reads back what was appended', async () => {
     const log = join(await tempDir(), 'e.ndjson');
-    expect((await readErasureLedger(log))._unsafeUnwrap().isEmpty).toBe(true);
+    expect((await readLedgerFile(log))._unsafeUnwrap().isEmpty).toBe(true);
     (await appendErasureEntry(log, entry))._unsafeUnwrap();
     (
       await appendErasureEntry(log, { ...entry, state: 'done', counts: { 'log records': 3 } })
     )._unsafeUnwrap();
-    const ledger = (await readErasureLedger(log))._unsafeUnwrap();
+    const ledger = (await readLedgerFile(log))._unsafeUnwrap();
     expect(ledger.entries.map((e) => e.state)).toEqual(['started', 'done']);
   });
 
@@ -38,7 +38,7 @@ describe('the erasure ledger file', () => {
     const log = join(await tempDir(), 'e.ndjson');
     (await appendErasureEntry(log, entry))._unsafeUnwrap();
     await appendFile(ledgerPathOf(log), '{"erasure":"e2","sta');
-    expect((await readErasureLedger(log))._unsafeUnwrap().entries).toHaveLength(1);
+    expect((await readLedgerFile(log))._unsafeUnwrap().entries).toHaveLength(1);
     (await appendErasureEntry(log, { ...entry, erasure: 'e3' }))._unsafeUnwrap();
     const lines = (await readFile(ledgerPathOf(log), 'utf8')).trim().split('\n');
     expect(lines.map((line) => JSON.parse(line).erasure)).toEqual(['e1', 'e3']);
@@ -51,7 +51,7 @@ describe('the erasure ledger file', () => {
       ledgerPathOf(log),
       `${JSON.stringify(entry)}\n{"erasure":"e2","state":"done"}\n`,
     );
-    const read = await readErasureLedger(log);
+    const read = await readLedgerFile(log);
     expect(read._unsafeUnwrapErr().message).toContain(
       'e.ndjson.erasures:2: damaged erasure ledger',
     );

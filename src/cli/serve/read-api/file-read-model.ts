@@ -17,7 +17,7 @@ import type { Upcaster } from '../../../core/upcasters/upcaster-types.js';
 import type { AppendOptions } from '../../../engine/event-log.js';
 import { JsonText } from '../../../engine/json-text.js';
 import { createProjector } from '../../../engine/projector.js';
-import type { LiveEvent, ReadableLog } from '../../../engine/projector-types.js';
+import type { ReadableLog, StoredRecord } from '../../../engine/projector-types.js';
 import { readFileEventLog } from '../../../store/file-record-stream.js';
 import type { ServeStorage } from '../storage.js';
 import { renderCompanyReport } from './company-report.js';
@@ -65,7 +65,7 @@ export const followFileLog = async (
   await projector.replay(file);
   const foldMs = performance.now() - started;
   // Committed appends not applied yet: waiting for an earlier position, or for a catch-up.
-  const pending = new Map<number, LiveEvent>();
+  const pending = new Map<number, StoredRecord>();
   let catchingUp: Promise<void> | undefined;
   const drain = (): void => {
     if (catchingUp !== undefined) return;

@@ -5,7 +5,7 @@
  */
 
 /** One SQL statement and the values of its `$1`… parameters. */
-export interface SqlStatement {
+export interface BoundQuery {
   readonly text: string;
   readonly values: unknown[];
 }
@@ -19,10 +19,10 @@ export interface SqlStatement {
  * in any of them fails the whole statement. The texts must hold no `$` but
  * their parameters (schema names are plain identifiers).
  */
-export const withWrites = (writes: readonly SqlStatement[], last: SqlStatement): SqlStatement => {
+export const withWrites = (writes: readonly BoundQuery[], last: BoundQuery): BoundQuery => {
   if (writes.length === 0) return last;
   const values: unknown[] = [];
-  const renumbered = (statement: SqlStatement): string => {
+  const renumbered = (statement: BoundQuery): string => {
     const offset = values.length;
     values.push(...statement.values);
     return statement.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);

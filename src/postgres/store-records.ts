@@ -35,7 +35,7 @@ export const storedPositions = async (
  * erased with (see erased-appends.ts): a `database` error of code
  * `LEDGER_CHANGED` when it is not the stored one any more.
  */
-export const storeItems = async (
+export const storeRecords = async (
   db: SqlQueryable,
   schema: SchemaName,
   items: readonly StoredItem[],

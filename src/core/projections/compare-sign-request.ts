@@ -41,21 +41,18 @@ export type Difference =
  *
  * @example
  * ```ts
- * import { decodeSignRequest, fold, initialState, reconcileSignRequest } from 'signfold';
+ * import { decodeSignRequest, fold, initialState, compareSignRequest } from 'signfold';
  * import { events } from 'signfold/testing';
  *
  * const { state } = fold(initialState(), [events.signRequestSent()]);
  * const reported = decodeSignRequest({
  *   id: 1000, name: 'NDA for Ada', status: 'completed', formType: 'Form', savedTime: '2024-01-02 03:04:05',
  * });
- * if (reported.isOk()) console.log(reconcileSignRequest(state, reported.value).map((d) => d.message));
+ * if (reported.isOk()) console.log(compareSignRequest(state, reported.value).map((d) => d.message));
  * // [ 'status: projection says sent, service says completed' ]: a sign-request-completed was missed
  * ```
  */
-export const reconcileSignRequest = (
-  state: ProjectionState,
-  reported: SignRequest,
-): Difference[] => {
+export const compareSignRequest = (state: ProjectionState, reported: SignRequest): Difference[] => {
   const projected = state.signRequests.get(reported.id);
   if (projected === undefined) {
     return [

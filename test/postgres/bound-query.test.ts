@@ -3,7 +3,7 @@
  * count of the last, and all or nothing when one of them fails.
  */
 import { describe, expect, it } from 'vitest';
-import { withWrites } from '../../src/postgres/sql-statement.js';
+import { withWrites } from '../../src/postgres/bound-query.js';
 import { throwawayPostgres } from '../support/postgres-server.js';
 
 const db = throwawayPostgres(1);
