@@ -6,7 +6,7 @@
  * `signfold/postgres`, `signfold/webhooks`, `signfold/http`, `signfold/otel`;
  * the kits are `signfold/reactors`, `signfold/upcasters` and
  * `signfold/testing`. `signfold/core` is this entry point without the
- * engine, for a browser.
+ * engine. The README is the landing page of this reference.
  *
  * @packageDocumentation
  */

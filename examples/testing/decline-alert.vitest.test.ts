@@ -1,12 +1,12 @@
 // A business rule on top of signfold's projections, specified with signfold/testing under vitest.
 // Run by signfold's own suite (vitest.config.ts includes examples/testing); shown in docs/testing.md.
-import { getParticipant, type ProjectionState, participantId, signRequestId } from 'signfold';
+import { getParticipant, type ProjectionState } from 'signfold';
 import { events, given } from 'signfold/testing';
 import { describe, expect, it } from 'vitest';
 
 /** The rule under test: alert the sender when a participant declines. */
 const declineAlert = (state: ProjectionState, request: number, participant: number) => {
-  const view = getParticipant(state, signRequestId(request), participantId(participant));
+  const view = getParticipant(state, request, participant);
   return view?.status === 'declined' ? `${view.name} declined sign request ${request}` : undefined;
 };
 

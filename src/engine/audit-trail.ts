@@ -107,18 +107,20 @@ export class AuditTrail {
   }
 
   /** Every event that touched a sign request or its participants, in log order. */
-  ofSignRequest(id: SignRequestId): readonly AuditEntry[] {
-    return [...(this.#signRequests.get(id) ?? [])];
+  ofSignRequest(id: number): readonly AuditEntry[] {
+    return [...(this.#signRequests.get(id as SignRequestId) ?? [])];
   }
 
   /** Every event about one participant of a sign request, in log order. */
-  ofParticipant(signRequestId: SignRequestId, id: ParticipantId): readonly AuditEntry[] {
-    return (this.#signRequests.get(signRequestId) ?? []).filter((e) => e.participantId === id);
+  ofParticipant(signRequestId: number, id: number): readonly AuditEntry[] {
+    return (this.#signRequests.get(signRequestId as SignRequestId) ?? []).filter(
+      (e) => e.participantId === id,
+    );
   }
 
   /** Every event about a template, in log order. */
-  ofTemplate(id: TemplateId): readonly AuditEntry[] {
-    return [...(this.#templates.get(id) ?? [])];
+  ofTemplate(id: number): readonly AuditEntry[] {
+    return [...(this.#templates.get(id as TemplateId) ?? [])];
   }
 
   /** A JSON-ready copy for snapshots; later events do not show up in it. */

@@ -56,7 +56,8 @@ export class JsonText {
  *
  * @example
  * ```ts
- * import { createMemoryEventLog, jsonText } from 'signfold';
+ * import { jsonText } from 'signfold';
+ * import { createMemoryEventLog } from 'signfold/file';
  *
  * const log = createMemoryEventLog();
  * const body = jsonText('{"type":"template-deleted","amount":1e400}');

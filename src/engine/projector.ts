@@ -576,19 +576,21 @@ export class Projector {
     return this.#copy.peek(read);
   }
 
-  /** The template with this id, or `undefined` (O(1), never changes once returned). */
-  getTemplate(id: TemplateId): TemplateView | undefined {
-    return this.#copy.reveal(this.#copy.template(id));
+  /** The template with this id (a plain number or a branded id), or `undefined` (O(1), never changes once returned). */
+  getTemplate(id: number): TemplateView | undefined {
+    return this.#copy.reveal(this.#copy.template(id as TemplateId));
   }
 
   /** The sign request with this id, or `undefined`. */
-  getSignRequest(id: SignRequestId): SignRequestView | undefined {
-    return this.#copy.reveal(this.#copy.signRequest(id));
+  getSignRequest(id: number): SignRequestView | undefined {
+    return this.#copy.reveal(this.#copy.signRequest(id as SignRequestId));
   }
 
   /** A participant of a sign request, or `undefined`. */
-  getParticipant(signRequestId: SignRequestId, id: ParticipantId): ParticipantView | undefined {
-    return this.#copy.reveal(this.#copy.participant(signRequestId, id));
+  getParticipant(signRequestId: number, id: number): ParticipantView | undefined {
+    return this.#copy.reveal(
+      this.#copy.participant(signRequestId as SignRequestId, id as ParticipantId),
+    );
   }
 
   /** Quarantined records, in the order met. */
@@ -607,17 +609,17 @@ export class Projector {
   }
 
   /** Events that touched a sign request (its participants' included), in log order. */
-  signRequestHistory(id: SignRequestId): readonly AuditEntry[] {
+  signRequestHistory(id: number): readonly AuditEntry[] {
     return this.#audit?.ofSignRequest(id) ?? [];
   }
 
   /** Events about one participant, in log order. */
-  participantHistory(signRequestId: SignRequestId, id: ParticipantId): readonly AuditEntry[] {
+  participantHistory(signRequestId: number, id: number): readonly AuditEntry[] {
     return this.#audit?.ofParticipant(signRequestId, id) ?? [];
   }
 
   /** Events about a template, in log order. */
-  templateHistory(id: TemplateId): readonly AuditEntry[] {
+  templateHistory(id: number): readonly AuditEntry[] {
     return this.#audit?.ofTemplate(id) ?? [];
   }
 }
@@ -627,7 +629,8 @@ export class Projector {
  *
  * @example
  * ```ts
- * import { createMemoryEventLog, createProjector } from 'signfold';
+ * import { createProjector } from 'signfold';
+ * import { createMemoryEventLog } from 'signfold/file';
  * import { events } from 'signfold/testing';
  *
  * const log = createMemoryEventLog();

@@ -40,7 +40,7 @@ export interface ReconcileOptions {
    * The requests to ask about. Default: every open request (`draft` or
    * `sent`, not deleted) that has been open longer than `openLongerThanMs`.
    */
-  readonly signRequestIds?: readonly SignRequestId[];
+  readonly signRequestIds?: readonly number[];
   /** Default 24 hours. Measured from the request's `sentAt` (else its last event; a request with no time at all qualifies). */
   readonly openLongerThanMs?: number;
   /** At most this many fetches start in a second (default 5). */
@@ -269,7 +269,8 @@ const checkOptions = (options: ReconcileOptions): void => {
  *
  * @example
  * ```ts
- * import { createMemoryEventLog, createProjector, reconcile } from 'signfold';
+ * import { createProjector, reconcile } from 'signfold';
+ * import { createMemoryEventLog } from 'signfold/file';
  *
  * const log = createMemoryEventLog();
  * const projector = createProjector();
@@ -288,7 +289,7 @@ export const reconcile = async (options: ReconcileOptions): Promise<ReconcileSum
   const ids =
     options.signRequestIds === undefined
       ? staleOpenRequests(options.state, options.openLongerThanMs ?? DAY_MS, now())
-      : [...new Set(options.signRequestIds)];
+      : [...new Set(options.signRequestIds as readonly SignRequestId[])];
   const interval = 1000 / (options.ratePerSecond ?? 5);
   const timeoutMs = options.fetchTimeoutMs ?? 10_000;
   const results: ReconcileResult[] = [];

@@ -75,7 +75,8 @@ export interface SnapshotError {
  *
  * @example
  * ```ts
- * import { createMemoryEventLog, createProjector, restoreProjector, takeSnapshot } from 'signfold';
+ * import { createProjector, restoreProjector, takeSnapshot } from 'signfold';
+ * import { createMemoryEventLog } from 'signfold/file';
  * import { events } from 'signfold/testing';
  *
  * const log = createMemoryEventLog();

@@ -9,14 +9,15 @@ import type { Halted, ProjectorOptions, ReadableLog } from './projector-types.js
  *
  * @example
  * ```ts
- * import { createMemoryEventLog, getSignRequest, signRequestId, stateAsOf } from 'signfold';
+ * import { getSignRequest, stateAsOf } from 'signfold';
+ * import { createMemoryEventLog } from 'signfold/file';
  * import { events } from 'signfold/testing';
  *
  * const log = createMemoryEventLog();
  * await log.append(events.signRequestSent({ signRequestId: 42 })); // position 1
  * await log.append(events.signRequestCompleted({ signRequestId: 42 })); // position 2
  * const before = await stateAsOf(log, 1);
- * console.log(before.map((state) => getSignRequest(state, signRequestId(42))?.status).unwrapOr('halted')); // sent
+ * console.log(before.map((state) => getSignRequest(state, 42)?.status).unwrapOr('halted')); // sent
  * ```
  */
 export const stateAsOf = async (

@@ -94,7 +94,7 @@ interface AppendJob {
  *
  * @example
  * ```ts
- * import { openFileEventLog } from 'signfold';
+ * import { openFileEventLog } from 'signfold/file';
  *
  * const opened = await openFileEventLog('events.ndjson');
  * if (opened.isErr()) throw new Error(opened.error.message); // e.g. kind 'locked': another writer has it

@@ -47,7 +47,7 @@ const integerAtLeast = (value: number | undefined, least: number, fallback: numb
  *
  * @example
  * ```ts
- * import { parseLogLine } from 'signfold';
+ * import { parseLogLine } from 'signfold/file';
  *
  * const record = parseLogLine(
  *   '{"position":8,"receivedAt":"2025-06-01T12:00:00.000Z","event":{"type":"template-deleted"}}',

@@ -143,18 +143,17 @@ const stateChecks = <Self>(
     return self();
   };
   return {
-    thenTemplate: (id, expected) =>
-      check(`template ${id}`, getTemplate(state, templateId(id)), expected),
+    thenTemplate: (id, expected) => check(`template ${id}`, getTemplate(state, id), expected),
     thenSignRequest: (id, expected) =>
-      check(`sign request ${id}`, getSignRequest(state, signRequestId(id)), expected),
+      check(`sign request ${id}`, getSignRequest(state, id), expected),
     thenParticipant: (signRequest, id, expected) =>
       check(
         `participant ${id} of sign request ${signRequest}`,
-        getParticipant(state, signRequestId(signRequest), participantId(id)),
+        getParticipant(state, signRequest, id),
         expected,
       ),
     thenNoSignRequest: (id) => {
-      const found = getSignRequest(state, signRequestId(id));
+      const found = getSignRequest(state, id);
       if (found !== undefined) {
         fail(`sign request ${id} is in the state: ${show(found)}\n${history()}`);
       }

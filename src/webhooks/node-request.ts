@@ -102,7 +102,8 @@ const answerConsumed = (response: NodeWebhookResponse): WebhookOutcome => {
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * import { createMemoryEventLog, createWebhookHandler, handleNodeRequest } from 'signfold';
+ * import { createMemoryEventLog } from 'signfold/file';
+ * import { createWebhookHandler, handleNodeRequest } from 'signfold/webhooks';
  *
  * const handler = createWebhookHandler({ log: createMemoryEventLog(), secrets: ['s3cret'] });
  * const server = createServer((request, response) => {

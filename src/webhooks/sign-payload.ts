@@ -22,7 +22,7 @@ export const hmacOf = (
  *
  * @example
  * ```ts
- * import { signWebhookBody } from 'signfold';
+ * import { signWebhookBody } from 'signfold/webhooks';
  *
  * const body = new TextEncoder().encode('{"type":"template-deleted"}');
  * const value = signWebhookBody(body, 'my secret');

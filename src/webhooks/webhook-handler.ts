@@ -89,7 +89,8 @@ const verificationOf = (options: WebhookHandlerOptions) => {
  *
  * @example
  * ```ts
- * import { createMemoryEventLog, createWebhookHandler, signWebhookBody } from 'signfold';
+ * import { createMemoryEventLog } from 'signfold/file';
+ * import { createWebhookHandler, signWebhookBody } from 'signfold/webhooks';
  *
  * const handler = createWebhookHandler({ log: createMemoryEventLog(), secrets: ['s3cret'] });
  * const body = new TextEncoder().encode('{"type":"template-deleted"}');

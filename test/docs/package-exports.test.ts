@@ -73,36 +73,24 @@ describe('signfold/core', () => {
     expect(Object.keys(published).sort()).toEqual(Object.keys(core).sort());
   });
 
-  it('is a subset of signfold (the same values), the builders aside, which are those of signfold/testing', async () => {
+  it('is a subset of signfold, with the same values', async () => {
     const main = (await import(manifest.name)) as Record<string, unknown>;
-    const testing = (await import(`${manifest.name}/testing`)) as Record<string, unknown>;
     const published = (await import(`${manifest.name}/core`)) as Record<string, unknown>;
-    for (const [key, value] of Object.entries(published)) {
-      if (key in main) expect(value, key).toBe(main[key]);
-      else expect(typeof testing[key], key).toBe(typeof value);
-    }
-    // The builders throw a plain Error in the core (no node:assert), an AssertionError in the kit.
-    expect(
-      Object.keys(published)
-        .filter((key) => !(key in main))
-        .sort(),
-    ).toEqual(['EVENT_DEFAULTS', 'buildEvent', 'events']);
-    expect(published.EVENT_DEFAULTS).toBe(testing.EVENT_DEFAULTS);
+    expect(Object.keys(published).length).toBeGreaterThan(20);
+    for (const [key, value] of Object.entries(published)) expect(value, key).toBe(main[key]);
   });
 });
 
 describe('signfold/webhooks', () => {
-  it('resolves by name to the built webhooks entry, whose values are those of signfold', async () => {
+  it('resolves by name to the built webhooks entry, which exports the receiver', async () => {
     expect(manifest.exports['./webhooks']).toEqual({
       types: './dist/webhooks/index.d.ts',
       import: './dist/webhooks/index.js',
     });
     expect(existsSync(join(ROOT, 'dist/webhooks/index.d.ts'))).toBe(true);
-    const main = (await import(manifest.name)) as Record<string, unknown>;
     const published = (await import(`${manifest.name}/webhooks`)) as Record<string, unknown>;
     expect(Object.keys(published).sort()).toEqual(Object.keys(webhooks).sort());
     expect(Object.keys(published)).toContain('createWebhookHandler');
-    for (const [key, value] of Object.entries(published)) expect(value, key).toBe(main[key]);
   });
 });
 

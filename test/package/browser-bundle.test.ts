@@ -1,8 +1,9 @@
 /**
- * `signfold/core` bundles for a browser with no Node built-ins: esbuild
- * bundles a small consumer of the installed package for `platform: 'browser'`,
- * chromium runs it on the example log, and the state it folds equals
- * what `signfold replay --json` gives for the same log.
+ * `signfold/core` and `signfold` (the domain and the engine) bundle for a
+ * browser with no Node built-ins: esbuild bundles a small consumer of the
+ * installed package for `platform: 'browser'`, chromium runs it on the example
+ * log, and the state it folds equals what `signfold replay --json` gives for
+ * the same log. The adapters (`signfold/file`) do not bundle, as they should not.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,8 +18,9 @@ afterAll(async () => (await import('esbuild')).stop());
 /** A web page's code: decodes and folds an NDJSON log as `signfold replay` does. */
 const CONSUMER = `
 import {
-  decodeEvent, events, fold, initialState, listParticipants, listSignRequests, listTemplates,
+  decodeEvent, fold, initialState, listParticipants, listSignRequests, listTemplates,
 } from 'signfold/core';
+import { createProjector } from 'signfold';
 
 /** Lines that are not JSON, and events the decoder refuses, are skipped (replay quarantines them). */
 export const foldLog = (text) => {
@@ -52,13 +54,27 @@ export const foldLog = (text) => {
   });
 };
 
-/** The test kit's builders work in the page too. */
-export const buildInvalid = () => {
-  try {
-    return events.participantSigned({ participantId: 1.5 }).type;
-  } catch (error) {
-    return error.constructor.name + ': ' + error.message;
+/** The engine runs in the page too: the projector applies the stored records one by one. */
+export const projectLog = (text) => {
+  const projector = createProjector();
+  let unreadable = 0;
+  for (const line of text.split('\\n')) {
+    if (line.trim() === '') continue;
+    let value;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      unreadable += 1;
+      continue;
+    }
+    if (!('event' in value)) continue;
+    const { position, event, receivedAt, deliveryId } = value;
+    projector.apply({ position, event, receivedAt, deliveryId });
   }
+  return JSON.stringify({
+    signRequests: listSignRequests(projector.state()).length,
+    quarantined: projector.quarantine().length + unreadable,
+  });
 };
 `;
 
@@ -108,7 +124,7 @@ afterAll(async () => {
   await removeScratch();
 });
 
-describe('signfold/core in a browser', () => {
+describe('signfold/core and signfold in a browser', () => {
   it('bundles for the browser from nothing but the package and its dependencies', async () => {
     const result = await bundle('consumer.js');
     expect(result.errors).toEqual([]);
@@ -147,15 +163,24 @@ describe('signfold/core in a browser', () => {
       replay.stats.invalid,
       replay.stats.conflicts,
     ]);
-    const built = await page.evaluate(() =>
-      (globalThis as { consumer?: { buildInvalid(): string } }).consumer?.buildInvalid(),
-    );
-    expect(built).toMatch(/^Error: cannot build a participant-signed event: participantId: /);
+    const projected = JSON.parse(
+      await page.evaluate((text) => {
+        const loaded = (globalThis as { consumer?: { projectLog(text: string): string } }).consumer;
+        return loaded?.projectLog(text) ?? 'null';
+      }, log),
+    ) as { signRequests: number; quarantined: number };
+    expect(projected).toEqual({
+      signRequests: 400,
+      quarantined: replay.stats.invalid + replay.stats.conflicts,
+    });
     expect(problems).toEqual([]);
   });
 
-  it('is needed: the main entry point pulls in node:fs and does not bundle for a browser', async () => {
-    await writeFile(join(app, 'main-entry.js'), "export { fold } from 'signfold';\n");
-    await expect(bundle('main-entry.js')).rejects.toThrow(/node:/);
+  it('is the line: signfold/file pulls in node:fs and does not bundle for a browser', async () => {
+    await writeFile(
+      join(app, 'file-entry.js'),
+      "export { openFileEventLog } from 'signfold/file';\n",
+    );
+    await expect(bundle('file-entry.js')).rejects.toThrow(/node:/);
   });
 });

@@ -19,7 +19,7 @@ afterAll(async () => (await import('esbuild')).stop());
 
 const SECRET = 'docs secret';
 /** What the page leaves to the reader: a log and a secret. */
-const PREAMBLE = `import { createMemoryEventLog } from 'signfold';
+const PREAMBLE = `import { createMemoryEventLog } from 'signfold/file';
 const log = createMemoryEventLog();
 const secret = ${JSON.stringify(SECRET)};
 `;

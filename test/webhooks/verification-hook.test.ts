@@ -42,8 +42,7 @@ const quillHandler = async (): Promise<{
   const after = page.slice(page.indexOf('\n### A provider no option fits\n'));
   const code = /```ts\n([\s\S]*?)```/.exec(after)?.[1];
   if (code === undefined) throw new Error('no ts block under ### A provider no option fits');
-  const built = pathToFileURL(join(ROOT, 'dist/index.js')).href;
-  const module = `import { createMemoryEventLog } from '${built}';
+  const module = `${withBuiltImports("import { createMemoryEventLog } from 'signfold/file';")}
 const log = createMemoryEventLog();
 const secret = ${JSON.stringify(SECRET)};
 ${withBuiltImports(code)}

@@ -19,7 +19,7 @@ import {
  *
  * @example
  * ```ts
- * import { buildEvent } from 'signfold/core';
+ * import { buildEvent } from 'signfold/testing';
  *
  * const signed = buildEvent('participant-signed', { signRequestId: 42, participantId: 7 });
  * console.log(signed.type, signed.participantName); // participant-signed Ada Lovelace
@@ -35,7 +35,8 @@ export const buildEvent: BuildEvent = eventBuilder((message, _wire, error) => {
  *
  * @example
  * ```ts
- * import { events, fold, initialState } from 'signfold/core';
+ * import { fold, initialState } from 'signfold';
+ * import { events } from 'signfold/testing';
  *
  * const { state } = fold(initialState(), [events.signRequestSent({ signRequestId: 42 })]);
  * console.log(state.signRequests.size); // 1

@@ -18,7 +18,8 @@ export interface ObservationRecordOptions {
  *
  * @example
  * ```ts
- * import { createMemoryEventLog, decodeSignRequest, observationRecord } from 'signfold';
+ * import { decodeSignRequest, observationRecord } from 'signfold';
+ * import { createMemoryEventLog } from 'signfold/file';
  *
  * const log = createMemoryEventLog();
  * const fetched = decodeSignRequest({

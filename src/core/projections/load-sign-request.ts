@@ -18,7 +18,7 @@ import { WorkingCopy } from './working-copy.js';
 /** Where a representation came from: the API answers per company. */
 export interface RepresentationOrigin {
   /** The company whose credentials fetched it. Without it, the first event sets the company. */
-  readonly companyId?: CompanyId;
+  readonly companyId?: number;
 }
 
 const EVENT_TYPE = 'load-sign-request';
@@ -29,7 +29,12 @@ const checkRequest = (
   origin: RepresentationOrigin,
 ): Conflict | undefined => {
   if (origin.companyId !== undefined) {
-    const foreign = companyMismatch(current, signRequestTarget, origin.companyId, EVENT_TYPE);
+    const foreign = companyMismatch(
+      current,
+      signRequestTarget,
+      origin.companyId as CompanyId,
+      EVENT_TYPE,
+    );
     if (foreign !== undefined) return foreign;
   }
   const target = signRequestTarget(current);
@@ -105,7 +110,7 @@ export const applyRepresentation = (
     if (refused) return refused;
   }
 
-  const companyId = current?.companyId ?? origin.companyId ?? null;
+  const companyId = current?.companyId ?? (origin.companyId as CompanyId | undefined) ?? null;
   const details = {
     name: snapshot.name,
     status: snapshot.status,
@@ -179,11 +184,11 @@ export const applyRepresentation = (
  *
  * @example
  * ```ts
- * import { companyId, decodeSignRequest, initialState, loadSignRequest } from 'signfold';
+ * import { decodeSignRequest, initialState, loadSignRequest } from 'signfold';
  *
  * const loaded = decodeSignRequest({
  *   id: 1000, name: 'NDA for Ada', status: 'sent', formType: 'Form', savedTime: '2024-01-02 03:04:05',
- * }).andThen((fetched) => loadSignRequest(initialState(), fetched, { companyId: companyId(1) }));
+ * }).andThen((fetched) => loadSignRequest(initialState(), fetched, { companyId: 1 }));
  * if (loaded.isOk()) console.log(loaded.value.signRequests.size);
  * // 1: events about request 1000 now continue from 'sent'
  * ```

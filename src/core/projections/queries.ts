@@ -5,8 +5,8 @@ import type { ParticipantView, SignRequestStatus, SignRequestView } from './reco
 /** Criteria for {@link findSignRequests}; all given criteria must hold. */
 export interface SignRequestFilter {
   readonly status?: SignRequestStatus;
-  readonly companyId?: CompanyId;
-  readonly templateId?: TemplateId;
+  readonly companyId?: number;
+  readonly templateId?: number;
   readonly senderId?: UserId;
   /** Include deleted requests (default `false`). */
   readonly includeDeleted?: boolean;
@@ -17,7 +17,7 @@ export interface SignRequestFilter {
  *
  * @example
  * ```ts
- * import { companyId, findSignRequests, fold, initialState } from 'signfold';
+ * import { findSignRequests, fold, initialState } from 'signfold';
  * import { events } from 'signfold/testing';
  *
  * const { state } = fold(initialState(), [
@@ -26,7 +26,7 @@ export interface SignRequestFilter {
  *   events.signRequestSent({ signRequestId: 3, companyId: 2 }),
  *   events.signRequestDeleted({ signRequestId: 3, companyId: 2 }),
  * ]);
- * const sent = findSignRequests(state, { status: 'sent', companyId: companyId(2) });
+ * const sent = findSignRequests(state, { status: 'sent', companyId: 2 });
  * console.log(sent.map((r) => r.id)); // [ 2 ]
  * console.log(findSignRequests(state, { includeDeleted: true }).length); // 3
  * ```
@@ -67,7 +67,7 @@ export const findSignRequests = (
  */
 export const participantsAwaitingAction = (
   state: ProjectionState,
-  companyId?: CompanyId,
+  companyId?: number,
 ): ParticipantView[] => {
   const waiting: ParticipantView[] = [];
   for (const [id, participants] of state.participants) {

@@ -19,11 +19,11 @@ enableMapSet();
  *
  * @example
  * ```ts
- * import { getTemplate, initialState, reduce, templateId } from 'signfold';
+ * import { getTemplate, initialState, reduce } from 'signfold';
  * import { events } from 'signfold/testing';
  *
  * const next = reduce(initialState(), events.templateActivated({ templateId: 7 }));
- * console.log(next.map((state) => getTemplate(state, templateId(7))?.status).unwrapOr('conflict')); // active
+ * console.log(next.map((state) => getTemplate(state, 7)?.status).unwrapOr('conflict')); // active
  * ```
  */
 export const reduce = (

@@ -21,7 +21,7 @@ const MAX_FROM_LENGTH = 200;
  *
  * @example
  * ```ts
- * import { defineUpcaster } from 'signfold';
+ * import { defineUpcaster } from 'signfold/upcasters';
  *
  * // An older service spelled the member `requestId`.
  * const renamed = defineUpcaster({
