@@ -355,8 +355,13 @@ describe('architecture', () => {
     const loaded = [...loadedBy('http/index.ts')];
     expect(loaded).toContain('http/read-handler.ts');
     expect(
-      loaded.filter((target) => !target.endsWith('.ts') || !['http', 'engine', 'core'].includes(layerOf(target))),
-    ).toEqual(['neverthrow', 'node:crypto', 'immer', 'ts-pattern'].filter((name) => loaded.includes(name)));
+      loaded.filter(
+        (target) =>
+          !target.endsWith('.ts') || !['http', 'engine', 'core'].includes(layerOf(target)),
+      ),
+    ).toEqual(
+      ['neverthrow', 'node:crypto', 'immer', 'ts-pattern'].filter((name) => loaded.includes(name)),
+    );
     const reached = [...SOURCES]
       .filter(([file]) => file.startsWith('http/'))
       .flatMap(([file, found]) =>

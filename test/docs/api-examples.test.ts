@@ -84,6 +84,9 @@ const EXPECTED_OUTPUT: Readonly<Record<string, string>> = {
   signWebhookBody: '64\n',
   jsonText: 'true\n',
   handleNodeRequest: '',
+  createReadHandler: '200 {"signRequests":[],"next":null}\n',
+  createHealthHandler: '200 {"status":"ready"}\n',
+  nodeListener: '200 {"status":"ok"}\n',
 };
 
 const runnable = (code: string): string =>
@@ -95,6 +98,10 @@ const runnable = (code: string): string =>
     .replaceAll(
       "from 'signfold/webhooks'",
       `from '${pathToFileURL(join(ROOT, 'dist/webhooks/index.js')).href}'`,
+    )
+    .replaceAll(
+      "from 'signfold/http'",
+      `from '${pathToFileURL(join(ROOT, 'dist/http/index.js')).href}'`,
     )
     .replaceAll(
       "from 'signfold/core'",
