@@ -184,7 +184,8 @@ const answer = async (
  *
  * const server = createServer(nodeListener(createHealthHandler()));
  * server.listen(0, '127.0.0.1', async () => {
- *   const { port } = server.address() as { port: number };
+ *   const address = server.address();
+ *   const port = typeof address === 'object' && address !== null ? address.port : 0;
  *   const answer = await fetch(`http://127.0.0.1:${port}/healthz`);
  *   console.log(answer.status, (await answer.text()).trim()); // 200 {"status":"ok"}
  *   server.close();
