@@ -9,10 +9,11 @@
 import type { Result } from 'neverthrow';
 import { visibleText } from '../core/visible-text.js';
 import type { AppendOutcome, LogFailure } from '../engine/event-log.js';
+import type { FetchHandler, FetchRequest } from '../engine/fetch-types.js';
 import type { JsonText } from '../engine/json-text.js';
 import { byteLimit, DEFAULT_MAX_EVENT_BYTES } from '../engine/log-limits.js';
 import { eventAttributes, TRACE_ATTRIBUTE } from '../engine/trace-attributes.js';
-import { NO_TRACING, type TraceSpan } from '../engine/tracing.js';
+import { NO_TRACING, type TraceSpan, type Tracing } from '../engine/tracing.js';
 import { companyAllowed } from './company-binding.js';
 import { checkedId, DEFAULT_DELIVERY_HEADER, deliveryIdOf } from './delivery-id.js';
 import { LiveApplier } from './live-apply.js';
@@ -28,6 +29,7 @@ import {
   unavailableAnswer,
 } from './webhook-answers.js';
 import { jsonBodyOf } from './webhook-body.js';
+import { answerFetch } from './webhook-fetch.js';
 import type {
   WebhookHandler,
   WebhookHandlerOptions,
@@ -84,7 +86,9 @@ const verificationOf = (options: WebhookHandlerOptions) => {
  * Creates the handler of a webhook endpoint: verifies the signature, checks
  * the body, appends it durably to `log` as received (its text, not a
  * re-serialization), optionally applies it live to `projector`, and answers.
- * Throws only on invalid options (a programmer's error); a request never
+ * Call it with the request's parts (any framework), or use its `fetch`
+ * (a WHATWG `Request` in, a `Response` out; the body read with
+ * `maxBodyBytes` as its cap) where the framework speaks fetch. Throws only on invalid options (a programmer's error); a request never
  * makes it throw or reject, and bad input never gets a 500.
  *
  * @example
@@ -99,7 +103,9 @@ const verificationOf = (options: WebhookHandlerOptions) => {
  * console.log(answer.status, answer.body.trim()); // 200 {"position":1,"duplicate":false}
  * ```
  */
-export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHandler => {
+export const createWebhookHandler = (
+  options: WebhookHandlerOptions,
+): WebhookHandler & FetchHandler => {
   const { log, projector, onOutcome } = options;
   if (typeof log?.append !== 'function') throw new TypeError('log must have an append method');
   const { scheme, keys, insecure, hook } = verificationOf(options);
@@ -326,8 +332,22 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
       );
     }
   };
-  if (!tracing.enabled) return (request) => answer(request, undefined);
-  return async (request) => {
+  const handler: WebhookHandler = tracing.enabled
+    ? traced(tracing, shownId, answer)
+    : (request) => answer(request, undefined);
+  return Object.assign(handler, {
+    fetch: (request: FetchRequest) => answerFetch(handler, request, maxBodyBytes),
+  });
+};
+
+/** `answer` with each request in a `signfold.delivery` span. */
+const traced =
+  (
+    tracing: Tracing,
+    shownId: (headers: WebhookHeaders) => string | undefined,
+    answer: (request: WebhookRequest, delivery: TraceSpan | undefined) => Promise<WebhookResponse>,
+  ): WebhookHandler =>
+  async (request) => {
     let shown: string | undefined;
     try {
       shown = shownId(request.headers);
@@ -346,7 +366,6 @@ export const createWebhookHandler = (options: WebhookHandlerOptions): WebhookHan
     endDeliverySpan(span, response);
     return response;
   };
-};
 
 /** What the answer to a delivery says, on its span; a 5xx is an error (HTTP's conventions). */
 const endDeliverySpan = (span: TraceSpan, response: WebhookResponse): void => {

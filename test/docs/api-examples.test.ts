@@ -84,6 +84,9 @@ const EXPECTED_OUTPUT: Readonly<Record<string, string>> = {
   signWebhookBody: '64\n',
   jsonText: 'true\n',
   handleNodeRequest: '',
+  createReadHandler: '200 {"signRequests":[],"next":null}\n',
+  createHealthHandler: '200 {"status":"ready"}\n',
+  nodeListener: '200 {"status":"ok"}\n',
 };
 
 const runnable = (code: string): string => withBuiltImports(code);

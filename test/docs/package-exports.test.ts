@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as core from '../../src/core/index.js';
+import * as http from '../../src/http/index.js';
 import * as source from '../../src/index.js';
 import * as webhooks from '../../src/webhooks/index.js';
 
@@ -91,6 +92,23 @@ describe('signfold/webhooks', () => {
     const published = (await import(`${manifest.name}/webhooks`)) as Record<string, unknown>;
     expect(Object.keys(published).sort()).toEqual(Object.keys(webhooks).sort());
     expect(Object.keys(published)).toContain('createWebhookHandler');
+  });
+});
+
+describe('signfold/http', () => {
+  it('resolves by name to the built http entry', async () => {
+    expect(manifest.exports['./http']).toEqual({
+      types: './dist/http/index.d.ts',
+      import: './dist/http/index.js',
+    });
+    expect(existsSync(join(ROOT, 'dist/http/index.d.ts'))).toBe(true);
+    const published = (await import(`${manifest.name}/http`)) as Record<string, unknown>;
+    expect(Object.keys(published).sort()).toEqual(Object.keys(http).sort());
+    expect(Object.keys(published).sort()).toEqual([
+      'createHealthHandler',
+      'createReadHandler',
+      'nodeListener',
+    ]);
   });
 });
 

@@ -40,6 +40,7 @@ describe('the package packed from a clean checkout', () => {
       'postgres/index',
       'webhooks/index',
       'otel/index',
+      'http/index',
       'cli/main',
     ]) {
       expect(packed.files, entry).toContain(`dist/${entry}.js`);

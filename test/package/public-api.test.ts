@@ -67,6 +67,7 @@ describe('the public face', () => {
       'signfold',
       'signfold/core',
       'signfold/file',
+      'signfold/http',
       'signfold/otel',
       'signfold/postgres',
       'signfold/reactors',

@@ -23,6 +23,7 @@ import { events, given } from 'signfold/testing';
 import { openPostgresEventLog } from 'signfold/postgres';
 import { createWebhookHandler, handleNodeRequest, type WebhookResponse } from 'signfold/webhooks';
 import { createOtelTracing, type Tracing } from 'signfold/otel';
+import { createHealthHandler, createReadHandler, nodeListener, type FetchHandler, type ReadHandler } from 'signfold/http';
 
 const decoded: Result<SignEvent, DecodeError> = decodeEventJson('{"type":"template-deleted"}');
 const { state } = fold(initialState(), [events.signRequestSent({ signRequestId: 42 })]);
@@ -32,6 +33,10 @@ export const engine = [createProjector, createMemoryEventLog, openPostgresEventL
 const handler = createWebhookHandler({ log: createMemoryEventLog(), secrets: ['k'] });
 export const answer: Promise<WebhookResponse> = handler({ method: 'POST', headers: {}, body: new Uint8Array(0) });
 export const glue = handleNodeRequest;
+// The fetch shape names Request and Response through globalThis: it compiles without the DOM library.
+export const fetchers: readonly FetchHandler[] = [handler, createHealthHandler()];
+export const reads: (options: { log: string; tokens: { token: string; companies: number[] }[] }) => ReadHandler = createReadHandler;
+export const listener = nodeListener(handler, { maxBodyBytes: 1024 });
 // Its declarations name no @opentelemetry type: they compile without the optional peer installed.
 export const traced: (options?: { tracerProvider?: { getTracer(name: string): unknown } }) => Tracing = createOtelTracing;
 `;

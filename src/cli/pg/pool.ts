@@ -5,6 +5,7 @@
  */
 import type { SchemaOptions, SqlPool } from '../../postgres/index.js';
 import { isRetryableCause, sqlState } from '../../postgres/postgres-error.js';
+import { sessionBounds } from '../../postgres/session-bounds.js';
 import { integerFlag, type OptionTable, type ParsedArgs, stringFlag } from '../args.js';
 import { CliError, usageError } from '../cli-error.js';
 import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from '../database-url.js';
@@ -52,32 +53,6 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
  * `pg migrate`), in ms: their statements move whole tables.
  */
 export const BULK_QUERY_TIMEOUT_MS = 300_000;
-
-/**
- * How much longer than the server's `statement_timeout` the client waits for
- * an answer, in ms: the server cancels a slow statement first (SQLSTATE
- * 57014, and the connection stays usable); the client's own timer fires only
- * when the server cannot answer at all (a dead or silent connection).
- */
-export const CLIENT_DEADLINE_SLACK_MS = 2000;
-
-/**
- * The session settings and client timers that bound every wait of a
- * connection whose statements may take `queryTimeoutMs`: the statement
- * (server and client side), a lock wait (half of it, so that a lock held by
- * someone else fails as 55P03 well before the statement's deadline), a
- * session idling in a transaction (a process stopped mid-transaction must
- * not hold its locks), and TCP keepalive for a peer that vanished.
- */
-export const sessionBounds = (queryTimeoutMs: number) =>
-  ({
-    statement_timeout: queryTimeoutMs,
-    lock_timeout: Math.max(100, Math.floor(queryTimeoutMs / 2)),
-    idle_in_transaction_session_timeout: queryTimeoutMs,
-    query_timeout: queryTimeoutMs + CLIENT_DEADLINE_SLACK_MS,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10_000,
-  }) as const;
 
 /** A pool the command ends when done. */
 export type CliPool = SqlPool & { end(): Promise<void> };

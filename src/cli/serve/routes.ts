@@ -1,12 +1,16 @@
 /**
  * The endpoints of `signfold serve`: `POST /webhooks` (the webhook handler),
- * `GET /healthz`, `GET /readyz`, `GET /metrics`, the read API's when it is
- * on (read-api/read-routes.ts); 404 for any other path. The
+ * `GET /healthz`, `GET /readyz` (signfold/http's health answers), `GET
+ * /metrics`, the read API's when it is on (signfold/http's read routes);
+ * 404 for any other path. The
  * query string is ignored when matching. Every request is answered (never a
  * 500 for bad input) and logged as one line.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { answerHealth, type HealthAnswer, useGet } from '../../http/health-handler.js';
+import { requestOf, writeResponse } from '../../http/node-listener.js';
+import type { ReadRoutes } from '../../http/read-routes.js';
 import { deliveryIdOf } from '../../webhooks/delivery-id.js';
 import { handleNodeRequest } from '../../webhooks/node-request.js';
 import { unavailableAnswer } from '../../webhooks/webhook-answers.js';
@@ -14,7 +18,6 @@ import type { WebhookHandler, WebhookOutcome } from '../../webhooks/webhook-type
 import { scrapeFailure } from '../metrics/metrics-server.js';
 import type { InFlightRequests } from './in-flight.js';
 import type { ServeMetrics } from './metrics.js';
-import type { ReadRoutes } from './read-api/read-routes.js';
 import type { RequestEntry, ServeLog } from './request-log.js';
 import type { ServeStorage } from './storage.js';
 
@@ -74,37 +77,19 @@ const write = (
 
 const json = (value: unknown): string => `${JSON.stringify(value)}\n`;
 
-/** The endpoints other than /webhooks, which are read-only and answer GET (and HEAD). */
-const answerProbe = async (
-  path: string,
-  request: IncomingMessage,
+/** Writes a fetch handler's answer to `response`; what the request's log line says of it. */
+const written = async (answer: HealthAnswer, response: ServerResponse): Promise<Answer> => {
+  await writeResponse(answer.response, response);
+  return answer.reason === undefined
+    ? { status: answer.status }
+    : { status: answer.status, reason: answer.reason };
+};
+
+/** GET /metrics: the registry's text, or 503 when a gauge read at scrape time could not be. */
+const answerMetrics = async (
   response: ServerResponse,
   options: ServeRoutesOptions,
 ): Promise<Answer> => {
-  const known = path === '/healthz' || path === '/readyz' || path === '/metrics';
-  if (!known) {
-    write(response, 404, json({ error: 'not found' }));
-    return { status: 404 };
-  }
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    write(response, 405, json({ error: 'use GET' }), { allow: 'GET, HEAD' });
-    return { status: 405 };
-  }
-  if (path === '/healthz') {
-    write(response, 200, json({ status: 'ok' }));
-    return { status: 200 };
-  }
-  if (path === '/readyz') {
-    const reason = options.stopping()
-      ? 'stopping'
-      : (options.stalled() ?? (await options.storage.probe()));
-    if (reason === undefined) {
-      write(response, 200, json({ status: 'ready' }));
-      return { status: 200 };
-    }
-    write(response, 503, json({ status: 'unavailable', reason }));
-    return { status: 503, reason };
-  }
   let text: string;
   try {
     text = await options.metrics.render();
@@ -122,6 +107,32 @@ const answerProbe = async (
   }
   return { status: 200 };
 };
+
+/** The endpoints other than /webhooks, which are read-only and answer GET (and HEAD). */
+const answerProbe = async (
+  path: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: ServeRoutesOptions,
+): Promise<Answer> => {
+  const method = request.method ?? '';
+  if (path === '/metrics') {
+    return method === 'GET' || method === 'HEAD'
+      ? answerMetrics(response, options)
+      : written(useGet(), response);
+  }
+  const ready = async (): Promise<string | undefined> =>
+    options.stopping() ? 'stopping' : (options.stalled() ?? (await options.storage.probe()));
+  return written(await answerHealth(path, method, { ready }), response);
+};
+
+/** A read route: its answer made from the request as a fetch `Request`, written back. */
+const answerRead = async (
+  readApi: ReadRoutes,
+  path: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<Answer> => written(await readApi.answer(path, requestOf(request)), response);
 
 /** A delivery that arrived on a kept-alive connection after the shutdown began. */
 const refuseWhileStopping = (
@@ -206,7 +217,7 @@ export const serveRoutes = (options: ServeRoutesOptions): ServeRoutes => {
         path === '/webhooks'
           ? await answerWebhook(request, response, options)
           : readApi?.serves(path) === true
-            ? { outcome: null, ...(await readApi.answer(path, request, response)) }
+            ? { outcome: null, ...(await answerRead(readApi, path, request, response)) }
             : { outcome: null, ...(await answerProbe(path, request, response, options)) };
     } catch (cause) {
       write(response, 500, json({ error: 'internal error' }));

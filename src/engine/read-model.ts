@@ -1,16 +1,18 @@
 /**
- * What the read API asks of the current state, whichever storage holds it
- * (a file log followed in memory, or PostgreSQL's projection tables). Every
- * question names the companies it may see: a record of another company is
- * answered exactly as a record that does not exist, by the model itself, so
- * no route can forget to filter.
+ * The read port: what the read API asks of the current state, whichever
+ * adapter holds it (a file log followed in memory, or PostgreSQL's
+ * projection tables). Every question names the companies it may see: a
+ * record of another company is answered exactly as a record that does not
+ * exist, by the model itself, so no route can forget to filter.
  */
 import type {
   ParticipantView,
   SignRequestStatus,
   SignRequestView,
-} from '../../../core/projections/records.js';
-import type { AuditEntry } from '../../../engine/audit-trail.js';
+} from '../core/projections/records.js';
+import type { Upcaster } from '../core/upcasters/upcaster-types.js';
+import type { AuditEntry } from './audit-trail.js';
+import type { ReadableLog } from './projector-types.js';
 
 /** One sign request as `GET /api/sign-requests/:id` answers it. */
 export interface SignRequestDocument {
@@ -53,14 +55,29 @@ export interface ListPage {
   readonly next: string | null;
 }
 
+/** How a report names the storage behind a model, without its path or URL. */
+export interface ReadSource {
+  /** The words that stand for the log in the page's `signfold inspect` command lines. */
+  readonly inspectSource: readonly string[];
+  /** The upcasters the model folds with, so the report sees the events it sees. */
+  readonly upcasters: readonly Upcaster[];
+}
+
 /** The current state, as the read routes see it. */
 export interface ReadModel {
   /** The request `id` when it belongs to one of `companies`; `undefined` otherwise (absent or not theirs). */
   signRequest(id: number, companies: ReadonlySet<number>): Promise<SignRequestDocument | undefined>;
   /** A page of `companies`' requests matching `query`; `now` is the clock `stuck-after` counts from. */
   list(query: ListQuery, companies: ReadonlySet<number>, now: Date): Promise<ListPage>;
-  /** The HTML report of `companies`' events, made now. */
-  report(companies: ReadonlySet<number>): Promise<string>;
+  /**
+   * A log holding at least the records of `companies`, for the report's fold
+   * (the report keeps only theirs: the port need not filter, but may).
+   * Rendering stays with the report adapter, which an adapter of storage
+   * must not import.
+   */
+  events(companies: ReadonlySet<number>): ReadableLog;
+  /** What the report needs to say where its events came from, and read them as the model does. */
+  readonly source: ReadSource;
   /** Releases what the model holds (a pool); never rejects. */
   close(): Promise<void>;
 }

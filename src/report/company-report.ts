@@ -7,16 +7,17 @@
  * that leaves the other companies' records out cannot show any of them, nor
  * a bad line (which belongs to no company).
  */
-import { wireId } from '../../../core/events/wire-id.js';
-import { initialState } from '../../../core/projections/projection-state.js';
-import type { Upcaster } from '../../../core/upcasters/upcaster-types.js';
-import type { LogRecord, ReadOptions } from '../../../engine/event-log.js';
-import { createProjector } from '../../../engine/projector.js';
-import type { ReadableLog } from '../../../engine/projector-types.js';
-import { buildReportModel } from '../../../report/model/build-report-model.js';
-import { PeriodReader } from '../../../report/model/period-reader.js';
-import { ReportRecorder } from '../../../report/model/report-recorder.js';
-import { renderReport } from '../../../report/render-report.js';
+import { wireId } from '../core/events/wire-id.js';
+import { initialState } from '../core/projections/projection-state.js';
+import type { Upcaster } from '../core/upcasters/upcaster-types.js';
+import type { LogRecord, ReadOptions } from '../engine/event-log.js';
+import { createProjector } from '../engine/projector.js';
+import type { ReadableLog } from '../engine/projector-types.js';
+import type { ReadModel } from '../engine/read-model.js';
+import { buildReportModel } from './model/build-report-model.js';
+import { PeriodReader } from './model/period-reader.js';
+import { ReportRecorder } from './model/report-recorder.js';
+import { renderReport } from './render-report.js';
 
 /** How long a request stays open before the page calls it stuck: `signfold report`'s default. */
 export const REPORT_STUCK_AFTER_MS = 7 * 86_400_000;
@@ -88,4 +89,20 @@ export const renderCompanyReport = async (
     nowMs,
   });
   return renderReport(model);
+};
+
+/**
+ * The live report of `companies` from a read model: the page `GET /report`
+ * answers. Named by its companies, never by the storage's path or URL.
+ */
+export const renderReadModelReport = (
+  model: ReadModel,
+  companies: ReadonlySet<number>,
+): Promise<string> => {
+  const sorted = [...companies].sort((a, b) => a - b);
+  return renderCompanyReport(model.events(companies), companies, {
+    label: `the live state of companies ${sorted.join(', ')}`,
+    inspectSource: model.source.inspectSource,
+    upcasters: model.source.upcasters,
+  });
 };

@@ -5,8 +5,8 @@
  * answer).
  */
 import { err, ok, type Result } from 'neverthrow';
-import { visibleText } from '../../../core/visible-text.js';
-import type { ListQuery } from './read-model.js';
+import { visibleText } from '../core/visible-text.js';
+import type { ListQuery } from '../engine/read-model.js';
 
 /** Requests per page unless `limit` says otherwise. */
 export const DEFAULT_PAGE_SIZE = 50;
