@@ -427,7 +427,17 @@ describe('architecture', () => {
     const loaded = [...loadedBy('core/index.ts')];
     expect(loaded.filter((target) => !allowed('core', target))).toEqual([]);
     expect(loaded).toContain('core/projections/reduce.ts');
-    expect(loaded).toContain('core/builders/plain-builders.ts');
+    expect(loaded).toContain('core/projections/projection-state.ts');
+  });
+
+  it('signfold loads the core and the engine only: no node: module, no adapter', () => {
+    const loaded = [...loadedBy('index.ts')];
+    expect(
+      loaded.filter(
+        (target) => !/^(core|engine)\/|^index\.ts$|^(neverthrow|immer|ts-pattern)$/.test(target),
+      ),
+    ).toEqual([]);
+    expect(loaded).toContain('engine/projector.ts');
   });
 
   it('the main entry point re-exports signfold/core rather than listing it again', () => {

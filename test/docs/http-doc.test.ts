@@ -12,6 +12,7 @@ import { transform } from 'esbuild';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../cli/cli-helpers.js';
+import { withBuiltImports } from '../support/built-imports.js';
 
 // esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
 afterAll(async () => (await import('esbuild')).stop());
@@ -69,16 +70,15 @@ const typeErrors = (file: string): string[] => {
     .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 };
 
-const built = (entry: string): string => join(ROOT, 'dist', entry);
-
 const start = async (code: string) => {
   // Inside the project, so that hono and @types/node resolve.
   await mkdir(join(ROOT, 'node_modules/.cache'), { recursive: true });
   const dir = await mkdtemp(join(ROOT, 'node_modules/.cache/signfold-http-doc-'));
   dirs.push(dir);
-  const local = `${preamble(join(dir, 'events.ndjson'))}${code}${REPORT_PORT}`
-    .replaceAll("from 'signfold/http'", `from '${built('http/index.js')}'`)
-    .replaceAll("from 'signfold'", `from '${built('index.js')}'`);
+  const local = withBuiltImports(
+    `${preamble(join(dir, 'events.ndjson'))}${code}${REPORT_PORT}`,
+    'path',
+  );
   const checked = join(dir, 'example.mts');
   await writeFile(checked, local);
   const errors = typeErrors(checked);
