@@ -21,7 +21,7 @@ export interface SignRequestDocument {
   readonly participants: readonly ParticipantView[];
   /**
    * Every event that touched the request or its participants, in log order,
-   * with what it did: the first {@link MAX_AUDIT_ENTRIES} of them.
+   * with what it did: the first `MAX_AUDIT_ENTRIES` (10,000) of them.
    */
   readonly auditTrail: readonly AuditEntry[];
   /** Set when the request has more events than the trail shows. */

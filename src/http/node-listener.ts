@@ -15,8 +15,11 @@ export interface NodeIncoming {
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** `true` once the body was read to its end (by a body parser that ran first, say). */
   readonly readableEnded?: boolean;
+  /** Each piece of the body as it arrives. */
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
+  /** The body ended, or the client went away before it did. */
   on(event: 'end' | 'aborted' | 'close', listener: () => void): unknown;
+  /** The connection failed: nothing more arrives. */
   on(event: 'error', listener: (error: Error) => void): unknown;
   /** Reads (and drops) the rest of a body that is not wanted. */
   resume(): unknown;
@@ -25,6 +28,7 @@ export interface NodeIncoming {
 /** The parts of a node:http `ServerResponse` the glue uses. */
 export interface NodeOutgoing {
   readonly headersSent: boolean;
+  /** Sends the status line and the headers. */
   writeHead(status: number, headers: Record<string, string | string[]>): unknown;
   /** Sends the body (none for HEAD and the statuses without one) and ends the answer. */
   end(body?: Uint8Array): unknown;

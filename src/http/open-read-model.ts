@@ -11,9 +11,13 @@ import type { ReadModel } from '../engine/read-model.js';
 
 /** The parts of a `pg` Pool the PostgreSQL read model uses. */
 export interface ReadPool {
+  /** Runs one statement on any connection of the pool. */
   query(text: string, values?: unknown[]): Promise<{ readonly rows: unknown[] }>;
+  /** Lends one connection, for the statements that must share a transaction. */
   connect(): Promise<{
+    /** Runs one statement on this connection. */
     query(text: string, values?: unknown[]): Promise<{ readonly rows: unknown[] }>;
+    /** Gives the connection back (destroys it when given an error or `true`). */
     release(destroy?: Error | boolean): void;
   }>;
 }

@@ -1,5 +1,5 @@
 /**
- * An in-memory {@link EventLog} with the same semantics as the file log
+ * An in-memory `EventLog` (`signfold`) with the same semantics as the file log
  * (positions, delivery-id idempotence, limits, envelope lines) and no I/O:
  * for tests, examples and short-lived processes. Events are stored as their
  * JSON text and parsed again on read, so callers can neither mutate stored
@@ -30,7 +30,7 @@ export interface MemoryEventLogOptions {
   readonly now?: () => Date;
 }
 
-/** The memory log: an {@link EventLog} with batch appends and its current last position. */
+/** The memory log: an `EventLog` (`signfold`) with batch appends and its current last position. */
 export interface MemoryEventLog extends BatchEventLog<AppendRefusal> {
   /** Highest position stored so far (0 when empty). */
   readonly lastPosition: number;

@@ -14,7 +14,7 @@ export type KnownParticipantStatus = (typeof KNOWN_PARTICIPANT_STATUSES)[number]
 /**
  * A participant status: a known value in lower case (`'signed'`), or
  * `{ other: 'Bounced' }` holding an unknown value exactly as received. Narrow
- * with `typeof status === 'string'` or {@link isKnownParticipantStatus}.
+ * with `typeof status === 'string'` or against `KNOWN_PARTICIPANT_STATUSES`.
  * Invariant: `other` never equals a known value ignoring ASCII letter case.
  */
 export type ApiParticipantStatus = OpenEnum<KnownParticipantStatus>;
