@@ -80,7 +80,7 @@ export type {
   TemplateStatus,
   TemplateView,
 } from './projections/records.js';
-export type { FoldResult } from './projections/reduce.js';
+export type { FoldResult, RejectedBody } from './projections/reduce.js';
 export { fold, reduce } from './projections/reduce.js';
 export { decodeSignRequest } from './sign-request/decode-sign-request.js';
 export { encodeSignRequest } from './sign-request/encode-sign-request.js';

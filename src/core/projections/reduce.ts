@@ -1,5 +1,6 @@
 import { enableMapSet, produce } from 'immer';
 import { err, ok, type Result } from 'neverthrow';
+import type { DecodeError } from '../decode-error.js';
 import type { SignEvent } from '../events/sign-event.js';
 import type { Conflict, IndexedConflict } from './conflict.js';
 import { applyEvent } from './dispatch.js';
@@ -40,19 +41,44 @@ export const reduce = (
   return ok(isPublished(state) ? markPublished(next) : next);
 };
 
+/** A body {@link fold} was given as an `Err` of a decoder: skipped, with why. */
+export interface RejectedBody {
+  /** Its index in the input, the same count as a conflict's. */
+  readonly index: number;
+  readonly error: DecodeError;
+}
+
 /** The result of {@link fold}. */
 export interface FoldResult {
   readonly state: ProjectionState;
-  /** Conflicting events, each with the index of its event in the input; they changed nothing. */
+  /**
+   * Conflicting events, each with the index of its item in the input (the
+   * body it came from, when the input is what a decoder returned); they
+   * changed nothing.
+   */
   readonly conflicts: readonly IndexedConflict[];
+  /** The input's decoder errors, each with its index (see {@link fold}). */
+  readonly rejected: readonly RejectedBody[];
+  /** Whether any event changed the state (`false` when all were no-ops, conflicts or rejected). */
+  readonly changed: boolean;
 }
+
+/** What a decoder returns, told apart from an event by duck typing (another copy of neverthrow works too). */
+const isDecoded = (
+  item: SignEvent | Result<SignEvent, DecodeError>,
+): item is Result<SignEvent, DecodeError> =>
+  typeof (item as { readonly isOk?: unknown }).isOk === 'function';
 
 /**
  * Applies events in order, skipping (and reporting) the conflicting ones.
  * Linear in the number of events, whatever the number of records: recipes run
  * on a copy-on-write working copy that is frozen once at the end. Equal to
  * reducing one event at a time. `receivedAt[i]`, when given, is the
- * `receivedAt` of the i-th event (see {@link reduce}).
+ * `receivedAt` of the i-th item (see {@link reduce}).
+ *
+ * The items may be events, or what `decodeEvent` / `decodeEventJson` returned
+ * for each body: an `Err` is skipped and reported in `rejected`, so every
+ * index, of a conflict or of a rejection, is the index of its body.
  *
  * @example
  * ```ts
@@ -69,16 +95,29 @@ export interface FoldResult {
  */
 export const fold = (
   state: ProjectionState,
-  events: Iterable<SignEvent>,
+  events: Iterable<SignEvent | Result<SignEvent, DecodeError>>,
   receivedAt: readonly (string | undefined)[] = [],
 ): FoldResult => {
   const copy = new WorkingCopy(state);
   const conflicts: IndexedConflict[] = [];
+  const rejected: RejectedBody[] = [];
+  let changed = false;
   let index = 0;
-  for (const event of events) {
+  for (const item of events) {
+    let event: SignEvent;
+    if (isDecoded(item)) {
+      if (item.isErr()) {
+        rejected.push({ index, error: item.error });
+        index += 1;
+        continue;
+      }
+      event = item.value;
+    } else event = item;
     const outcome = applyEvent(copy, event, receivedAt[index]);
     if (typeof outcome === 'object') conflicts.push({ ...outcome, index });
+    else if (outcome === 'applied') changed = true;
     index += 1;
   }
-  return { state: copy.publish(), conflicts };
+  // Nothing applied: the same state, so `next === state` agrees with `changed`.
+  return { state: changed ? copy.publish() : state, conflicts, rejected, changed };
 };
