@@ -5,22 +5,25 @@ import type { ConflictKind } from '../core/projections/conflict.js';
 import type { Outcome } from '../core/projections/projection-draft.js';
 
 /** The `type` of an audit entry made by an observation record rather than an event. */
-export const REPAIR = 'repair';
+export const OBSERVATION_ENTRY = 'observation';
+
+/** What snapshots written before 0.2 call an observation's entry; read as {@link OBSERVATION_ENTRY}. */
+export const OLD_OBSERVATION_ENTRY = 'repair';
 
 /**
  * One record in the history of a sign request or template: where it is in
  * the log and what it did. An event's entry has its `type`; an observation
- * record's has type `repair` and the `differences` it closed (none when it
+ * record's has type `observation` and the `differences` it closed (none when it
  * found the projection right: outcome `no-op`).
  */
 export interface AuditEntry {
   readonly position: number;
-  readonly type: EventType | 'repair';
+  readonly type: EventType | 'observation';
   /** For participant events: which participant. */
   readonly participantId: ParticipantId | undefined;
   readonly receivedAt: string | undefined;
   readonly outcome: Outcome | ConflictKind;
-  /** For a repair: the differences with the service it closed, as `compareSignRequest` words them. */
+  /** For an observation: the differences with the service it closed, as `compareSignRequest` words them. */
   readonly differences?: readonly string[];
   /** Set when upcasters made the event from the stored record: their names, in the order they ran. */
   readonly upcastBy?: readonly string[];
@@ -31,6 +34,14 @@ export interface AuditTrailData {
   readonly signRequests: ReadonlyArray<readonly [number, readonly AuditEntry[]]>;
   readonly templates: ReadonlyArray<readonly [number, readonly AuditEntry[]]>;
 }
+
+/** An entry as saved, with the older name of an observation's type read as today's. */
+const restoredEntry = (entry: AuditEntry): AuditEntry =>
+  Object.freeze(
+    (entry.type as string) === OLD_OBSERVATION_ENTRY
+      ? { ...entry, type: OBSERVATION_ENTRY }
+      : { ...entry },
+  );
 
 /**
  * Per-record histories: for each sign request every event that touched it
@@ -47,13 +58,13 @@ export class AuditTrail {
     for (const [id, entries] of data.signRequests) {
       trail.#signRequests.set(
         id as SignRequestId,
-        entries.map((e) => Object.freeze({ ...e })),
+        entries.map(restoredEntry),
       );
     }
     for (const [id, entries] of data.templates) {
       trail.#templates.set(
         id as TemplateId,
-        entries.map((e) => Object.freeze({ ...e })),
+        entries.map(restoredEntry),
       );
     }
     return trail;
@@ -88,7 +99,7 @@ export class AuditTrail {
   }
 
   /** Records what an observation record did to its sign request. */
-  recordRepair(
+  recordObservation(
     signRequestId: SignRequestId,
     position: number,
     receivedAt: string | undefined,
@@ -97,7 +108,7 @@ export class AuditTrail {
   ): void {
     const entry: AuditEntry = Object.freeze({
       position,
-      type: REPAIR,
+      type: OBSERVATION_ENTRY,
       participantId: undefined,
       receivedAt,
       outcome,

@@ -501,11 +501,11 @@ export class Projector {
         conflicting(outcome),
       );
       if (rejected.isOk())
-        this.#audit?.recordRepair(id, position, receivedAt, outcome.kind, differences);
+        this.#audit?.recordObservation(id, position, receivedAt, outcome.kind, differences);
       return rejected;
     }
     const repaired = differences.length > 0;
-    this.#audit?.recordRepair(
+    this.#audit?.recordObservation(
       id,
       position,
       receivedAt,

@@ -11,7 +11,7 @@ import type { ProjectionState } from '../core/projections/projection-state.js';
 import type { ParticipantView } from '../core/projections/records.js';
 import type { WorkingCopy } from '../core/projections/working-copy.js';
 import { keepable } from '../core/projections/write-watcher.js';
-import type { Change, Repair, TouchedViews } from '../core/reactors/reactor-types.js';
+import type { Change, ObservedEvent, TouchedViews } from '../core/reactors/reactor-types.js';
 
 /** A sign request and its participants as `copy` holds them now, copied so later writes leave them be. */
 export const requestImageOf = (copy: WorkingCopy, id: SignRequestId): RequestImage => {
@@ -49,13 +49,13 @@ export interface RepairContext {
   readonly state: ProjectionState;
 }
 
-/** One change per event, in order, each with its `repair` place. */
+/** One change per event, in order, each with its `observation` place. */
 export const repairChanges = (
   context: RepairContext,
   events: readonly SignEvent[],
 ): readonly Change[] =>
   events.map((event, index): Change => {
-    const repair: Repair = Object.freeze({
+    const observation: ObservedEvent = Object.freeze({
       fetchedAt: context.fetchedAt,
       differences: context.differences,
       index,
@@ -69,6 +69,6 @@ export const repairChanges = (
       before: viewsOf(context.before, event),
       after: viewsOf(context.after, event),
       state: context.state,
-      repair,
+      observation,
     });
   });

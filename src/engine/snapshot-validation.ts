@@ -1,5 +1,5 @@
 import { isEventType } from '../core/events/event-members.js';
-import { REPAIR } from './audit-trail.js';
+import { OBSERVATION_ENTRY, OLD_OBSERVATION_ENTRY } from './audit-trail.js';
 
 /**
  * Checks the contents of a snapshot's records before they are trusted: a
@@ -101,7 +101,7 @@ const STATS: RecordShape = {
 const AUDIT_ENTRY: RecordShape = {
   required: {
     position: isId,
-    type: (v) => typeof v === 'string' && (isEventType(v) || v === REPAIR),
+    type: (v) => typeof v === 'string' && (isEventType(v) || v === OBSERVATION_ENTRY || v === OLD_OBSERVATION_ENTRY),
     outcome: oneOf(
       'applied',
       'no-op',

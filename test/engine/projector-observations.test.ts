@@ -47,19 +47,19 @@ describe('observation records in the projector', () => {
     expect(projector.getSignRequest(id)?.status).toBe('completed');
     expect(projector.getParticipant(id, 5 as never)?.status).toBe('signed');
     const repair = projector.signRequestHistory(id).at(-1);
-    expect(repair).toMatchObject({ position: 3, type: 'repair', outcome: 'applied' });
+    expect(repair).toMatchObject({ position: 3, type: 'observation', outcome: 'applied' });
     expect(repair?.differences).toEqual([
       'status: projection says sent, service says completed',
       'participant 5: projection says sent, service says signed',
     ]);
 
-    const repairs = changes.filter((change) => change.repair !== undefined);
+    const repairs = changes.filter((change) => change.observation !== undefined);
     expect(repairs.map((change) => change.event.type)).toEqual([
       'participant-signed',
       'sign-request-completed',
     ]);
     expect(
-      repairs.map((change) => [change.position, change.repair?.index, change.repair?.count]),
+      repairs.map((change) => [change.position, change.observation?.index, change.observation?.count]),
     ).toEqual([
       [3, 0, 2],
       [3, 1, 2],
@@ -72,7 +72,7 @@ describe('observation records in the projector', () => {
     // The rebuilt event carries what the delivery would have: the members the projection knows.
     expect(done?.event).toEqual(events.signRequestCompleted());
     expect(done?.state.signRequests.get(id)?.status).toBe('completed');
-    expect(done?.repair?.differences).toEqual(repair?.differences);
+    expect(done?.observation?.differences).toEqual(repair?.differences);
   });
 
   it('is a no-op when the projection already agrees, and a second observation repairs nothing', async () => {
@@ -85,11 +85,11 @@ describe('observation records in the projector', () => {
     const stats = (await projector.replay(log))._unsafeUnwrap();
     expect(stats).toMatchObject({ applied: 3, noOps: 1 });
     expect(projector.signRequestHistory(id).at(-1)).toMatchObject({
-      type: 'repair',
+      type: 'observation',
       outcome: 'no-op',
       differences: [],
     });
-    expect(changes.filter((change) => change.repair !== undefined)).toHaveLength(2);
+    expect(changes.filter((change) => change.observation !== undefined)).toHaveLength(2);
   });
 
   it('refuses a backwards status as a conflict that changes nothing', async () => {
@@ -106,7 +106,7 @@ describe('observation records in the projector', () => {
       /^invalid-transition: .*completed → sent/,
     );
     expect(projector.signRequestHistory(id).at(-1)).toMatchObject({
-      type: 'repair',
+      type: 'observation',
       outcome: 'invalid-transition',
     });
   });

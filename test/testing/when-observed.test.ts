@@ -11,13 +11,13 @@ import { events, given, observation } from '../../src/testing/index.js';
 
 const documents = defineReactor({
   name: 'documents',
-  react: ({ event, repair }) =>
+  react: ({ event, observation }) =>
     event.type === 'sign-request-completed'
       ? [
           {
             type: 'fetch-document',
             signRequestId: event.signRequestId,
-            repaired: repair !== undefined,
+            repaired: observation !== undefined,
           },
         ]
       : event.type === 'participant-signed'

@@ -87,7 +87,7 @@ const describeTimeline = (
   });
   // A repair (an observation record from `reconcile`) says which differences with the service it closed.
   const repairs = history.flatMap((entry) =>
-    entry.type === 'repair' && (entry.differences?.length ?? 0) > 0
+    entry.type === 'observation' && (entry.differences?.length ?? 0) > 0
       ? [`  position ${entry.position}: ${(entry.differences ?? []).map(visibleText).join('; ')}`]
       : [],
   );

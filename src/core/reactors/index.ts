@@ -21,7 +21,7 @@ export type {
   MinimalAbortSignal,
   Reactor,
   ReactorDefinition,
-  Repair,
+  ObservedEvent,
   RetryPolicy,
   ShutdownSignal,
   SqlEffects,

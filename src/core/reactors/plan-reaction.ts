@@ -227,7 +227,7 @@ export const reactInto = (target: PlanTarget, reactor: Reactor, change: Change):
 
 const stepsOf = (reactor: Reactor, change: Change): readonly PlanStep[] => {
   // The events of one repair, or of one record upcasters made several of, share a position.
-  const place = change.repair ?? change.upcast;
+  const place = change.observation ?? change.upcast;
   let items: unknown;
   try {
     items = reactor.react(change);

@@ -47,11 +47,11 @@ export interface Change {
   readonly state: ProjectionState;
   /**
    * Set when the event was not delivered but stands for a transition an
-   * observation record made (a repair, see docs/reactors.md#repairs): the
+   * observation record made (see docs/reactors.md#repairs): the
    * event is the one the lost delivery would have carried, rebuilt from the
    * projection. `undefined` for a delivered event.
    */
-  readonly repair?: Repair;
+  readonly observation?: ObservedEvent;
   /**
    * Set when upcasters made the event from the stored record (see
    * docs/engine.md#upcasters); `undefined` for an event applied as stored.
@@ -65,15 +65,15 @@ export interface Upcast {
   readonly by: readonly string[];
   /**
    * This event's place among the `count` events its record became (0-based).
-   * They share the record's position: as for a repair, item `i` of event
+   * They share the record's position: as for an observation, item `i` of event
    * `index` has index `i × count + index`, so their effects' keys differ.
    */
   readonly index: number;
   readonly count: number;
 }
 
-/** What {@link Change.repair} says of a repair. */
-export interface Repair {
+/** What {@link Change.observation} says of an event an observation record stands for. */
+export interface ObservedEvent {
   /** When the service's representation was fetched (ISO 8601). */
   readonly fetchedAt: string;
   /** The differences the observation closed, as `compareSignRequest` words them. */

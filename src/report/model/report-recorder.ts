@@ -168,7 +168,7 @@ export class ReportRecorder extends AuditTrail {
   }
 
   /** Counts a repair in the period; keeps no entry (histories stay empty, as for events). */
-  override recordRepair(
+  override recordObservation(
     _signRequestId: number,
     _position: number,
     receivedAt: string | undefined,

@@ -91,8 +91,8 @@ describe('serve + reconcile + react against the simulator of the service', () =>
       const sentAt = new Map<string, number>();
       const signedAt = new Map<string, number>();
       const repairedEvents: string[] = [];
-      await replayOf(path, ({ event, receivedAt, repair }) => {
-        if (repair !== undefined) repairedEvents.push(event.type);
+      await replayOf(path, ({ event, receivedAt, observation }) => {
+        if (observation !== undefined) repairedEvents.push(event.type);
         if (!('participantId' in event) || receivedAt === undefined) return;
         const who = `${event.signRequestId}/${event.participantId}`;
         if (event.type === 'participant-sent') sentAt.set(who, Date.parse(receivedAt));
