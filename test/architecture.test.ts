@@ -217,9 +217,9 @@ const cyclesOf = (sources: ReadonlyMap<string, readonly Import[]>): string[][] =
   return cycles;
 };
 
-/** The folders named in the README's Layout section, in the order it gives them. */
+/** The folders named in the Layout section of docs/development.md, in the order it gives them. */
 const readmeLayout = (): string[] => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs/development.md'), 'utf8');
   const section = readme.split(/^## Layout$/m)[1]?.split(/^## /m)[0] ?? '';
   return [...section.matchAll(/^- `src\/([\w-]+)\/`/gm)].map((match) => match[1] ?? '');
 };
@@ -460,7 +460,7 @@ describe('architecture', () => {
     expect(replay).toContain('engine/projector.ts');
   });
 
-  it("the README's Layout section names every layer folder, in the order data flows", () => {
+  it("docs/development.md's Layout section names every layer folder, in the order data flows", () => {
     const folders = [...new Set([...SOURCES.keys()].map(layerOf))].filter((l) => l !== 'root');
     expect(readmeLayout()).toEqual([
       'core',

@@ -56,16 +56,10 @@ export class AuditTrail {
   static fromData(data: AuditTrailData): AuditTrail {
     const trail = new AuditTrail();
     for (const [id, entries] of data.signRequests) {
-      trail.#signRequests.set(
-        id as SignRequestId,
-        entries.map(restoredEntry),
-      );
+      trail.#signRequests.set(id as SignRequestId, entries.map(restoredEntry));
     }
     for (const [id, entries] of data.templates) {
-      trail.#templates.set(
-        id as TemplateId,
-        entries.map(restoredEntry),
-      );
+      trail.#templates.set(id as TemplateId, entries.map(restoredEntry));
     }
     return trail;
   }

@@ -101,7 +101,9 @@ const STATS: RecordShape = {
 const AUDIT_ENTRY: RecordShape = {
   required: {
     position: isId,
-    type: (v) => typeof v === 'string' && (isEventType(v) || v === OBSERVATION_ENTRY || v === OLD_OBSERVATION_ENTRY),
+    type: (v) =>
+      typeof v === 'string' &&
+      (isEventType(v) || v === OBSERVATION_ENTRY || v === OLD_OBSERVATION_ENTRY),
     outcome: oneOf(
       'applied',
       'no-op',

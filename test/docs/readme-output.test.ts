@@ -1,5 +1,5 @@
 /**
- * The README's "Real output" (section Quick start) is what the built CLI
+ * The guide's "Real output" (docs/guide.md, step 1) is what the built CLI
  * prints for `replay examples/events.ndjson`: every line of it appears in the
  * actual output, except `Elapsed:` (timing varies). Runs `dist/`, which the
  * global setup (test/support/ensure-build.ts) keeps up to date.
@@ -11,14 +11,14 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const quickStart = readme.slice(readme.indexOf('## Quick start'));
+const readme = readFileSync(join(ROOT, 'docs/guide.md'), 'utf8');
+const quickStart = readme.slice(readme.indexOf('## 1. Fold a log'));
 const block = /Real output[^\n]*\n\n```text\n([\s\S]*?)```/.exec(quickStart)?.[1] ?? '';
 const documented = block.split('\n').filter((line) => line.trim() !== '');
 
 describe('README quick start', () => {
   it('finds the "Real output" block', () => {
-    expect(readme).toContain('## Quick start');
+    expect(readme).toContain('## 1. Fold a log');
     expect(documented.length).toBeGreaterThan(10);
     expect(documented[0]).toMatch(/^Log:\s+examples\/events\.ndjson$/);
   });

@@ -59,7 +59,11 @@ describe('observation records in the projector', () => {
       'sign-request-completed',
     ]);
     expect(
-      repairs.map((change) => [change.position, change.observation?.index, change.observation?.count]),
+      repairs.map((change) => [
+        change.position,
+        change.observation?.index,
+        change.observation?.count,
+      ]),
     ).toEqual([
       [3, 0, 2],
       [3, 1, 2],

@@ -50,9 +50,9 @@ describe('docs/testing.md examples', () => {
     expect(run.stdout).toContain('ERR_ASSERTION');
   });
 
-  it('runs the README snippet of signfold/testing', async () => {
-    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Testing your rules'));
+  it('runs the short snippet of docs/testing.md', async () => {
+    const readme = await readFile(join(ROOT, 'docs/testing.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## In short'));
     const snippet = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     expect(snippet).toContain('given(');
     const file = join(await tempDir(), 'readme-snippet.mjs');

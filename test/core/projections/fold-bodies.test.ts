@@ -19,26 +19,22 @@ const badBody: DecodeError = { kind: 'invalid-json', path: '', message: 'invalid
 describe('fold over decoded bodies', () => {
   it('indexes conflicts and rejections by body, and folds as the valid events alone', () => {
     fc.assert(
-      fc.property(
-        eventStreamArb(),
-        fc.array(fc.nat(), { maxLength: 8 }),
-        (events, badAt) => {
-          const bodies = events.map((event) => ok(event)) as ReturnType<typeof decodeEventJson>[];
-          for (const at of badAt) bodies.splice(at % (bodies.length + 1), 0, err(badBody));
-          const mixed = fold(initialState(), bodies);
-          const plain = fold(initialState(), events);
-          expect(mixed.state).toEqual(plain.state);
-          expect(mixed.changed).toBe(plain.changed);
-          expect(mixed.rejected.map((r) => r.index)).toEqual(
-            bodies.flatMap((body, i) => (body.isErr() ? [i] : [])),
-          );
-          // Each conflict names its body: the event at that index is the one that conflicted.
-          const validIndex = bodies.flatMap((body, i) => (body.isOk() ? [i] : []));
-          expect(mixed.conflicts.map((c) => c.index)).toEqual(
-            plain.conflicts.map((c) => validIndex[c.index]),
-          );
-        },
-      ),
+      fc.property(eventStreamArb(), fc.array(fc.nat(), { maxLength: 8 }), (events, badAt) => {
+        const bodies = events.map((event) => ok(event)) as ReturnType<typeof decodeEventJson>[];
+        for (const at of badAt) bodies.splice(at % (bodies.length + 1), 0, err(badBody));
+        const mixed = fold(initialState(), bodies);
+        const plain = fold(initialState(), events);
+        expect(mixed.state).toEqual(plain.state);
+        expect(mixed.changed).toBe(plain.changed);
+        expect(mixed.rejected.map((r) => r.index)).toEqual(
+          bodies.flatMap((body, i) => (body.isErr() ? [i] : [])),
+        );
+        // Each conflict names its body: the event at that index is the one that conflicted.
+        const validIndex = bodies.flatMap((body, i) => (body.isOk() ? [i] : []));
+        expect(mixed.conflicts.map((c) => c.index)).toEqual(
+          plain.conflicts.map((c) => validIndex[c.index]),
+        );
+      }),
       { numRuns: 200 },
     );
   });
