@@ -148,7 +148,10 @@ const INNER_ORDER: readonly { readonly folder: string; readonly mustNotImport: s
     mustNotImport: ['core/projections/', 'core/reactors/', 'core/builders/'],
   },
   { folder: 'core/sign-request/', mustNotImport: ['core/projections/', 'core/reactors/'] },
-  { folder: 'core/projections/', mustNotImport: ['core/reactors/', 'core/builders/'] },
+  {
+    folder: 'core/projections/',
+    mustNotImport: ['core/reactors/', 'core/builders/', 'core/decider/'],
+  },
   { folder: 'cli/sources/', mustNotImport: ['cli/commands/', 'cli/serve/'] },
   { folder: 'cli/pg/', mustNotImport: ['cli/commands/', 'cli/serve/'] },
 ];

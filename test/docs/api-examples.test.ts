@@ -58,6 +58,7 @@ const EXPECTED_OUTPUT: Readonly<Record<string, string>> = {
   decodeEvent: 'signRequestName missing member "signRequestName" for participant-signed\n',
   decodeEventJson: 'template-deleted 7\n',
   reduce: 'active\n',
+  decide: "[ 'template-activated' ]\nunknown-template\n",
   fold: "1 [ '2: invalid-transition' ]\n",
   createProjector: '1 1\n',
   openFileEventLog: 'appended\n',
