@@ -50,6 +50,8 @@ export interface Emulator {
   readonly apiUrl: string | undefined;
   /** Every event the service emits, in the order it emits them. */
   readonly events: readonly EmittedEvent[];
+  /** Deliveries to make: events not lost, plus duplicates (0 without `to`). */
+  readonly planned: number;
   /** Under a `whsk_` signing key: the `whpk_` public key a receiver verifies with. */
   readonly publicKey: string | undefined;
   /** Resolves once every delivery was acknowledged or given up (or the emulator stopped). */
@@ -195,6 +197,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emul
   return {
     apiUrl: api?.url,
     events: story.events,
+    planned: to === undefined ? 0 : plan.deliveries.length,
     publicKey: signer?.publicKey,
     delivered,
     truth: () => now.peek((state) => truthOf(state, story.requests)),

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as core from '../../src/core/index.js';
+import * as emulator from '../../src/emulator/index.js';
 import * as api from '../../src/index.js';
 import * as otel from '../../src/otel/index.js';
 import * as postgresAdapter from '../../src/postgres/index.js';
@@ -21,6 +22,7 @@ const ENTRY_POINTS = new Map<string, { module: object; source: string }>([
   ['signfold/postgres', { module: postgresAdapter, source: 'src/postgres/index.ts' }],
   ['signfold/webhooks', { module: webhooks, source: 'src/webhooks/index.ts' }],
   ['signfold/otel', { module: otel, source: 'src/otel/index.ts' }],
+  ['signfold/emulator', { module: emulator, source: 'src/emulator/index.ts' }],
 ]);
 
 /**

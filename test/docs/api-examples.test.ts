@@ -59,6 +59,7 @@ const EXPECTED_OUTPUT: Readonly<Record<string, string>> = {
   decodeEventJson: 'template-deleted 7\n',
   reduce: 'active\n',
   decide: "[ 'template-activated' ]\nunknown-template\n",
+  startEmulator: '200 5000\n',
   fold: "1 [ '2: invalid-transition' ]\n",
   createProjector: '1 1\n',
   openFileEventLog: 'appended\n',
@@ -100,6 +101,10 @@ const runnable = (code: string): string =>
     .replaceAll(
       "from 'signfold/core'",
       `from '${pathToFileURL(join(ROOT, 'dist/core/index.js')).href}'`,
+    )
+    .replaceAll(
+      "from 'signfold/emulator'",
+      `from '${pathToFileURL(join(ROOT, 'dist/emulator/index.js')).href}'`,
     )
     .replaceAll(
       "from 'signfold/postgres'",

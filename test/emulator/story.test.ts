@@ -22,9 +22,9 @@ describe('the emulator’s stories', () => {
         m === 'participantName' ? 'partcipantName' : m,
       );
       expect(Object.keys(wire)).toEqual(['type', ...members]);
-      expect(decodeEvent(JSON.parse(JSON.stringify(wire)), { strict: true })._unsafeUnwrap()).toEqual(
-        event,
-      );
+      expect(
+        decodeEvent(JSON.parse(JSON.stringify(wire)), { strict: true })._unsafeUnwrap(),
+      ).toEqual(event);
     }
     const { conflicts, state } = fold(
       initialState(),
@@ -40,7 +40,9 @@ describe('the emulator’s stories', () => {
     const statuses = new Set([...story.state.signRequests.values()].map((r) => r.status));
     expect([...statuses].sort()).toEqual(['completed', 'declined', 'sent']);
     expect([...story.state.signRequests.values()].some((r) => r.deleted)).toBe(true);
-    expect(new Set(story.requests.map((r) => r.signing))).toEqual(new Set(['parallel', 'sequential']));
+    expect(new Set(story.requests.map((r) => r.signing))).toEqual(
+      new Set(['parallel', 'sequential']),
+    );
   });
 
   it('are the same for the same seed, and differ for another', () => {

@@ -65,6 +65,7 @@ describe('the public face', () => {
     expect([...entries.keys()].sort()).toEqual([
       'signfold',
       'signfold/core',
+      'signfold/emulator',
       'signfold/otel',
       'signfold/postgres',
       'signfold/testing',
