@@ -1,6 +1,6 @@
 /**
  * What the emulated channel does to the story's events, decided up front from
- * the seed (spec §6.4 promises neither delivery nor order): which events are
+ * the seed (the service interface promises neither delivery nor order): which events are
  * lost for good, which are delivered twice under one delivery id, and which
  * are sent after later events. Pure data: the same seed and faults give the
  * same plan.

@@ -2,7 +2,7 @@
  * The emulated service's read API on 127.0.0.1: `GET /sign-requests/ID`
  * answers the §2.1 representation of that request as the service holds it
  * now (404 for one it does not know or has deleted), `GET /sign-requests` all
- * of them as a JSON array. The spec shows no endpoint (§4): the paths and the
+ * of them as a JSON array. The service interface shows no endpoint: the paths and the
  * error bodies are the emulator's.
  */
 import { createServer, type Server } from 'node:http';

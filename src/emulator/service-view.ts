@@ -12,7 +12,7 @@ import type { StoryRequest } from './story.js';
 const SIGNATURE_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
-/** `YYYY-MM-DD HH:MM:SS` in UTC: the spec gives `savedTime` no zone, so the service uses UTC. */
+/** `YYYY-MM-DD HH:MM:SS` in UTC: the service interface gives `savedTime` no zone, so the service uses UTC. */
 export const savedTimeOf = (at: number): string =>
   new Date(at).toISOString().slice(0, 19).replace('T', ' ');
 
@@ -94,7 +94,7 @@ export const representationOf = (
         id: p.id,
         name: p.name,
         email: p.email,
-        // The spec lists no status for someone the request was not sent to yet.
+        // The service interface lists no status for someone the request was not sent to yet.
         ...(status === undefined ? {} : { status }),
         role: { id: p.role.id, name: p.role.name, sequence: p.role.sequence },
         fieldData: p.fieldData.map((data) => ({

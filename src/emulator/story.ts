@@ -46,7 +46,7 @@ export interface EmittedEvent {
   readonly at: number;
 }
 
-/** A role of a template (spec §2.3). */
+/** A role of a template (docs/service-interface.md). */
 export interface StoryRole {
   readonly id: number;
   readonly name: string;

@@ -1,6 +1,6 @@
 /**
  * The service's commands: what a user of the e-signature service asks it to
- * do. The spec (docs/service-interface.md) publishes no operations, only the
+ * do. The service interface (docs/service-interface.md) publishes no operations, only the
  * events they cause; these are the operations those events imply. Ids are
  * plain numbers, as a caller holds them; the events the decider emits carry
  * them branded, after the real decoder has checked them.
@@ -50,7 +50,7 @@ interface SendSignRequestBase {
  * default): `templateId` names an active template of the same company, whose
  * name the events carry. Alone (`from: 'document'`): the request is a
  * one-off document; `templateId` and `templateName` are its own, which every
- * `sign-request-sent` carries (spec §6.2), and no template is checked.
+ * `sign-request-sent` carries (service interface §6.2), and no template is checked.
  */
 export type SendSignRequest = SendSignRequestBase &
   ({ readonly from?: 'template' } | { readonly from: 'document'; readonly templateName: string });
