@@ -231,6 +231,7 @@ Exit codes: 0 written, 2 usage or input error.`,
                         [--decline-ratio P] [--signing parallel|sequential|mixed]
                         [--rate N] [--loss P] [--duplicate P] [--reorder P] [--delay MS]
                         [--retries N] [--timeout SECONDS] [--api-port PORT] [--record FILE]
+                        [--scenario FILE]
 
 A local e-signature service, for trying signfold (or your own receiver) without
 the real one: it plays seeded sign-request stories (templates; requests with one
@@ -243,6 +244,7 @@ up. Exits 0 once every delivery is acknowledged or given up; with --api-port it
 keeps answering the read API until SIGTERM or SIGINT (exit 0). One progress line a
 second at most on stderr, and a summary (sent, acknowledged, retried, lost,
 duplicated, reordered, given up). --to may be left out with --api-port or --record.
+--scenario FILE plays your own commands instead.
 
   GET /sign-requests/ID   (with --api-port) the request as the service holds it
                           now (its section 2.1 representation), 404 if unknown
@@ -279,6 +281,10 @@ Options:
   --record FILE           write one JSON line per event emitted, in order:
                           {"deliveryId", "event"}; the same seed and options
                           write the same bytes
+  --scenario FILE         play these commands instead of a seeded story: one
+                          JSON command a line (or a JSON array), as
+                          docs/decider.md lists them; one the service refuses
+                          stops it (exit 2), naming its line and the rule
   -h, --help              show this help
 
 Exit codes: 0 done (or stopped by a signal), 2 usage or input error.`,

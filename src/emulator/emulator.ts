@@ -7,6 +7,7 @@
  * was lost on the way), so the API is never behind what was delivered.
  */
 
+import type { Command } from '../core/decider/command.js';
 import { applyEvent } from '../core/projections/dispatch.js';
 import { initialState } from '../core/projections/projection-state.js';
 import { WorkingCopy } from '../core/projections/working-copy.js';
@@ -15,6 +16,7 @@ import { publicKeyOf, signStandardWebhook, standardSigningKey } from '../webhook
 import type { SignatureSchemeName } from '../webhooks/webhook-types.js';
 import { type Faults, planDeliveries } from './delivery-plan.js';
 import { type ReadApi, startReadApi } from './read-api.js';
+import { playScenario } from './scenario.js';
 import { seededRandom, subSeed } from './seeded-random.js';
 import { type DeliveryCounts, type SendSettings, sendPlan } from './sender.js';
 import { representationOf, type ServiceTruth, truthOf } from './service-view.js';
@@ -40,6 +42,11 @@ export interface EmulatorOptions extends StoryOptions, Faults {
   readonly delayMs?: number;
   /** Serve the read API on 127.0.0.1 and this port (0: any free one); absent: no API. */
   readonly apiPort?: number;
+  /**
+   * A scripted story instead of the seeded one: the service's commands, played in order (the
+   * story options are then unused). One the service refuses makes `startEmulator` throw.
+   */
+  readonly scenario?: readonly Command[];
   /** Hears the counts after each delivery. */
   readonly onProgress?: (counts: DeliveryCounts) => void;
 }
@@ -122,7 +129,8 @@ const signerOf = (
  */
 export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emulator> => {
   const seed = options.seed ?? 1;
-  const story = playStory(options);
+  const story =
+    options.scenario === undefined ? playStory(options) : playScenario(options.scenario, seed);
   const plan = planDeliveries(story.events.length, options, seed);
   const { to, secret } = options;
   if (to !== undefined && (secret === undefined || secret === '')) {

@@ -118,7 +118,8 @@ interface StoryTemplate {
 /** What becomes of a request. */
 type Fate = 'complete' | 'declined' | 'open' | 'deleted' | 'cancelled';
 
-const emailOf = (name: string): string =>
+/** A made-up address of a participant, from their name. */
+export const emailOf = (name: string): string =>
   `${name
     .toLowerCase()
     .normalize('NFD')

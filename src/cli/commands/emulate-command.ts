@@ -4,8 +4,10 @@
  * its read API with `--api-port`, and writes what it emitted with `--record`.
  * Nothing it prints quotes data: counts, a URL, a public key.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Command } from '../../core/decider/command.js';
 import { type Emulator, startEmulator } from '../../emulator/emulator.js';
+import { parseScenario } from '../../emulator/scenario.js';
 import type { DeliveryCounts } from '../../emulator/sender.js';
 import type { SigningOrder } from '../../emulator/story.js';
 import { standardSigningKey } from '../../webhooks/sign-standard.js';
@@ -40,6 +42,7 @@ const OPTIONS: OptionTable = {
   timeout: { type: 'string' },
   'api-port': { type: 'string' },
   record: { type: 'string' },
+  scenario: { type: 'string' },
 };
 
 /** Largest story a command line asks for: a bound on memory, not a product limit. */
@@ -104,7 +107,28 @@ export const emulateCommand = async (args: readonly string[], io: CliIO): Promis
       }
     }
   }
+  const scenarioFile = flag('scenario');
+  let scenario: Command[] | undefined;
+  if (scenarioFile !== undefined) {
+    const story = ['requests', 'templates', 'companies', 'decline-ratio', 'signing'].filter(
+      (name) => flag(name) !== undefined,
+    );
+    if (story.length > 0) {
+      throw usageError(`--scenario plays its own story: drop --${story.join(', --')}`);
+    }
+    const text = await readFile(scenarioFile, 'utf8').catch((cause: unknown) => {
+      throw new CliError(
+        `cannot read --scenario: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
+    });
+    try {
+      scenario = parseScenario(text);
+    } catch (cause) {
+      throw new CliError(`--scenario ${cause instanceof Error ? cause.message : String(cause)}`);
+    }
+  }
   const options = {
+    ...(scenario === undefined ? {} : { scenario }),
     ...(to === undefined || secret === undefined ? {} : { to, secret }),
     ...(scheme === undefined ? {} : { scheme }),
     seed: number('seed', (f, v) => boundedInteger(f, v, 0, 2 ** 32 - 1)) ?? 1,
@@ -154,7 +178,7 @@ export const emulateCommand = async (args: readonly string[], io: CliIO): Promis
       writeLines(io.stderr, [`emulate: receivers verify with the public key ${running.publicKey}`]);
     }
     writeLines(io.stderr, [
-      `emulate: seed ${options.seed}, ${options.requests} sign requests, ${running.events.length} events${to === undefined ? ' (nothing sent: no --to)' : ''}`,
+      `emulate: ${scenario === undefined ? `seed ${options.seed}, ${options.requests} sign requests` : `scenario of ${scenario.length} commands`}, ${running.events.length} events${to === undefined ? ' (nothing sent: no --to)' : ''}`,
     ]);
     const counts = await Promise.race([running.delivered, stop.requested.then(() => undefined)]);
     if (to !== undefined) {
