@@ -8,7 +8,7 @@
 import { AssertionError } from 'node:assert';
 import { isDeepStrictEqual } from 'node:util';
 import type { Result } from 'neverthrow';
-import type { Command, CommandType } from '../core/decider/command.js';
+import type { Command } from '../core/decider/command.js';
 import { decide } from '../core/decider/decide.js';
 import type { Rejection } from '../core/decider/rejection.js';
 import { type ProjectionState, reduce, type SignEvent } from '../index.js';
@@ -18,7 +18,7 @@ import { mismatchedMembers } from './partial-match.js';
 
 /** Members a rejection is expected to have besides its kind; the others are not compared. */
 export interface ExpectedRejection {
-  readonly command?: CommandType;
+  readonly command?: Command['type'];
   readonly message?: string;
   /** Of a `signing-order` rejection. */
   readonly waitingFor?: readonly number[];

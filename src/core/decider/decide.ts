@@ -328,7 +328,10 @@ const sign = (state: ProjectionState, command: Sign): Decision =>
  * if (refused.isErr()) console.log(refused.error.kind); // unknown-template
  * ```
  */
-export const decide = (command: Command, state: ProjectionState): Decision =>
+export const decide = (
+  command: Command,
+  state: ProjectionState,
+): Result<readonly SignEvent[], Rejection> =>
   match(command)
     .with({ type: 'create-template' }, (c) => createTemplate(state, c))
     .with({ type: P.union('activate-template', 'inactivate-template', 'delete-template') }, (c) =>

@@ -1,6 +1,6 @@
 import type { SignEvent } from '../events/sign-event.js';
 import type { Conflict, ConflictKind } from '../projections/conflict.js';
-import type { CommandType } from './command.js';
+import type { Command } from './command.js';
 
 /** Why the service refuses a command: the rule that refuses it names the kind. */
 export type Rejection =
@@ -10,7 +10,7 @@ export type Rejection =
    */
   | {
       readonly kind: ConflictKind;
-      readonly command: CommandType;
+      readonly command: Command['type'];
       readonly message: string;
       readonly conflict: Conflict;
       /** The events the command would emit; folding them gives `conflict`. */
@@ -19,7 +19,7 @@ export type Rejection =
   /** The command would change nothing: the fold would take its first event as a no-op. */
   | {
       readonly kind: 'unchanged';
-      readonly command: CommandType;
+      readonly command: Command['type'];
       readonly message: string;
       /** The events the command would emit. */
       readonly events: readonly SignEvent[];
@@ -27,7 +27,7 @@ export type Rejection =
   /** A participant is sent the request before those `waitingFor` have signed. */
   | {
       readonly kind: 'signing-order';
-      readonly command: CommandType;
+      readonly command: Command['type'];
       readonly message: string;
       readonly waitingFor: readonly number[];
     }
@@ -42,7 +42,7 @@ export type Rejection =
         | 'template-not-active'
         /** The command's own values are not valid event members (say, a negative id). */
         | 'invalid-command';
-      readonly command: CommandType;
+      readonly command: Command['type'];
       readonly message: string;
     };
 
@@ -52,14 +52,14 @@ export type RejectionKind = Rejection['kind'];
 /** A rejection of a kind that carries nothing but its message. */
 export const rejection = (
   kind: Exclude<RejectionKind, ConflictKind | 'signing-order' | 'unchanged'>,
-  command: CommandType,
+  command: Command['type'],
   message: string,
 ): Rejection => ({ kind, command, message: `${command} refused: ${message}` });
 
 /** The rejection for an event the fold's rules refuse. */
 export const refusedBy = (
   conflict: Conflict,
-  command: CommandType,
+  command: Command['type'],
   events: readonly SignEvent[],
 ): Rejection => ({
   kind: conflict.kind,
