@@ -231,7 +231,7 @@ Exit codes: 0 written, 2 usage or input error.`,
                         [--decline-ratio P] [--signing parallel|sequential|mixed]
                         [--rate N] [--loss P] [--duplicate P] [--reorder P] [--delay MS]
                         [--retries N] [--timeout SECONDS] [--api-port PORT] [--record FILE]
-                        [--scenario FILE]
+                        [--api-fail P] [--scenario FILE]
 
 A local e-signature service, for trying signfold (or your own receiver) without
 the real one: it plays seeded sign-request stories (templates; requests with one
@@ -278,6 +278,8 @@ Options:
   --timeout SECONDS       deadline of one attempt (default 5)
   --api-port PORT         serve the read API on 127.0.0.1:PORT (0: any free
                           port); prints "read API on http://127.0.0.1:PORT"
+  --api-fail P            answer this share of read API requests 503, with
+                          Retry-After: 1 (0 to 1, default 0)
   --record FILE           write one JSON line per event emitted, in order:
                           {"deliveryId", "event"}; the same seed and options
                           write the same bytes

@@ -42,6 +42,8 @@ export interface EmulatorOptions extends StoryOptions, Faults {
   readonly delayMs?: number;
   /** Serve the read API on 127.0.0.1 and this port (0: any free one); absent: no API. */
   readonly apiPort?: number;
+  /** Share of read API requests answered 503 (seeded, in the order they come; default 0). */
+  readonly apiFailure?: number;
   /**
    * A scripted story instead of the seeded one: the service's commands, played in order (the
    * story options are then unused). One the service refuses makes `startEmulator` throw.
@@ -160,6 +162,11 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emul
     );
   };
 
+  const apiFailure = options.apiFailure ?? 0;
+  if (!(apiFailure >= 0 && apiFailure <= 1)) {
+    throw new RangeError(`apiFailure must be in [0, 1], got ${apiFailure}`);
+  }
+  const apiDraws = seededRandom(subSeed(seed, 41));
   const stopping = new AbortController();
   let api: ReadApi | undefined;
   if (options.apiPort !== undefined) {
@@ -173,6 +180,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emul
           }),
       },
       options.apiPort,
+      () => apiDraws() < apiFailure,
     );
   }
   const jitter = seededRandom(subSeed(seed, 31));

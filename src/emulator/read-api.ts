@@ -23,14 +23,26 @@ export interface ReadApi {
 
 const ONE = /^\/sign-requests\/(-?\d{1,16})$/;
 
-/** Starts the API on 127.0.0.1 and `port` (0: any free port). */
-export const startReadApi = async (source: ReadSource, port: number): Promise<ReadApi> => {
+/**
+ * Starts the API on 127.0.0.1 and `port` (0: any free port). `fails()` says
+ * whether the next request is answered 503 (an injected fault, for testing a
+ * client's retries).
+ */
+export const startReadApi = async (
+  source: ReadSource,
+  port: number,
+  fails: () => boolean = () => false,
+): Promise<ReadApi> => {
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const answer = (status: number, body: unknown): void => {
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
     if (request.method !== 'GET') return answer(405, { error: 'use GET' });
+    if (fails()) {
+      response.setHeader('retry-after', '1');
+      return answer(503, { error: 'injected failure: try again' });
+    }
     if (path === '/sign-requests') return answer(200, source.representations());
     const match = ONE.exec(path);
     if (match === null) return answer(404, { error: 'no such route' });

@@ -149,3 +149,20 @@ describe('signfold/emulator', () => {
     await expect(startEmulator({ requests: -1 })).rejects.toThrow(/requests must be/);
   });
 });
+
+describe('the read API’s injected failures', () => {
+  it('answer a seeded share of requests 503 with Retry-After, the others as usual', async () => {
+    const emulator = await startEmulator({ seed: 2, requests: 3, apiPort: 0, apiFailure: 0.5 });
+    running.push(emulator);
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      const answer = await fetch(`${emulator.apiUrl}/sign-requests/5000`);
+      statuses.push(answer.status);
+      if (answer.status === 503) expect(answer.headers.get('retry-after')).toBe('1');
+      await answer.arrayBuffer();
+    }
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(5);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(5);
+    await expect(startEmulator({ apiFailure: 2 })).rejects.toThrow(/apiFailure must be in/);
+  });
+});

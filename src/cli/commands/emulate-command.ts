@@ -43,6 +43,7 @@ const OPTIONS: OptionTable = {
   'api-port': { type: 'string' },
   record: { type: 'string' },
   scenario: { type: 'string' },
+  'api-fail': { type: 'string' },
 };
 
 /** Largest story a command line asks for: a bound on memory, not a product limit. */
@@ -148,6 +149,7 @@ export const emulateCommand = async (args: readonly string[], io: CliIO): Promis
     retries: number('retries', (f, v) => boundedInteger(f, v, 0, 100)) ?? 5,
     timeoutMs: (number('timeout', (f, v) => boundedInteger(f, v, 1, 600)) ?? 5) * 1000,
     ...(apiPort === undefined ? {} : { apiPort }),
+    apiFailure: number('api-fail', shareFlag) ?? 0,
   };
 
   const stop = awaitStopSignal();
