@@ -124,6 +124,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   otel: [...PURE, 'engine', 'otel', '@opentelemetry/api', 'node:'],
   report: [...PURE, 'engine', 'report', 'd3-scale', 'd3-time', 'd3-time-format', 'node:'],
   testing: [...PURE, 'engine', 'testing', 'root', 'node:'],
+  // The sending side of webhooks: it signs with the receiving side's own signing (one copy of
+  // it), and nothing else of src/webhooks (see the test of what it imports from there).
+  emulator: [...PURE, 'emulator', 'webhooks', 'node:'],
 };
 
 /**
@@ -169,7 +172,10 @@ const INNER_ORDER: readonly { readonly folder: string; readonly mustNotImport: s
     mustNotImport: ['core/projections/', 'core/reactors/', 'core/builders/'],
   },
   { folder: 'core/sign-request/', mustNotImport: ['core/projections/', 'core/reactors/'] },
-  { folder: 'core/projections/', mustNotImport: ['core/reactors/', 'core/builders/'] },
+  {
+    folder: 'core/projections/',
+    mustNotImport: ['core/reactors/', 'core/builders/', 'core/decider/'],
+  },
   { folder: 'cli/sources/', mustNotImport: ['cli/commands/', 'cli/serve/'] },
   { folder: 'cli/pg/', mustNotImport: ['cli/commands/', 'cli/serve/'] },
 ];
@@ -280,6 +286,7 @@ describe('architecture', () => {
     expect([...layers].sort()).toEqual([
       'cli',
       'core',
+      'emulator',
       'engine',
       'http',
       'otel',
@@ -460,6 +467,20 @@ describe('architecture', () => {
     expect(replay).toContain('engine/projector.ts');
   });
 
+  it('the emulator takes only signing from src/webhooks, and its entry point loads no other adapter', () => {
+    const fromWebhooks = [...SOURCES]
+      .filter(([file]) => file.startsWith('emulator/'))
+      .flatMap(([, found]) => found.map((f) => f.target))
+      .filter((target) => target.startsWith('webhooks/'));
+    expect([...new Set(fromWebhooks)].sort()).toEqual([
+      'webhooks/sign-payload.ts',
+      'webhooks/sign-standard.ts',
+      'webhooks/webhook-types.ts',
+    ]);
+    const loaded = [...loadedBy('emulator/index.ts')];
+    expect(loaded.filter((t) => /^(store|postgres|report|otel|cli|engine)\//.test(t))).toEqual([]);
+  });
+
   it("docs/development.md's Layout section names every layer folder, in the order data flows", () => {
     const folders = [...new Set([...SOURCES.keys()].map(layerOf))].filter((l) => l !== 'root');
     expect(readmeLayout()).toEqual([
@@ -471,6 +492,7 @@ describe('architecture', () => {
       'http',
       'otel',
       'report',
+      'emulator',
       'cli',
       'testing',
     ]);

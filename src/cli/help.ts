@@ -18,6 +18,7 @@ Commands:
   effects LOG     list reactor effects; effects retry|skip LOG (ID...|FILTER) for parked ones
   reconcile LOG   ask the service's API about open requests and repair what deliveries lost (--fetch MODULE)
   forget LOG      erase one person's names from LOG and what is kept beside it (or --database URL)
+  emulate         a local e-signature service: signed webhooks to --to URL, a read API (--api-port)
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
@@ -225,6 +226,70 @@ Options:
   -h, --help                show this help
 
 Exit codes: 0 written, 2 usage or input error.`,
+  emulate: `Usage: signfold emulate --to URL --secret-env NAME [--scheme hmac|standard-webhooks]
+                        [--seed N] [--requests N] [--templates N] [--companies N]
+                        [--decline-ratio P] [--signing parallel|sequential|mixed]
+                        [--rate N] [--loss P] [--duplicate P] [--reorder P] [--delay MS]
+                        [--retries N] [--timeout SECONDS] [--api-port PORT] [--record FILE]
+                        [--api-fail P] [--scenario FILE]
+
+A local e-signature service, for trying signfold (or your own receiver) without
+the real one: it plays seeded sign-request stories (templates; requests with one
+to three participants signing in parallel or in order; views, downloads,
+signatures, declines, deletions, requests left open), each step decided by the
+service's rules, and sends each event as one signed delivery to URL, in the order
+it emitted them, one at a time. A delivery without a 2xx answer in time is sent
+again under the same delivery id, with backoff, up to --retries times, then given
+up. Exits 0 once every delivery is acknowledged or given up; with --api-port it
+keeps answering the read API until SIGTERM or SIGINT (exit 0). One progress line a
+second at most on stderr, and a summary (sent, acknowledged, retried, lost,
+duplicated, reordered, given up). --to may be left out with --api-port or --record.
+--scenario FILE plays your own commands instead.
+
+  GET /sign-requests/ID   (with --api-port) the request as the service holds it
+                          now (its section 2.1 representation), 404 if unknown
+                          or deleted
+  GET /sign-requests      all of them, as a JSON array
+
+Options:
+  --to URL                where to deliver, e.g. http://127.0.0.1:8080/webhooks
+  --secret-env NAME       environment variable holding the signing secret: any
+                          text under hmac; whsec_... (HMAC) or whsk_... (an
+                          Ed25519 seed; its whpk_ public key is printed) under
+                          standard-webhooks
+  --scheme S              hmac (default: x-signature sha256=HEX, x-delivery-id,
+                          as signfold serve verifies by default) or
+                          standard-webhooks (webhook-id, webhook-timestamp,
+                          webhook-signature)
+  --seed N                seed of the stories and the faults (default 1)
+  --requests N            sign requests to play (default 20)
+  --templates N           templates, spread over the companies (default 3)
+  --companies N           companies 1..N (default 2)
+  --decline-ratio P       share of requests a participant declines (default 0.1)
+  --signing S             parallel, sequential or mixed (default: each request
+                          draws one)
+  --rate N                deliveries started per second (default 0: no limit)
+  --loss P                share of events never delivered (0 to 1, default 0)
+  --duplicate P           share delivered twice under one delivery id
+  --reorder P             share sent after later events (default 0: the
+                          receiver sees the emitted order)
+  --delay MS              a seeded wait of up to MS before each delivery
+  --retries N             retries of a delivery (default 5)
+  --timeout SECONDS       deadline of one attempt (default 5)
+  --api-port PORT         serve the read API on 127.0.0.1:PORT (0: any free
+                          port); prints "read API on http://127.0.0.1:PORT"
+  --api-fail P            answer this share of read API requests 503, with
+                          Retry-After: 1 (0 to 1, default 0)
+  --record FILE           write one JSON line per event emitted, in order:
+                          {"deliveryId", "event"}; the same seed and options
+                          write the same bytes
+  --scenario FILE         play these commands instead of a seeded story: one
+                          JSON command a line (or a JSON array), as
+                          docs/decider.md lists them; one the service refuses
+                          stops it (exit 2), naming its line and the rule
+  -h, --help              show this help
+
+Exit codes: 0 done (or stopped by a signal), 2 usage or input error.`,
   reconcile: `Usage: signfold reconcile (LOG | --database URL) --fetch MODULE
                           [--open-longer-than DURATION | --sign-request ID...]
                           [--rate N] [--fetch-timeout SECONDS] [--dry-run] [--json]

@@ -41,6 +41,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     (await import('./commands/reconcile-command.js')).reconcileCommand(args, io),
   effects: async (args, io) =>
     (await import('./commands/effects-command.js')).effectsCommand(args, io),
+  emulate: async (args, io) =>
+    (await import('./commands/emulate-command.js')).emulateCommand(args, io),
   forget: async (args, io) =>
     (await import('./commands/forget-command.js')).forgetCommand(args, io),
 };

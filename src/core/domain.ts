@@ -7,6 +7,9 @@
  * `signfold/upcasters`; the event builders are `signfold/testing`'s.
  */
 
+export type { Command } from './decider/command.js';
+export { decide } from './decider/decide.js';
+export type { Rejection } from './decider/rejection.js';
 export type { DecodeError, DecodeErrorKind } from './decode-error.js';
 export { formatDecodeError } from './decode-error.js';
 export type {

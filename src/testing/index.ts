@@ -16,6 +16,7 @@ export type {
 } from '../core/builders/event-builders.js';
 export { EVENT_DEFAULTS } from '../core/builders/event-builders.js';
 export { buildEvent, events } from './assert-builders.js';
+export type { Decided, ExpectedRejection } from './decider-specification.js';
 export type { WhenOptions } from './effects-check.js';
 export type { ObservationOverrides } from './observation-builder.js';
 export { observation } from './observation-builder.js';

@@ -6,6 +6,7 @@
  */
 import { AssertionError } from 'node:assert';
 import { ok, type Result } from 'neverthrow';
+import { type Command, isCommand } from '../core/decider/command.js';
 import { participantId, signRequestId, templateId } from '../core/ids.js';
 import { decodeObservation } from '../core/observations/decode-observation.js';
 import { plural } from '../core/plural.js';
@@ -22,60 +23,36 @@ import {
   getSignRequest,
   getTemplate,
   initialState,
-  type ParticipantView,
   type ProjectionState,
   reduce,
   type SignEvent,
   type SignRequestView,
   type TemplateView,
 } from '../index.js';
+import { type Decided, whenCommand } from './decider-specification.js';
 import { describeEvents, show } from './describe-events.js';
 import { checkEffects, type Reaction, reactionTo, type WhenOptions } from './effects-check.js';
+import type { EventInput, ExpectedConflict, StateChecks } from './expectations.js';
 import { mismatchedMembers, pickNamed } from './partial-match.js';
 
-/** An event as a test may give it: built or decoded, a wire object, or wire JSON text. */
-export type EventInput = SignEvent | string | Readonly<Record<string, unknown>>;
-
-/** A member's expected value: plain numbers for branded ids, the same type otherwise. */
-type Plain<T> = T extends number ? number : T;
-type KeysOfUnion<T> = T extends unknown ? keyof T : never;
-type ValueIn<T, K extends PropertyKey> = T extends unknown
-  ? K extends keyof T
-    ? T[K]
-    : never
-  : never;
-
-/** Members a template is expected to have; the others are not compared. */
-export type ExpectedTemplate = { readonly [K in keyof TemplateView]?: Plain<TemplateView[K]> };
-/** Members a sign request is expected to have; the others are not compared. */
-export type ExpectedSignRequest = {
-  readonly [K in keyof SignRequestView]?: Plain<SignRequestView[K]>;
-};
-/** Members a participant is expected to have; the others are not compared. */
-export type ExpectedParticipant = {
-  readonly [K in keyof ParticipantView]?: Plain<ParticipantView[K]>;
-};
-/** Members a conflict is expected to have (`kind`, `entity`, `id`…); the others are not compared. */
-export type ExpectedConflict = {
-  readonly [K in KeysOfUnion<Conflict>]?: Plain<ValueIn<Conflict, K>>;
-};
-
-/** Checks on the state; each returns the specification, so checks chain. */
-export interface StateChecks<Self> {
-  /** The state holds template `id`, and it matches `expected`. */
-  thenTemplate(id: number, expected: ExpectedTemplate): Self;
-  /** The state holds sign request `id`, and it matches `expected`. */
-  thenSignRequest(id: number, expected: ExpectedSignRequest): Self;
-  /** The state holds participant `id` of sign request `signRequest`, and it matches `expected`. */
-  thenParticipant(signRequest: number, id: number, expected: ExpectedParticipant): Self;
-  /** The state holds no sign request `id`. */
-  thenNoSignRequest(id: number): Self;
-}
+export type {
+  EventInput,
+  ExpectedConflict,
+  ExpectedParticipant,
+  ExpectedSignRequest,
+  ExpectedTemplate,
+  StateChecks,
+} from './expectations.js';
 
 /** The events so far; {@link Given.when} adds the one under test. */
 export interface Given extends StateChecks<Given> {
   /** The state the given events fold to. */
   readonly state: ProjectionState;
+  /**
+   * Decides a command of the service against the given state with `decide`:
+   * `then(...events)` expects what it emits, `thenRejected(kind)` why not.
+   */
+  when(command: Command): Decided;
   /**
    * Applies `event` to the given state with `reduce`, at position n + 1 after
    * n given events, received at `options.receivedAt` (a bare line without).
@@ -191,8 +168,17 @@ export const given = (...history: readonly EventInput[]): Given => {
   const spec: Given = {
     state,
     ...stateChecks(state, story, () => spec),
-    when: (input, options = {}) =>
-      whenEvent(state, past, decodeInput(input, 'the event under test'), options),
+    when: ((input: Command | EventInput, options: WhenOptions = {}) =>
+      isCommand(input)
+        ? whenCommand(state, past, input, decodeInput, (after, history, self) =>
+            stateChecks(after, history, self),
+          )
+        : whenEvent(
+            state,
+            past,
+            decodeInput(input, 'the event under test'),
+            options,
+          )) as Given['when'],
     whenObserved: (record, options = {}) => whenObservation(state, past, record, options),
   };
   return spec;

@@ -66,6 +66,7 @@ describe('the public face', () => {
     expect([...entries.keys()].sort()).toEqual([
       'signfold',
       'signfold/core',
+      'signfold/emulator',
       'signfold/file',
       'signfold/http',
       'signfold/otel',

@@ -1,9 +1,9 @@
 /**
- * How a projection differs from the simulator's truth (see esign-simulator.ts),
- * as readable lines: what the end-to-end tests hold to be empty.
+ * How a projection differs from the service's truth (the emulator's, src/emulator/, or the
+ * simulator's, esign-simulator.ts), as readable lines: what the end-to-end tests hold to be empty.
  */
 import type { ProjectionState } from '../../src/core/projections/projection-state.js';
-import type { ServiceTruth } from './esign-simulator.js';
+import type { ServiceTruth } from '../../src/emulator/index.js';
 
 /** Every way `state` differs from the service's truth, as readable lines (empty: they agree). */
 export const truthDifferences = (state: ProjectionState, truth: ServiceTruth): string[] => {

@@ -7,50 +7,14 @@ import {
   signRequestTarget,
 } from './conflict.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
-import type { ParticipantStatus, ParticipantView, SignRequestView } from './records.js';
+import type { ParticipantStatus, ParticipantView } from './records.js';
 import {
   checkSignRequestReferences,
   identityChanges,
   signRequestFromEvent,
   writeIdentity,
 } from './sign-request-identity.js';
-import { participantMove } from './status-rules.js';
-
-/**
- * The participant's next status, or `refused`. Views and downloads never move a
- * status back; a late `participant-sent` after a view keeps `viewed`.
- */
-const nextParticipantStatus = (
-  from: ParticipantStatus | undefined,
-  type: ParticipantEvent['type'],
-): ParticipantStatus | 'refused' => {
-  switch (type) {
-    case 'participant-sent':
-      if (from === undefined || from === 'sent' || from === 'viewed') return from ?? 'sent';
-      return 'refused';
-    case 'participant-viewed':
-      return from === undefined || from === 'sent' ? 'viewed' : from;
-    case 'participant-downloaded':
-      return from ?? 'sent';
-    case 'participant-signed':
-    case 'participant-declined': {
-      const to = type === 'participant-signed' ? 'signed' : 'declined';
-      if (from === undefined) return to;
-      return participantMove(from, to) === 'refused' ? 'refused' : to;
-    }
-  }
-};
-
-/** Which participant events a request in a final status still accepts. */
-const allowedOnFinalRequest = (
-  request: SignRequestView,
-  type: ParticipantEvent['type'],
-): boolean => {
-  if (type === 'participant-viewed' || type === 'participant-downloaded') return true;
-  if (request.status === 'completed') return type === 'participant-signed';
-  if (request.status === 'declined') return type === 'participant-declined';
-  return true;
-};
+import { allowedOnFinalRequest, nextParticipantStatus } from './status-rules.js';
 
 const checkParticipantReferences = (
   current: ParticipantView,

@@ -2,6 +2,7 @@ import type { TemplateEvent } from '../events/sign-event.js';
 import { type Conflict, companyMismatch, conflict, templateTarget } from './conflict.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
 import type { TemplateStatus } from './records.js';
+import { templateMove } from './status-rules.js';
 
 const TARGET: Readonly<Record<TemplateEvent['type'], TemplateStatus>> = {
   'template-activated': 'active',
@@ -33,13 +34,12 @@ export const applyTemplateEvent = (
   }
   const foreign = companyMismatch(current, templateTarget, event.companyId, event.type);
   if (foreign !== undefined) return foreign;
-  if (current.status === 'deleted') {
-    return status === 'deleted'
-      ? 'no-op'
-      : conflict(templateTarget(current), { kind: 'deleted' }, event.type);
-  }
+  const move = templateMove(current.status, status);
+  if (move === 'refused') return conflict(templateTarget(current), { kind: 'deleted' }, event.type);
+  // A deleted template takes no new names: a repeated delete is a no-op, whatever it says.
+  if (current.status === 'deleted') return 'no-op';
   if (
-    current.status === status &&
+    move === 'same' &&
     current.name === event.templateName &&
     current.ownerId === event.ownerId &&
     current.ownerName === event.ownerName

@@ -1,7 +1,8 @@
 /**
- * Issue 30's proof of the repair, end to end against the simulator of the
- * service: `serve` receives a story through a channel that loses 5 % of the
- * deliveries and reorders 20 %, `reconcile` asks the simulator's read API,
+ * Issue 30's proof of the repair, end to end against the emulator of the
+ * service (signfold/emulator): `serve` receives a story through a channel that
+ * loses 5 % of the deliveries and reorders 20 %, `reconcile` asks the
+ * emulator's read API,
  * and afterwards every request and participant the API can report equals the
  * service's truth; a second `reconcile` appends nothing; and `react` sends
  * no reminder to a participant whose signature was stored before the
@@ -11,9 +12,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Change } from '../../../src/core/reactors/reactor-types.js';
+import { startEmulator } from '../../../src/emulator/index.js';
 import { createProjector } from '../../../src/engine/projector.js';
 import { readFileEventLog } from '../../../src/store/file-record-stream.js';
-import { createEsignSimulator } from '../../support/esign-simulator.js';
 import { startHttpSink } from '../../support/http-sink.js';
 import { SIMULATOR_FETCH_MODULE } from '../../support/simulator-fetch.js';
 import { truthDifferences } from '../../support/truth-differences.js';
@@ -31,29 +32,34 @@ const replayOf = async (path: string, onApplied?: (change: Change) => void) => {
   return projector;
 };
 
-describe('serve + reconcile + react against the simulator of the service', () => {
+describe('serve + reconcile + react against the emulator of the service', () => {
   it('heals every loss the API can show, appends nothing the second time, and reminds no one who had signed', async () => {
-    const sim = createEsignSimulator({ seed: 396, signRequests: 60 });
-    const api = await sim.listen();
     const sink = await startHttpSink();
+    const path = join(await tempDir(), 'events.ndjson');
+    const serve = await startServe(['--log', path]);
+    const emulator = await startEmulator({
+      to: `${serve.url}/webhooks`,
+      secret: SECRET,
+      seed: 396,
+      requests: 60,
+      loss: 0.05,
+      reorder: 0.2,
+      duplicate: 0.05,
+      timeoutMs: 15_000,
+      apiPort: 0,
+    });
     try {
-      const path = join(await tempDir(), 'events.ndjson');
-      const serve = await startServe(['--log', path]);
-      let report: Awaited<ReturnType<typeof sim.deliver>>;
       try {
-        report = await sim.deliver(
-          { loss: 0.05, reorder: 0.2, duplicate: 0.05 },
-          { url: `${serve.url}/webhooks`, secret: SECRET, concurrency: 4, timeoutMs: 15_000 },
-        );
+        const counts = await emulator.delivered;
+        expect(counts).toMatchObject({ givenUp: 0 });
+        expect(counts.lost).toBeGreaterThan(0);
+        expect(counts.reordered).toBeGreaterThan(0);
       } finally {
         expect((await serve.stop()).code).toBe(0);
       }
-      expect(report).toMatchObject({ failed: 0, rejected: 0 });
-      expect(report.lost.length).toBeGreaterThan(0);
-      expect(report.reordered.length).toBeGreaterThan(0);
 
       const before = await replayOf(path);
-      const truth = sim.truth();
+      const truth = emulator.truth();
       // The API answers 404 for a deleted request: a lost deletion cannot be healed through it.
       const deletedInTruth = new Set(truth.signRequests.filter((r) => r.deleted).map((r) => r.id));
       // Nor a lost template event: the service's interface shows no template representation.
@@ -64,7 +70,7 @@ describe('serve + reconcile + react against the simulator of the service', () =>
         truthDifferences(before.state(), truth).filter((l) => !unhealable(l)).length,
       ).toBeGreaterThan(0);
 
-      const env = { ...process.env, SIGNFOLD_SIMULATOR_URL: api.url };
+      const env = { ...process.env, SIGNFOLD_SIMULATOR_URL: emulator.apiUrl };
       const known = [...before.state().signRequests.values()].filter((r) => !r.deleted);
       const ids = known.flatMap((r) => ['--sign-request', String(r.id)]);
       const args = ['reconcile', path, '--fetch', SIMULATOR_FETCH_MODULE, '--rate', '200', ...ids];
@@ -126,7 +132,7 @@ describe('serve + reconcile + react against the simulator of the service', () =>
       expect(new Set(documents.map((call) => call.key)).size).toBe(documents.length);
     } finally {
       await sink.close();
-      await sim.close();
+      await emulator.stop();
     }
   });
 });
