@@ -1,6 +1,5 @@
 /**
- * How a projection differs from the service's truth (the emulator's, src/emulator/, or the
- * simulator's, esign-simulator.ts), as readable lines: what the end-to-end tests hold to be empty.
+ * How a projection differs from the service's truth (the emulator's, src/emulator/), as readable lines: what the end-to-end tests hold to be empty.
  */
 import type { ProjectionState } from '../../src/core/projections/projection-state.js';
 import type { ServiceTruth } from '../../src/emulator/index.js';
