@@ -48,6 +48,9 @@ const parkedLog = async (sinkUrl: string) => {
   return { dir, log, env };
 };
 
+/** An answer the runner wrote (not its temporary file, which a rename is about to move in place). */
+const ANSWER_FILE = /\.reactors\.answer-.*\.json$/;
+
 describe('effects steering on a file log', () => {
   it('lists timers with due time and key; retries and skips by filter, dry run first', async () => {
     const sink = await startHttpSink({ fails: () => true });
@@ -157,11 +160,10 @@ describe('effects steering on a file log', () => {
       }
       await eventually(
         async () =>
-          (await readdir(dir)).filter((name) => name.includes('.reactors.answer-')).length ===
-          bodies.length,
+          (await readdir(dir)).filter((name) => ANSWER_FILE.test(name)).length === bodies.length,
         'an answer to every hostile request',
       );
-      for (const name of (await readdir(dir)).filter((n) => n.includes('.reactors.answer-'))) {
+      for (const name of (await readdir(dir)).filter((n) => ANSWER_FILE.test(n))) {
         const answer = JSON.parse(await readFile(join(dir, name), 'utf8')) as { error?: string };
         expect(answer.error).toEqual(expect.any(String));
       }

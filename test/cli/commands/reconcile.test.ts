@@ -82,7 +82,7 @@ describe('signfold reconcile on a file log', () => {
     const inspect = await runCli(['inspect', log, '--sign-request', '1000'], ROOT, env);
     expect(inspect.code).toBe(0);
     expect(inspect.stdout).toMatch(/status\s+completed/);
-    expect(inspect.stdout).toMatch(/\n\s+5\s+\S+\s+repair\s+-\s+applied/);
+    expect(inspect.stdout).toMatch(/\n\s+5\s+\S+\s+observation\s+-\s+applied/);
     expect(inspect.stdout).toContain('status: projection says sent, service says completed');
 
     const page = join(dir, 'report.html');
