@@ -18,7 +18,7 @@ import { basename, dirname, join } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
 import { eraseInJson } from '../../core/privacy/erase-in-json.js';
 import { type NamesToErase, storedForms } from '../../core/privacy/erase-in-text.js';
-import type { ErasureEntry, ErasureLedger } from '../../core/privacy/erasure-ledger.js';
+import { type ErasureEntry, ErasureLedger } from '../../core/privacy/erasure-ledger.js';
 import type { ErasureSubject } from '../../core/privacy/erasure-subject.js';
 import { isPseudonym, newPseudonym } from '../../core/privacy/pseudonym.js';
 import type { ForgetReport, ForgetRequest } from '../../engine/forget-report.js';
@@ -31,6 +31,7 @@ import { journalPathOf, openJournalWriter, readJournal } from '../reactors/react
 import { acquireReactorLock } from '../reactors/reactor-lock.js';
 import { readSnapshotFile, writeSnapshotFile } from '../snapshot-file.js';
 import { acquireWriterLock, type HeldLock, lockTiming } from '../writer-lock.js';
+import { ensureNameKeyFile } from './erasure-key-file.js';
 import { appendErasureEntry, readLedgerFile } from './erasure-ledger-file.js';
 import {
   forgetLine,
@@ -38,6 +39,7 @@ import {
   type LinePlan,
   linePlan,
   namesInLine,
+  participantsInLine,
 } from './forget-line.js';
 
 /** Why a forget could not run; nothing was rewritten unless the message says so. */
@@ -172,6 +174,26 @@ const gatherNames = async (logPath: string, plan: LinePlan): Promise<string[]> =
     }
   }
   return [...found];
+};
+
+/**
+ * The participant ids, outside the subject's, that the log stores with one
+ * of `names` (the names found for the subject's ids), in ascending order.
+ */
+const sameNameParticipants = async (
+  logPath: string,
+  plan: LinePlan,
+  names: readonly string[],
+): Promise<number[]> => {
+  if (names.length === 0) return [];
+  const forms = storedForms(names).map((form) => Buffer.from(form));
+  const found = new Set<number>();
+  let number = 0;
+  for await (const { line } of linesOf(logPath)) {
+    number += 1;
+    for (const id of participantsInLine(line, number, plan, names, forms)) found.add(id);
+  }
+  return [...found].sort((a, b) => a - b);
 };
 
 /** Whether the file at `path` holds any of `forms`, read in chunks with an overlap. */
@@ -390,16 +412,25 @@ const forgetUnderLocks = async (
   const found = await gatherNames(path, linePlan(subject, { typed: [], found: [] }));
   const names: NamesToErase = { typed: request.names, found };
   const plan = linePlan(subject, names);
+  const sameName = await sameNameParticipants(path, plan, found);
   const erasure = randomUUID();
+  const { dryRun } = request;
+  let nameKeys: readonly string[] = [];
+  if (!dryRun && request.names.length > 0) {
+    // The key is made before the entry that needs it: a crash between them leaves a key, never an entry without one.
+    const key = await ensureNameKeyFile(path);
+    if (key.isErr()) throw new Error(key.error);
+    nameKeys = new ErasureLedger([], key.value).nameKeysOf(request.names);
+  }
   const base: Omit<ErasureEntry, 'state' | 'at'> = {
     erasure,
     pseudonym,
     participantIds: request.participantIds,
     userIds: request.userIds,
     typedNames: request.names.length,
+    ...(nameKeys.length === 0 ? {} : { nameKeys }),
     ...(request.companyId === undefined ? {} : { companyId: request.companyId }),
   };
-  const { dryRun } = request;
   const notes: string[] = [];
   const remaining: string[] = [];
   if (!dryRun) {
@@ -494,6 +525,7 @@ const forgetUnderLocks = async (
     typedNames: request.names.length,
     ...(request.companyId === undefined ? {} : { companyId: request.companyId }),
     foundNames: found.length,
+    sameNameParticipantIds: sameName,
     counts,
     remaining,
     notes,
