@@ -324,6 +324,13 @@ const rewriteWholeFile = async (path: string, plan: LinePlan, dryRun: boolean): 
   return 1;
 };
 
+/** Who asks for the locks, and what helps when they are taken. */
+const FORGET_SEEKER = {
+  command: 'signfold forget',
+  remedy:
+    "forget rewrites the whole log, so it needs the log to itself: stop 'signfold serve --log' (and 'signfold react') on it, run forget, start them again (a sender retries the deliveries refused meanwhile, and later ones for the person are stored with the pseudonym); '--dry-run' runs beside them",
+} as const;
+
 const takeLocks = async (
   logPath: string,
 ): Promise<Result<readonly HeldLock[], ForgetFileError>> => {
@@ -335,16 +342,17 @@ const takeLocks = async (
     if (refused.kind === 'io') {
       return err({ kind: 'io', message: `${lockPath}: ${messageOf(refused.cause)}` });
     }
-    const locked = lockedError(logPath, lockPath, refused, timing.staleAfterMs);
-    return err({
-      kind: 'locked',
-      message: `${locked.message}; forget rewrites the whole log, so stop its writer (serve) first`,
-    });
+    const locked = lockedError(logPath, lockPath, refused, timing.staleAfterMs, FORGET_SEEKER);
+    return err({ kind: 'locked', message: locked.message });
   }
   const reactors = await acquireReactorLock(logPath);
   if (reactors.isErr()) {
     await writer.held.release();
-    return err({ kind: reactors.error.kind, message: reactors.error.message });
+    const { kind, message } = reactors.error;
+    return err({
+      kind,
+      message: kind === 'locked' ? `${FORGET_SEEKER.command} cannot write: ${message}` : message,
+    });
   }
   return ok([writer.held, reactors.value]);
 };
