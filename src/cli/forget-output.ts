@@ -3,7 +3,7 @@
  * alike: a few labelled lines, or the report as JSON.
  */
 
-import { plural } from '../core/plural.js';
+import { counted, plural } from '../core/plural.js';
 import type { ForgetReport } from '../engine/forget-report.js';
 import { type CliIO, writeJson, writeLines } from './cli-io.js';
 
@@ -37,6 +37,13 @@ export const writeForgetReport = (io: CliIO, report: ForgetReport, json: boolean
     `${report.dryRun ? 'Would change' : 'Changed'}: ${countsText(report.counts)}`,
   ];
   if (!report.dryRun) lines.push(`Ledger:       erasure ${report.erasure}`);
+  const same = report.sameNameParticipantIds;
+  if (same.length > 0) {
+    // Participant ids are per sign request: the same person's other requests hold the name under these.
+    lines.push(
+      `Same name:    ${counted(same.length, 'other participant')} (${same.join(', ')}) carry a name of this person; if they are this person, forget again with ${[...report.participantIds, ...same].map((id) => `--participant ${id}`).join(' ')} (or --name): the pseudonym is kept`,
+    );
+  }
   for (const note of report.notes) lines.push(`Note:         ${note}`);
   for (const place of report.remaining) lines.push(`Still holds a name: ${place}`);
   writeLines(io.stdout, lines);

@@ -19,7 +19,7 @@ export interface ForgetReport {
   /** The erasure's id in the ledger (a dry run makes one up, and writes nothing). */
   readonly erasure: string;
   readonly pseudonym: string;
-  /** Whether the pseudonym is that of an earlier erasure of one of the ids. */
+  /** Whether the pseudonym is that of an earlier erasure of one of the ids or typed names. */
   readonly reused: boolean;
   readonly dryRun: boolean;
   readonly participantIds: readonly number[];
@@ -28,6 +28,14 @@ export interface ForgetReport {
   readonly companyId?: number;
   /** How many distinct names the ids were found with (the names are not shown). */
   readonly foundNames: number;
+  /**
+   * Other participant ids stored with one of those names: participant ids
+   * are per sign request, so the same person's other requests carry the
+   * name under another id, which this forget left as it was. The operator
+   * adds them (`--participant`) or forgets by `--name`, if they are this
+   * person; another person of the same name is listed too.
+   */
+  readonly sameNameParticipantIds: readonly number[];
   /**
    * What changed, by place (`log records`, `bad lines`, `journal lines`,
    * `snapshots`, `events`, `participants`, `effects`…): how many records,

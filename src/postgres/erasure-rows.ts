@@ -8,6 +8,7 @@ import {
   type ErasureEntry,
   ErasureLedger,
 } from '../core/privacy/erasure-ledger.js';
+import { readNameKeyRow } from './erasure-key-rows.js';
 import type { SchemaName } from './schema-name.js';
 import type { SqlQueryable } from './sql-client.js';
 
@@ -18,7 +19,8 @@ export interface StoredLedger {
 }
 
 /**
- * Reads the whole ledger, oldest first. Throws on a database error, and on
+ * Reads the whole ledger, oldest first, with the key of its name hashes
+ * (`erasure_key`). Throws on a database error, and on
  * a row that is not an entry (only signfold writes the table: a wrong row
  * was written around it, and nothing is erased on its word).
  */
@@ -37,7 +39,10 @@ export const readLedgerRows = async (
     }
     entries.push(decoded.value);
   }
-  return { ledger: new ErasureLedger(entries), version: rows.length };
+  return {
+    ledger: new ErasureLedger(entries, await readNameKeyRow(db, schema)),
+    version: rows.length,
+  };
 };
 
 /** Appends `entry` to the ledger, in the caller's transaction (the row's `txid` is that transaction). */

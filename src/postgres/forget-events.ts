@@ -8,6 +8,7 @@
 import type { NamesToErase } from '../core/privacy/erase-in-text.js';
 import { eraseInText } from '../core/privacy/erase-in-text.js';
 import type { ErasureSubject } from '../core/privacy/erasure-subject.js';
+import { participantsNamed } from '../core/privacy/person-names.js';
 import { namesHeldBy, recordErasures } from '../core/privacy/record-erasures.js';
 import { rewriteJsonStrings } from '../core/privacy/rewrite-json-strings.js';
 import { pagedRows, type RowColumn, SqlParams, updateRows } from './forget-rows.js';
@@ -114,6 +115,33 @@ export const namesInEvents = async (
     }
   }
   return [...found];
+};
+
+/**
+ * The participant ids, outside the subject's, that the events of `schema`
+ * store with one of `names` (see `participantsNamed`), ascending.
+ */
+export const participantsNamedInEvents = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  subject: ErasureSubject,
+  names: readonly string[],
+): Promise<number[]> => {
+  if (names.length === 0) return [];
+  const params = new SqlParams();
+  const byName = { ...subject, participantIds: [], userIds: [] };
+  const where = `bad_line IS NULL AND (${candidates(byName, names, params)})`;
+  const found = new Set<number>();
+  for await (const rows of eventPages(db, schema, where, params)) {
+    for (const row of rows) {
+      const value = eventValue(row);
+      if (value === undefined) continue;
+      for (const id of participantsNamed(value, names, subject.participantIds, subject.companyId)) {
+        found.add(id);
+      }
+    }
+  }
+  return [...found].sort((a, b) => a - b);
 };
 
 /** A rewritten event row: its text before and after. */

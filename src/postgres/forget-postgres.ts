@@ -35,9 +35,10 @@ import { type ErasureEntry, ErasureLedger } from '../core/privacy/erasure-ledger
 import type { ErasureSubject } from '../core/privacy/erasure-subject.js';
 import { newPseudonym } from '../core/privacy/pseudonym.js';
 import type { ForgetReport, ForgetRequest } from '../engine/forget-report.js';
+import { ensureNameKeyRow } from './erasure-key-rows.js';
 import { readLedgerRows, writeErasureEntry } from './erasure-rows.js';
 import { sqlText } from './event-routing.js';
-import { eraseEvents, namesInEvents } from './forget-events.js';
+import { eraseEvents, namesInEvents, participantsNamedInEvents } from './forget-events.js';
 import { eraseTables } from './forget-tables.js';
 import { checkSchema, type SchemaOptions } from './migrate.js';
 import { appendLockSql } from './migrations.js';
@@ -117,6 +118,10 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
   const earlier = ledger.pseudonymFor(who);
   const subject: ErasureSubject = { ...who, pseudonym: earlier ?? newPseudonym() };
   const erasure = randomUUID();
+  const nameKeys =
+    write && request.names.length > 0
+      ? new ErasureLedger([], await ensureNameKeyRow(client, schema)).nameKeysOf(request.names)
+      : [];
   const entry = (state: ErasureEntry['state'], counts?: Record<string, number>): ErasureEntry => ({
     erasure,
     state,
@@ -125,6 +130,7 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
     participantIds: subject.participantIds,
     userIds: subject.userIds,
     typedNames: subject.names.length,
+    ...(nameKeys.length === 0 ? {} : { nameKeys }),
     ...(subject.companyId === undefined ? {} : { companyId: subject.companyId }),
     ...(counts === undefined ? {} : { counts }),
   });
@@ -172,10 +178,9 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
     // that waits for the lock sees the ledger entries of T (erased-appends.ts).
     await client.query(`SELECT ${appendLockSql(schema)}`);
     // T reads its own started entry: the others' decide whether the person was forgotten meanwhile.
-    const others = (await readLedgerRows(client, schema)).ledger.entries.filter(
-      (other) => other.erasure !== erasure,
-    );
-    if (new ErasureLedger(others).pseudonymFor(who) !== earlier) {
+    const current = (await readLedgerRows(client, schema)).ledger;
+    const others = current.entries.filter((other) => other.erasure !== erasure);
+    if (new ErasureLedger(others, current.nameKey).pseudonymFor(who) !== earlier) {
       // Another forget of the same person committed meanwhile: try again, with its pseudonym.
       throw Object.assign(new Error('another forget of the same person committed'), {
         code: '40001',
@@ -205,6 +210,7 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
       };
     }
   }
+  const sameName = await participantsNamedInEvents(client, schema, subject, found);
   const counts: Record<string, number> = {
     events: events.events,
     'bad lines': events.badLines,
@@ -221,6 +227,7 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
     typedNames: subject.names.length,
     ...(subject.companyId === undefined ? {} : { companyId: subject.companyId }),
     foundNames: found.length,
+    sameNameParticipantIds: sameName,
     counts,
     remaining: [],
     notes: [

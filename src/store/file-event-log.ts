@@ -21,7 +21,7 @@ import { AppendPlanner } from './append-planner.js';
 import { type FileHandleIO, type FileIO, nodeFileIO, writeFully } from './file-io.js';
 import { guardReads, streamRecords, streamSettings } from './file-record-stream.js';
 import { readLedgerFile } from './forget/erasure-ledger-file.js';
-import { lockedError } from './locked-error.js';
+import { type LockSeeker, lockedError } from './locked-error.js';
 import { ioError, type LogError, lockLostError } from './log-error.js';
 import { endsWithoutNewline, type Scan, scan } from './log-scan.js';
 import { setAsideTornTail, type TornTail } from './torn-tail.js';
@@ -104,7 +104,17 @@ interface AppendJob {
  * await log.close();
  * ```
  */
-export const openFileEventLog = async (
+export const openFileEventLog = (
+  path: string,
+  options?: FileEventLogOptions,
+): Promise<Result<FileEventLog, LogError>> => openFileEventLogFor(undefined, path, options);
+
+/**
+ * {@link openFileEventLog} for a command that must write (`reconcile`): a
+ * `locked` error names the command and says what would help it.
+ */
+export const openFileEventLogFor = async (
+  seeker: LockSeeker | undefined,
   path: string,
   options?: FileEventLogOptions,
 ): Promise<Result<FileEventLog, LogError>> => {
@@ -119,7 +129,7 @@ export const openFileEventLog = async (
     const { refused } = acquired;
     return err(
       refused.kind === 'held'
-        ? lockedError(path, lockPath, refused, timing.staleAfterMs)
+        ? lockedError(path, lockPath, refused, timing.staleAfterMs, seeker)
         : ioError(refused.cause, path, 'locking'),
     );
   }

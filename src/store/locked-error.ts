@@ -16,15 +16,34 @@ type HeldRefusal = Extract<LockRefusal, { kind: 'held' }>;
 const WRITE_ELSEWHERE =
   'stop or close the other writer first, or read the log without writing (readFileEventLog, the CLI)';
 
+/**
+ * A command that must write the log, and what would help its user when the
+ * log is taken: for a command, "read the log without writing" is no help.
+ */
+export interface LockSeeker {
+  /** The command as the user typed it: `signfold forget`. */
+  readonly command: string;
+  /** What to do instead, one clause: `stop serve, forget, start it again`. */
+  readonly remedy: string;
+}
+
 /** What the user can do, for each reason the lock was kept. */
-const advice = (path: string, refusal: HeldRefusal, staleAfterMs: number): string => {
+const advice = (
+  path: string,
+  refusal: HeldRefusal,
+  staleAfterMs: number,
+  seeker: LockSeeker | undefined,
+): string => {
   const pid = refusal.holder?.pid;
   switch (refusal.because) {
     case 'held-here':
-      return `close the other writer of this process first, or read the log without writing (readFileEventLog, the CLI)`;
+      return (
+        seeker?.remedy ??
+        `close the other writer of this process first, or read the log without writing (readFileEventLog, the CLI)`
+      );
     case 'running':
       return (
-        `pid ${pid} still runs on this host, so its lock is kept however old its heartbeat; ${WRITE_ELSEWHERE}. ` +
+        `pid ${pid} still runs on this host, so its lock is kept however old its heartbeat; ${seeker?.remedy ?? WRITE_ELSEWHERE}. ` +
         `If pid ${pid} is not a signfold writer, remove the lock with 'signfold unlock --force ${path}'`
       );
     case 'elsewhere': {
@@ -48,12 +67,17 @@ const advice = (path: string, refusal: HeldRefusal, staleAfterMs: number): strin
   }
 };
 
-/** The error of an open refused because another writer holds `lockPath`. */
+/**
+ * The error of an open refused because another writer holds `lockPath`;
+ * with `seeker`, the message starts with the command refused and gives its
+ * remedy instead of the library's.
+ */
 export const lockedError = (
   path: string,
   lockPath: string,
   refusal: HeldRefusal,
   staleAfterMs: number,
+  seeker?: LockSeeker,
 ): LogError => {
   const { holder, because, heartbeatAgeMs } = refusal;
   const who =
@@ -65,8 +89,9 @@ export const lockedError = (
         ? `this process (pid ${holder.pid}) since ${visibleText(holder.since)}`
         : `pid ${holder.pid} on ${visibleText(holder.host)} since ${visibleText(holder.since)}`;
   const beat = heartbeatAgeMs === undefined ? '' : `, heartbeat ${seconds(heartbeatAgeMs)} ago`;
+  const refused = seeker === undefined ? '' : `${seeker.command} cannot write: `;
   const message =
-    `event log ${path} is locked by ${who}${beat} (${lockPath}): only one writer may append to a log; ` +
-    advice(path, refusal, staleAfterMs);
+    `${refused}event log ${path} is locked by ${who}${beat} (${lockPath}): only one writer may append to a log; ` +
+    advice(path, refusal, staleAfterMs, seeker);
   return { kind: 'locked', path, lockPath, holder, heartbeatAgeMs, message };
 };

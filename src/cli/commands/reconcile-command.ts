@@ -18,7 +18,7 @@ import {
   type ReconcileSummary,
   reconcile,
 } from '../../engine/reconcile.js';
-import { openFileEventLog } from '../../store/file-event-log.js';
+import { openFileEventLogFor } from '../../store/file-event-log.js';
 import { booleanFlag, idFlag, type OptionTable, parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, describeThrown, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
@@ -67,13 +67,20 @@ const loadFetch = async (path: string): Promise<FetchSignRequest> => {
   return fetch as FetchSignRequest;
 };
 
+/** Who asks for the writer lock, and what helps when it is taken. */
+const RECONCILE_SEEKER = {
+  command: 'signfold reconcile',
+  remedy:
+    "reconcile appends its observations, so it needs the log's writer: stop 'signfold serve --log' (or the import) writing it, run reconcile, start it again (a sender retries the deliveries refused meanwhile), or keep the events in PostgreSQL ('--database'), where reconcile and serve run side by side",
+} as const;
+
 const openFile = async (path: string): Promise<OpenedLog> => {
-  const opened = await openFileEventLog(path);
+  const opened = await openFileEventLogFor(RECONCILE_SEEKER, path);
   if (opened.isErr()) {
     const { error } = opened;
-    const hint =
-      error.kind === 'locked' ? ' (stop the serve or import writing it, then run reconcile)' : '';
-    throw new CliError(`reconcile: cannot open ${path}: ${error.message}${hint}`);
+    throw new CliError(
+      error.kind === 'locked' ? error.message : `reconcile: cannot open ${path}: ${error.message}`,
+    );
   }
   const log = opened.value;
   return { log, close: () => log.close() };

@@ -2,19 +2,26 @@
  * The erasure ledger: what each `signfold forget` did, kept beside the
  * events (a file `LOG.erasures`, or PostgreSQL's `erasures` table). It holds
  * ids, pseudonyms, counts and times, never a name, so keeping it forever
- * keeps nothing a person asked to have erased. Two uses:
- * - a forget that names an id already forgotten reuses its pseudonym, and an
- *   interrupted forget run again finishes with the pseudonym it started with;
- * - an event appended later for a forgotten id is stored with the name
- *   already replaced ({@link ErasureLedger.eraseOnAppend}), so a late
- *   redelivery does not bring the name back. Pure.
+ * keeps nothing a person asked to have erased. A typed name is kept only as
+ * its keyed hash (name-key.ts), which the ledger can compare with a name it
+ * is shown but from which the name cannot be read. Two uses:
+ * - a forget that names an id or a typed name already forgotten reuses its
+ *   pseudonym, and an interrupted forget run again finishes with the
+ *   pseudonym it started with;
+ * - an event appended later for a forgotten id, or carrying a forgotten
+ *   typed name as a person's name, is stored with the name already replaced
+ *   ({@link ErasureLedger.eraseOnAppend}), so a late redelivery does not
+ *   bring the name back. Pure.
  */
 import { err, ok, type Result } from 'neverthrow';
 import { wireId } from '../events/wire-id.js';
 import { isObservationValue } from '../observations/observation.js';
+import type { NamesToErase } from './erase-in-text.js';
 import type { ErasureSubject } from './erasure-subject.js';
+import { isNameKey, type NameKey, nameKeyInput } from './name-key.js';
+import { personNamesIn } from './person-names.js';
 import { isPseudonym } from './pseudonym.js';
-import { recordErasures } from './record-erasures.js';
+import { namesHeldBy, recordErasures } from './record-erasures.js';
 import { rewriteJsonStrings } from './rewrite-json-strings.js';
 
 /** One line of the ledger: a forget that started, or one that finished. */
@@ -30,6 +37,12 @@ export interface ErasureEntry {
   readonly userIds: readonly number[];
   /** How many names were typed (`--name`); the names themselves are never kept. */
   readonly typedNames: number;
+  /**
+   * The keyed hashes of the typed names (name-key.ts), by which a later
+   * forget of the same name and a later delivery carrying it are recognised.
+   * Absent in entries written before signfold kept them.
+   */
+  readonly nameKeys?: readonly string[];
   readonly companyId?: number;
   /** What was rewritten, by place (`done` entries): records, bad lines, effects… */
   readonly counts?: Readonly<Record<string, number>>;
@@ -68,6 +81,12 @@ export const decodeErasureEntry = (value: unknown): Result<ErasureEntry, string>
   if (!Number.isSafeInteger(entry.typedNames) || (entry.typedNames as number) < 0) {
     return err('"typedNames" must be a count');
   }
+  if (
+    entry.nameKeys !== undefined &&
+    !(Array.isArray(entry.nameKeys) && entry.nameKeys.every(isNameKey))
+  ) {
+    return err('"nameKeys" must be a list of keyed hashes');
+  }
   if (entry.companyId !== undefined && wireId(entry.companyId) === undefined) {
     return err('"companyId" must be an id');
   }
@@ -83,7 +102,9 @@ export const entrySubject = (entry: ErasureEntry): ErasureSubject => ({
   ...(entry.companyId === undefined ? {} : { companyId: entry.companyId }),
 });
 
-const NO_NAMES = { typed: [], found: [] } as const;
+/** Whether `entry` asks appends to recognise names, so the store must have its key. */
+export const entryNeedsNameKey = (entry: ErasureEntry): boolean =>
+  (entry.nameKeys?.length ?? 0) > 0;
 
 const sameIds = (a: readonly number[], b: readonly number[]): boolean =>
   a.length === b.length && [...a].sort().join() === [...b].sort().join();
@@ -110,26 +131,48 @@ const idsIn = (value: Record<string, unknown>): { participants: number[]; users:
 /** The ledger's entries, indexed for the two questions it answers. */
 export class ErasureLedger {
   readonly entries: readonly ErasureEntry[];
+  /** The store's keyed hash of names; `undefined` while no forget has typed a name. */
+  readonly nameKey: NameKey | undefined;
   private readonly byParticipant = new Map<number, ErasureEntry[]>();
   private readonly byUser = new Map<number, ErasureEntry[]>();
+  private readonly byName = new Map<string, ErasureEntry[]>();
 
-  /** Indexes `entries`, oldest first (the order of the ledger). */
-  constructor(entries: readonly ErasureEntry[]) {
+  /**
+   * Indexes `entries`, oldest first (the order of the ledger). `nameKey` is
+   * the store's keyed hash: without it, entries' name hashes cannot be
+   * compared, so a store whose ledger has some must pass it (the stores
+   * refuse to open without it rather than store a forgotten name again).
+   */
+  constructor(entries: readonly ErasureEntry[], nameKey?: NameKey) {
     this.entries = entries;
+    this.nameKey = nameKey;
     for (const entry of entries) {
       for (const id of entry.participantIds) push(this.byParticipant, id, entry);
       for (const id of entry.userIds) push(this.byUser, id, entry);
+      for (const key of entry.nameKeys ?? []) push(this.byName, key, entry);
     }
   }
 
-  /** Whether no id was ever forgotten: appends then skip the ledger entirely. */
+  /** Whether nothing was ever forgotten: appends then skip the ledger entirely. */
   get isEmpty(): boolean {
-    return this.byParticipant.size === 0 && this.byUser.size === 0;
+    return this.byParticipant.size === 0 && this.byUser.size === 0 && this.byName.size === 0;
+  }
+
+  /** The keyed hashes of `names` (none without a key: no name was ever typed to a forget). */
+  nameKeysOf(names: readonly string[]): string[] {
+    const { nameKey } = this;
+    return nameKey === undefined ? [] : [...new Set(names.map((n) => nameKey(nameKeyInput(n))))];
+  }
+
+  private entriesNamed(name: string): readonly ErasureEntry[] {
+    if (this.byName.size === 0 || this.nameKey === undefined) return [];
+    return this.byName.get(this.nameKey(nameKeyInput(name))) ?? [];
   }
 
   /**
-   * The pseudonym a new forget of these ids must use: that of an earlier
-   * erasure of one of them (in the same company scope), or of an unfinished
+   * The pseudonym a new forget of these ids and names must use: that of an
+   * earlier erasure of one of them (in the same company scope; a name by its
+   * keyed hash), or of an unfinished
    * erasure of exactly the same subject (run again after a crash); otherwise
    * `undefined` (a new person: make a new one).
    */
@@ -141,6 +184,10 @@ export class ErasureLedger {
     }
     for (const id of subject.userIds) {
       const entry = this.byUser.get(id)?.find(sameScope);
+      if (entry !== undefined) return entry.pseudonym;
+    }
+    for (const name of subject.names) {
+      const entry = this.entriesNamed(name).find(sameScope);
       if (entry !== undefined) return entry.pseudonym;
     }
     const finished = new Set(this.entries.filter((e) => e.state === 'done').map((e) => e.erasure));
@@ -157,10 +204,12 @@ export class ErasureLedger {
   }
 
   /**
-   * `eventJson` (the text about to be stored) with the names of forgotten ids
-   * replaced by their pseudonyms, every other byte kept; the text itself when
-   * it names no forgotten id or is not a JSON object. Names inside a title
-   * (`signRequestName`) are not found here: the ledger holds no name to look for.
+   * `eventJson` (the text about to be stored) with the names of forgotten
+   * people replaced by their pseudonyms, every other byte kept; the text
+   * itself when it concerns no one forgotten or is not a JSON object. A
+   * person is recognised by a forgotten id, or by a person-name member whose
+   * keyed hash is that of a forgotten typed name; the names so found are
+   * erased from the event's titles too.
    */
   eraseOnAppend(eventJson: string): string {
     if (this.isEmpty) return eventJson;
@@ -172,13 +221,30 @@ export class ErasureLedger {
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return eventJson;
     const { participants, users } = idsIn(value as Record<string, unknown>);
-    const entries = new Set<ErasureEntry>();
-    for (const id of participants) for (const e of this.byParticipant.get(id) ?? []) entries.add(e);
-    for (const id of users) for (const e of this.byUser.get(id) ?? []) entries.add(e);
-    if (entries.size === 0) return eventJson;
+    /** Each entry concerned, with the names of the event it was recognised by (typed or by id). */
+    const concerned = new Map<ErasureEntry, { typed: Set<string>; byId: boolean }>();
+    const concern = (entry: ErasureEntry): { typed: Set<string>; byId: boolean } => {
+      const known = concerned.get(entry) ?? { typed: new Set<string>(), byId: false };
+      concerned.set(entry, known);
+      return known;
+    };
+    for (const id of participants)
+      for (const e of this.byParticipant.get(id) ?? []) concern(e).byId = true;
+    for (const id of users) for (const e of this.byUser.get(id) ?? []) concern(e).byId = true;
+    for (const { name } of personNamesIn(value)) {
+      for (const e of this.entriesNamed(name)) concern(e).typed.add(name);
+    }
+    if (concerned.size === 0) return eventJson;
     const replacements = new Map<string, string>();
-    for (const entry of entries) {
-      for (const [path, text] of recordErasures(value, entrySubject(entry), NO_NAMES)) {
+    for (const [entry, { typed, byId }] of concerned) {
+      const subject = { ...entrySubject(entry), names: [...typed] };
+      const names: NamesToErase = {
+        typed: [...typed],
+        found: byId
+          ? namesHeldBy(value, subject).filter((n) => n !== '' && !isPseudonym(n) && !typed.has(n))
+          : [],
+      };
+      for (const [path, text] of recordErasures(value, subject, names)) {
         replacements.set(path, text);
       }
     }
@@ -186,7 +252,7 @@ export class ErasureLedger {
   }
 }
 
-const push = (index: Map<number, ErasureEntry[]>, id: number, entry: ErasureEntry): void => {
+const push = <K>(index: Map<K, ErasureEntry[]>, id: K, entry: ErasureEntry): void => {
   const list = index.get(id);
   if (list === undefined) index.set(id, [entry]);
   else if (!list.some((other) => other.erasure === entry.erasure)) list.push(entry);

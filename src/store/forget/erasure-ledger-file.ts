@@ -11,8 +11,10 @@ import {
   decodeErasureEntry,
   type ErasureEntry,
   ErasureLedger,
+  entryNeedsNameKey,
 } from '../../core/privacy/erasure-ledger.js';
 import { nodeFileIO } from '../file-io.js';
+import { nameKeyPathOf, readNameKeyFile } from './erasure-key-file.js';
 
 /** The ledger of the log at `logPath`. */
 export const ledgerPathOf = (logPath: string): string => `${logPath}.erasures`;
@@ -30,7 +32,9 @@ const messageOf = (cause: unknown): string =>
  * Reads the ledger of `logPath` (none: an empty ledger). A damaged entry is
  * an error, not skipped: a writer that ignored it could store a forgotten
  * name again. Only an unterminated last line, a write cut short by a crash
- * before its fdatasync, is dropped.
+ * before its fdatasync, is dropped. The key of its name hashes
+ * (`LOG.erasures-key`) is read with it; one missing while entries hold name
+ * hashes is an error too, for the same reason.
  */
 export const readLedgerFile = async (
   logPath: string,
@@ -63,7 +67,15 @@ export const readLedgerFile = async (
     entries.push(entry.value);
   }
   // `last` is '' after a final newline, or a torn write that never counted: dropped.
-  return ok(new ErasureLedger(entries));
+  const nameKey = await readNameKeyFile(logPath);
+  if (nameKey.isErr()) return err({ kind: 'ledger', message: nameKey.error });
+  if (nameKey.value === undefined && entries.some(entryNeedsNameKey)) {
+    return err({
+      kind: 'ledger',
+      message: `${nameKeyPathOf(logPath)} is missing, and ${path} recognises forgotten names by it; restore it from a backup`,
+    });
+  }
+  return ok(new ErasureLedger(entries, nameKey.value));
 };
 
 /** Appends `entry` to the ledger of `logPath` and waits for it to be on disk. */

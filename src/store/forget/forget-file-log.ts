@@ -18,7 +18,7 @@ import { basename, dirname, join } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
 import { eraseInJson } from '../../core/privacy/erase-in-json.js';
 import { type NamesToErase, storedForms } from '../../core/privacy/erase-in-text.js';
-import type { ErasureEntry, ErasureLedger } from '../../core/privacy/erasure-ledger.js';
+import { type ErasureEntry, ErasureLedger } from '../../core/privacy/erasure-ledger.js';
 import type { ErasureSubject } from '../../core/privacy/erasure-subject.js';
 import { isPseudonym, newPseudonym } from '../../core/privacy/pseudonym.js';
 import type { ForgetReport, ForgetRequest } from '../../engine/forget-report.js';
@@ -31,6 +31,7 @@ import { journalPathOf, openJournalWriter, readJournal } from '../reactors/react
 import { acquireReactorLock } from '../reactors/reactor-lock.js';
 import { readSnapshotFile, writeSnapshotFile } from '../snapshot-file.js';
 import { acquireWriterLock, type HeldLock, lockTiming } from '../writer-lock.js';
+import { ensureNameKeyFile } from './erasure-key-file.js';
 import { appendErasureEntry, readLedgerFile } from './erasure-ledger-file.js';
 import {
   forgetLine,
@@ -38,6 +39,7 @@ import {
   type LinePlan,
   linePlan,
   namesInLine,
+  participantsInLine,
 } from './forget-line.js';
 
 /** Why a forget could not run; nothing was rewritten unless the message says so. */
@@ -174,6 +176,26 @@ const gatherNames = async (logPath: string, plan: LinePlan): Promise<string[]> =
   return [...found];
 };
 
+/**
+ * The participant ids, outside the subject's, that the log stores with one
+ * of `names` (the names found for the subject's ids), in ascending order.
+ */
+const sameNameParticipants = async (
+  logPath: string,
+  plan: LinePlan,
+  names: readonly string[],
+): Promise<number[]> => {
+  if (names.length === 0) return [];
+  const forms = storedForms(names).map((form) => Buffer.from(form));
+  const found = new Set<number>();
+  let number = 0;
+  for await (const { line } of linesOf(logPath)) {
+    number += 1;
+    for (const id of participantsInLine(line, number, plan, names, forms)) found.add(id);
+  }
+  return [...found].sort((a, b) => a - b);
+};
+
 /** Whether the file at `path` holds any of `forms`, read in chunks with an overlap. */
 const fileHolds = async (path: string, forms: readonly Buffer[]): Promise<boolean> => {
   if (forms.length === 0) return false;
@@ -302,6 +324,13 @@ const rewriteWholeFile = async (path: string, plan: LinePlan, dryRun: boolean): 
   return 1;
 };
 
+/** Who asks for the locks, and what helps when they are taken. */
+const FORGET_SEEKER = {
+  command: 'signfold forget',
+  remedy:
+    "forget rewrites the whole log, so it needs the log to itself: stop 'signfold serve --log' (and 'signfold react') on it, run forget, start them again (a sender retries the deliveries refused meanwhile, and later ones for the person are stored with the pseudonym); '--dry-run' runs beside them",
+} as const;
+
 const takeLocks = async (
   logPath: string,
 ): Promise<Result<readonly HeldLock[], ForgetFileError>> => {
@@ -313,16 +342,17 @@ const takeLocks = async (
     if (refused.kind === 'io') {
       return err({ kind: 'io', message: `${lockPath}: ${messageOf(refused.cause)}` });
     }
-    const locked = lockedError(logPath, lockPath, refused, timing.staleAfterMs);
-    return err({
-      kind: 'locked',
-      message: `${locked.message}; forget rewrites the whole log, so stop its writer (serve) first`,
-    });
+    const locked = lockedError(logPath, lockPath, refused, timing.staleAfterMs, FORGET_SEEKER);
+    return err({ kind: 'locked', message: locked.message });
   }
   const reactors = await acquireReactorLock(logPath);
   if (reactors.isErr()) {
     await writer.held.release();
-    return err({ kind: reactors.error.kind, message: reactors.error.message });
+    const { kind, message } = reactors.error;
+    return err({
+      kind,
+      message: kind === 'locked' ? `${FORGET_SEEKER.command} cannot write: ${message}` : message,
+    });
   }
   return ok([writer.held, reactors.value]);
 };
@@ -390,16 +420,25 @@ const forgetUnderLocks = async (
   const found = await gatherNames(path, linePlan(subject, { typed: [], found: [] }));
   const names: NamesToErase = { typed: request.names, found };
   const plan = linePlan(subject, names);
+  const sameName = await sameNameParticipants(path, plan, found);
   const erasure = randomUUID();
+  const { dryRun } = request;
+  let nameKeys: readonly string[] = [];
+  if (!dryRun && request.names.length > 0) {
+    // The key is made before the entry that needs it: a crash between them leaves a key, never an entry without one.
+    const key = await ensureNameKeyFile(path);
+    if (key.isErr()) throw new Error(key.error);
+    nameKeys = new ErasureLedger([], key.value).nameKeysOf(request.names);
+  }
   const base: Omit<ErasureEntry, 'state' | 'at'> = {
     erasure,
     pseudonym,
     participantIds: request.participantIds,
     userIds: request.userIds,
     typedNames: request.names.length,
+    ...(nameKeys.length === 0 ? {} : { nameKeys }),
     ...(request.companyId === undefined ? {} : { companyId: request.companyId }),
   };
-  const { dryRun } = request;
   const notes: string[] = [];
   const remaining: string[] = [];
   if (!dryRun) {
@@ -494,6 +533,7 @@ const forgetUnderLocks = async (
     typedNames: request.names.length,
     ...(request.companyId === undefined ? {} : { companyId: request.companyId }),
     foundNames: found.length,
+    sameNameParticipantIds: sameName,
     counts,
     remaining,
     notes,

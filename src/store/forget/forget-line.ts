@@ -10,6 +10,7 @@ import { decodeObservation } from '../../core/observations/decode-observation.js
 import { isObservationValue } from '../../core/observations/observation.js';
 import { eraseInText, type NamesToErase, storedForms } from '../../core/privacy/erase-in-text.js';
 import type { ErasureSubject } from '../../core/privacy/erasure-subject.js';
+import { participantsNamed } from '../../core/privacy/person-names.js';
 import { namesHeldBy, recordErasures } from '../../core/privacy/record-erasures.js';
 import { type JsonPath, rewriteJsonStrings } from '../../core/privacy/rewrite-json-strings.js';
 
@@ -178,4 +179,31 @@ export const namesInLine = (line: Buffer, lineNumber: number, plan: LinePlan): s
   const parsed = parse(read.text);
   if (!parsed.ok) return [];
   return namesHeldBy(recordOf(parsed.value).record, plan.subject);
+};
+
+/**
+ * The participant ids outside the subject whose name in `line` is one of
+ * `names` (see `participantsNamed`): the same person, maybe, under another
+ * id, which a forget by id does not touch. Only lines holding one of
+ * `forms` (the names' stored forms) are parsed.
+ */
+export const participantsInLine = (
+  line: Buffer,
+  lineNumber: number,
+  plan: LinePlan,
+  names: readonly string[],
+  forms: readonly Buffer[],
+): number[] => {
+  if (!holdsAny(line, forms)) return [];
+  const read = textOf(line, lineNumber);
+  if (read === undefined) return [];
+  const parsed = parse(read.text);
+  if (!parsed.ok) return [];
+  const { subject } = plan;
+  return participantsNamed(
+    recordOf(parsed.value).record,
+    names,
+    subject.participantIds,
+    subject.companyId,
+  );
 };

@@ -290,7 +290,9 @@ describe('signfold forget LOG: refusals', () => {
       const before = await readFile(log);
       const run = await runCli(['forget', log, '--participant', '7']);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain('stop its writer (serve) first');
+      expect(run.stderr).toContain('signfold forget cannot write: event log');
+      expect(run.stderr).toContain("stop 'signfold serve --log'");
+      expect(run.stderr).not.toContain('without writing');
       expect(await readFile(log)).toEqual(before);
     } finally {
       serve.child.kill('SIGTERM');
