@@ -7,7 +7,6 @@
 import { AssertionError } from 'node:assert';
 import { ok, type Result } from 'neverthrow';
 import { type Command, isCommand } from '../core/decider/command.js';
-import { participantId, signRequestId, templateId } from '../core/ids.js';
 import { decodeObservation } from '../core/observations/decode-observation.js';
 import { plural } from '../core/plural.js';
 import { compareSignRequest } from '../core/projections/compare-sign-request.js';
@@ -26,8 +25,6 @@ import {
   type ProjectionState,
   reduce,
   type SignEvent,
-  type SignRequestView,
-  type TemplateView,
 } from '../index.js';
 import { type Decided, whenCommand } from './decider-specification.js';
 import { describeEvents, show } from './describe-events.js';
