@@ -80,8 +80,11 @@ const linkAccess = (
   if (verdict.kind !== 'valid') {
     return { kind: 'refused', why: verdict.kind, source: 'link', clear: [] };
   }
+  // Whole seconds the browser counts from its own now: rounded down, the cookie never outlives
+  // the link; a link with less than a second left is as good as expired.
+  const maxAge = Math.floor((verdict.expires * 1000 - nowMs) / 1000);
+  if (maxAge < 1) return { kind: 'refused', why: 'expired', source: 'link', clear: [] };
   const secure = verdict.secure || overHttps(url, request);
-  const maxAge = verdict.expires - Math.floor(nowMs / 1000);
   return {
     kind: 'landing',
     setCookie: readCookie(verdict.sign('cookie', secure), maxAge, secure),
