@@ -488,6 +488,7 @@ SIGTERM or SIGINT; then requests in progress finish, the log is closed, exit 0
   GET /api/sign-requests      a page of them (?status= &stuck-after= &company=
                               &limit= (1 to 500, default 50) &cursor=)
   GET /report                 the HTML report of the token's companies, made on load
+  A browser opens them through a link of signfold read-link, traded for a cookie.
 
 Prints "listening on http://HOST:PORT (...)" on stdout once listening, and one
 JSON line per request on stderr.
