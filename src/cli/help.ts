@@ -19,6 +19,7 @@ Commands:
   reconcile LOG   ask the service's API about open requests and repair what deliveries lost (--fetch MODULE)
   forget LOG      erase one person's names from LOG and what is kept beside it (or --database URL)
   emulate         a local e-signature service: signed webhooks to --to URL, a read API (--api-port)
+  read-link       print a link that opens serve's live report in a browser (--read-token-env NAME)
 
 Options:
   -h, --help      show help (also: signfold <command> --help, signfold help <command>)
@@ -358,6 +359,32 @@ idempotency key.
 
 Exit codes: 0 drained or stopped, 2 usage error, bad module, lock held by
 another react, or I/O error.`,
+  'read-link': `Usage: signfold read-link --read-token-env NAME[:COMPANY,COMPANY...] --url BASE
+                          [--expires DURATION]
+
+Print a link a person opens in a browser to see the live report of serve's
+read API (docs/read-api.md) with no header to set: BASE/report?link=GRANT. The
+grant is an HMAC-SHA-256, keyed by the read token, of its expiry and companies:
+serve (or createReadHandler) checks it with the same token, nothing is stored.
+Opening it sets a cookie (HttpOnly, SameSite=Lax, Secure over https, ending
+with the link) and redirects to /report, so the address bar keeps no secret;
+the cookie opens the read API's pages too. An expired or changed link is 401
+with a page that says so. To revoke links, change the token: every link and
+cookie made from it stops working. The expiry is on stderr.
+
+Options:
+  --read-token-env NAME[:COMPANY,COMPANY...]
+                      the environment variable holding a read token that serve
+                      is given (the same value as its --read-token-env); with
+                      companies, the link sees only those (some of the token's),
+                      else all the token's
+  --url BASE          where serve answers, as the person's browser reaches it,
+                      e.g. https://reports.example.com
+  --expires DURATION  how long the link works: 90m, 24h, 7d, ... (default 24h,
+                      at most 31d)
+  -h, --help          show this help
+
+Exit codes: 0 printed, 2 usage error, or the variable unset or not a read token.`,
   forget: `Usage: signfold forget (LOG | --database URL) (--participant ID | --user ID | --name TEXT)...
                        [--company ID] [--dry-run] [--json]
 With --database, it also takes [--schema NAME] [--connect-timeout SECONDS] [--vacuum].
@@ -461,6 +488,7 @@ SIGTERM or SIGINT; then requests in progress finish, the log is closed, exit 0
   GET /api/sign-requests      a page of them (?status= &stuck-after= &company=
                               &limit= (1 to 500, default 50) &cursor=)
   GET /report                 the HTML report of the token's companies, made on load
+  A browser opens them through a link of signfold read-link, traded for a cookie.
 
 Prints "listening on http://HOST:PORT (...)" on stdout once listening, and one
 JSON line per request on stderr.

@@ -45,6 +45,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     (await import('./commands/emulate-command.js')).emulateCommand(args, io),
   forget: async (args, io) =>
     (await import('./commands/forget-command.js')).forgetCommand(args, io),
+  'read-link': async (args, io) =>
+    (await import('./commands/read-link-command.js')).readLinkCommand(args, io),
 };
 
 const commandNamed = (name: string): Command | undefined =>

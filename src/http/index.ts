@@ -21,3 +21,9 @@ export {
   type ReadHandlerOptions,
   type ReadToken,
 } from './read-handler.js';
+export {
+  createReadLink,
+  DEFAULT_READ_LINK_MS,
+  MAX_READ_LINK_MS,
+  type ReadLinkOptions,
+} from './read-link.js';

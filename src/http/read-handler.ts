@@ -8,6 +8,7 @@ import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import type { FetchHandler, FetchRequest, FetchResponse } from '../engine/fetch-types.js';
 import type { ReadModel } from '../engine/read-model.js';
 import { openReadModel, type ReadPool } from './open-read-model.js';
+import type { createReadLink } from './read-link.js';
 import { type ReadRoutes, readRoutes } from './read-routes.js';
 import { type ReadTokens, readTokens, type TokenProblem } from './read-tokens.js';
 
@@ -96,7 +97,8 @@ const unavailable = (): FetchResponse =>
 /**
  * Creates the read API on a file log or a PostgreSQL database:
  * `GET /api/sign-requests/ID`, `GET /api/sign-requests?…` and `GET /report`,
- * behind bearer tokens bound to companies (docs/read-api.md, docs/http.md).
+ * behind bearer tokens bound to companies (docs/read-api.md, docs/http.md),
+ * or a report link of {@link createReadLink} and the cookie it is traded for.
  * Paths are matched as the request's URL gives them: mount it at the root.
  * Throws on invalid options (a TypeError saying which); a request never
  * makes it throw or reject.

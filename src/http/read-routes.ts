@@ -1,7 +1,8 @@
 /**
  * The read API and live page: `GET /api/sign-requests/:id`,
  * `GET /api/sign-requests?…` and `GET /report`, behind bearer tokens bound
- * to companies. Every path under `/api/` and `/report` asks for a token
+ * to companies, or a report link and the cookie it is traded for
+ * (read-access.ts). Every path under `/api/` and `/report` asks for a token
  * first (401), then its budget (429), and only then looks at the request:
  * without a token nothing, not even which paths exist, can be learnt. A
  * record of another company is answered as one that does not exist (404,
@@ -11,6 +12,7 @@ import type { FetchRequest, FetchResponse } from '../engine/fetch-types.js';
 import type { ReadModel } from '../engine/read-model.js';
 import { idOf, parseListQuery } from './list-query.js';
 import { RateLimiter, REPORT_COST } from './rate-limiter.js';
+import { type ReadAccess, readAccess } from './read-access.js';
 import type { ReadTokens } from './read-tokens.js';
 
 /** What a read route answered, and why when it failed (for a request's log line). */
@@ -87,6 +89,48 @@ const unauthorized = (request: FetchRequest): ReadAnswer => {
   );
 };
 
+/** The short pages of a refused link or cookie: fixed text, nothing of the request in them. */
+const REFUSED_PAGE: Readonly<Record<'expired' | 'invalid', string>> = {
+  expired: 'This report link has expired.',
+  invalid:
+    'This report link is not valid: it was changed, or the token it was made from was changed to revoke it.',
+};
+
+/** 401 with a page saying why the link or cookie is refused, and the cookie cleared. */
+const refused = (
+  request: FetchRequest,
+  access: Extract<ReadAccess, { kind: 'refused' }>,
+): ReadAnswer => {
+  const page = [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">',
+    '<title>signfold: report link refused</title></head>',
+    `<body><h1>This link does not open the report</h1><p>${REFUSED_PAGE[access.why]}</p>`,
+    '<p>Ask whoever sent it for a new one.</p></body></html>',
+    '',
+  ].join('\n');
+  const answered = send(request, 401, page, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': "default-src 'none'",
+    'referrer-policy': 'no-referrer',
+    'www-authenticate': 'Bearer realm="signfold"',
+  });
+  for (const cookie of access.clear) answered.response.headers.append('set-cookie', cookie);
+  return { ...answered, reason: `${access.source} ${access.why}` };
+};
+
+/** 303 to the page without the link, with the cookie that now stands for it. */
+const landing = (
+  request: FetchRequest,
+  access: Extract<ReadAccess, { kind: 'landing' }>,
+): ReadAnswer =>
+  send(request, 303, '', {
+    location: access.location,
+    'set-cookie': access.setCookie,
+    // The URL with the link is not sent on as a Referer, from here or the page it leads to.
+    'referrer-policy': 'no-referrer',
+  });
+
 /** The live page, rendered by the report adapter, loaded on the first page asked for. */
 const renderReport = async (model: ReadModel, companies: ReadonlySet<number>): Promise<string> => {
   const { renderReadModelReport } = await import('../report/company-report.js');
@@ -137,11 +181,14 @@ export const readRoutes = (
     return sendJson(request, document === undefined ? 404 : 200, document ?? NOT_FOUND);
   };
   const answer = async (path: string, request: FetchRequest): Promise<ReadAnswer> => {
-    const client = tokens.match(request.headers.get('authorization'));
-    if (client === undefined) return unauthorized(request);
+    const access = readAccess(request, tokens, now().getTime());
+    if (access.kind === 'none') return unauthorized(request);
+    if (access.kind === 'refused') return refused(request, access);
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return sendJson(request, 405, { error: 'use GET' }, { allow: 'GET, HEAD' });
     }
+    if (access.kind === 'landing') return landing(request, access);
+    const { client } = access;
     const wait = limiter.take(client.name, path === '/report' ? REPORT_COST : 1);
     if (wait > 0) {
       return sendJson(

@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { err, ok, type Result } from 'neverthrow';
+import { type GrantPurpose, grantMac, parseGrant, signGrant } from './read-grant.js';
 
 /**
  * The shortest token accepted: 16 characters of a random base64 or hex
@@ -35,10 +36,31 @@ export interface ReadClient {
   readonly companies: ReadonlySet<number>;
 }
 
-/** Matches the `Authorization` header of a request to a configured token. */
+/** What a report link or its cookie was found to be. */
+export type GrantVerdict =
+  | {
+      readonly kind: 'valid';
+      readonly client: ReadClient;
+      /** Seconds since 1970 after which it is refused. */
+      readonly expires: number;
+      /** The companies it was made for (`undefined`: all its token's). */
+      readonly companies: readonly number[] | undefined;
+      /** Whether it was made for an https URL. */
+      readonly secure: boolean;
+      /** Signs a grant of the same token (a cookie for this link). */
+      readonly sign: (purpose: GrantPurpose, secure: boolean) => string;
+    }
+  /** Signed by a configured token, but past its expiry. */
+  | { readonly kind: 'expired' }
+  /** Malformed, forged, of a token changed since, or for companies the token no longer sees. */
+  | { readonly kind: 'invalid' };
+
+/** Matches the `Authorization` header of a request, or a grant it carries, to a configured token. */
 export interface ReadTokens {
   /** The client of `authorization` (`Bearer TOKEN`), or `undefined` for none or an unknown token. */
   match(authorization: string | null | undefined): ReadClient | undefined;
+  /** What the grant `text` (of a report link or its cookie) is at `nowMs`. */
+  grant(text: string, purpose: GrantPurpose, nowMs: number): GrantVerdict;
 }
 
 // Digests have one length whatever the token's, which timingSafeEqual needs, and comparing every
@@ -64,7 +86,8 @@ const problemOf = (entry: NamedToken): TokenProblem | undefined => {
  * two holding the same token (whose companies would then be a guess).
  */
 export const readTokens = (entries: readonly NamedToken[]): Result<ReadTokens, TokenProblem> => {
-  const known: { readonly digest: Buffer; readonly client: ReadClient }[] = [];
+  const known: { readonly digest: Buffer; readonly token: string; readonly client: ReadClient }[] =
+    [];
   const owners = new Map<string, string>();
   for (const entry of entries) {
     const problem = problemOf(entry);
@@ -74,7 +97,7 @@ export const readTokens = (entries: readonly NamedToken[]): Result<ReadTokens, T
     if (other !== undefined) return err({ kind: 'same', name, other });
     owners.set(token, name);
     const client = { name, companies: new Set(companies.map((id) => id + 0)) };
-    known.push({ digest: digest(token), client });
+    known.push({ digest: digest(token), token, client });
   }
   return ok({
     match: (authorization) => {
@@ -86,6 +109,34 @@ export const readTokens = (entries: readonly NamedToken[]): Result<ReadTokens, T
         if (timingSafeEqual(entry.digest, given) && found === undefined) found = entry.client;
       }
       return found;
+    },
+    grant: (text, purpose, nowMs) => {
+      const presented = parseGrant(text);
+      if (presented === undefined) return { kind: 'invalid' };
+      // Every token's MAC is computed and compared, as for bearer tokens: no early exit.
+      let found: (typeof known)[number] | undefined;
+      for (const entry of known) {
+        const expected = grantMac(entry.token, purpose, presented);
+        if (timingSafeEqual(expected, presented.mac) && found === undefined) found = entry;
+      }
+      if (found === undefined) return { kind: 'invalid' };
+      const { client, token } = found;
+      const { companies, expires, secure } = presented;
+      // A link sees no company its token stopped seeing: taking one away revokes those links.
+      if (companies !== undefined && !companies.every((id) => client.companies.has(id))) {
+        return { kind: 'invalid' };
+      }
+      if (expires * 1000 <= nowMs) return { kind: 'expired' };
+      const seen = companies === undefined ? client : { ...client, companies: new Set(companies) };
+      return {
+        kind: 'valid',
+        client: seen,
+        expires,
+        companies,
+        secure,
+        sign: (as, secureCookie) =>
+          signGrant(token, as, { expires, companies, secure: secureCookie }),
+      };
     },
   });
 };
