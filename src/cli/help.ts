@@ -297,6 +297,7 @@ Exit codes: 0 done (or stopped by a signal), 2 usage or input error.`,
   reconcile: `Usage: signfold reconcile (LOG | --database URL) --fetch MODULE
                           [--open-longer-than DURATION | --sign-request ID...]
                           [--rate N] [--fetch-timeout SECONDS] [--dry-run] [--json]
+                          [--upcasters MODULE]
 
 Ask the service's API about sign requests and repair what lost deliveries left
 behind: for each request the API shows further along than the log (completed,
@@ -317,6 +318,9 @@ Options:
   --fetch-timeout SECONDS       give up on one fetch after this (default 10)
   --dry-run                     list the differences, append nothing
   --json                        one JSON document: counts and each result
+  --upcasters MODULE            rewrite records before decoding them, as replay
+                                and pg work do (see signfold replay --help), so
+                                the requests compared are those they fold
   --database URL                the PostgreSQL event store instead of LOG
   --schema NAME                 the schema of --database (default signfold)
   --connect-timeout SECONDS     give up on a server that does not answer within
