@@ -11,7 +11,7 @@ Commands:
   inspect LOG     show one sign request, its participants and its timeline
   validate FILE   validate a sign-request representation (JSON)
   report LOG      write a self-contained HTML report of a log (--out FILE)
-  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, rebuild, status, export, skip (see signfold pg --help)
+  pg SUBCOMMAND   PostgreSQL: migrate, import LOG, work, rebuild, status, export, events, skip (see signfold pg --help)
   unlock LOG      remove the writer lock LOG.lock of a writer that is gone (see its --help)
   serve           receive webhook deliveries over HTTP into a log (--log FILE or --database URL)
   react LOG       run reactors on a log: effects with retries, parking and timers (--reactors MODULE)
@@ -41,6 +41,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
                            [--batch-size N] [--poll-interval MS] [--lease MS] [--worker-id ID]
        signfold pg status --database URL [--schema NAME] [--json]
        signfold pg export --database URL [--schema NAME]
+       signfold pg events --database URL [--schema NAME]
        signfold pg skip --position N --database URL [--schema NAME] [--reason TEXT]
 Every subcommand also takes [--connect-timeout SECONDS].
 
@@ -99,8 +100,11 @@ schema (default signfold).
                                  only now
   status    each partition's owner, lease (or how long ago it expired),
             checkpoint, lag and last error (--json)
-  export    print the tables as JSON: the templates, signRequests and
-            participants arrays of replay --json, the checkpoint, the quarantine
+  export    print the tables as JSON: the templates, signRequests,
+            participants and quarantine arrays of replay --json (same order,
+            same shape), the checkpoint
+  events    print the stored records (events, observations, bad lines) as a
+            log file that replay reads, line N holding position N
   skip      quarantine the stored event at position N instead of projecting
             it: the way past an event a worker names when the database keeps
             refusing it (safe while workers run; see docs/postgres.md)
@@ -294,6 +298,7 @@ Exit codes: 0 done (or stopped by a signal), 2 usage or input error.`,
   reconcile: `Usage: signfold reconcile (LOG | --database URL) --fetch MODULE
                           [--open-longer-than DURATION | --sign-request ID...]
                           [--rate N] [--fetch-timeout SECONDS] [--dry-run] [--json]
+                          [--upcasters MODULE]
 
 Ask the service's API about sign requests and repair what lost deliveries left
 behind: for each request the API shows further along than the log (completed,
@@ -314,6 +319,9 @@ Options:
   --fetch-timeout SECONDS       give up on one fetch after this (default 10)
   --dry-run                     list the differences, append nothing
   --json                        one JSON document: counts and each result
+  --upcasters MODULE            rewrite records before decoding them, as replay
+                                and pg work do (see signfold replay --help), so
+                                the requests compared are those they fold
   --database URL                the PostgreSQL event store instead of LOG
   --schema NAME                 the schema of --database (default signfold)
   --connect-timeout SECONDS     give up on a server that does not answer within

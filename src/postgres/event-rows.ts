@@ -33,6 +33,12 @@ export const selectEventsSql = (schema: SchemaName): string =>
           (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
      FROM ${schema}.events AS e WHERE position >= $1 ORDER BY position LIMIT $2`;
 
+/** Reads the events at the positions in `$1` (a `bigint[]`), in position order. */
+export const selectEventsAtSql = (schema: SchemaName): string =>
+  `SELECT position, delivery_id, body, bad_line, ${SKIPPED(schema, 'e')},
+          (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
+     FROM ${schema}.events AS e WHERE position = ANY($1::bigint[]) ORDER BY position`;
+
 /**
  * The log record of a row; an imported bad line, a body that is not JSON and
  * a skipped event are `bad-line` records.

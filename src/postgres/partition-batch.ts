@@ -21,6 +21,7 @@ import { type BatchTrace, startBatchTrace } from './batch-trace.js';
 import { type BoundQuery, withWrites } from './bound-query.js';
 import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
 import { type EventRow, partitionEventsSql, recordOfRow } from './event-rows.js';
+import { FirstSeen } from './first-seen.js';
 import { EVERY_PARTITION } from './migration-partitions.js';
 import { leaseEnd } from './partition-leases.js';
 import { templateRowsOf } from './partition-templates.js';
@@ -209,14 +210,15 @@ const foldAndWrite = async (
   );
   let uncounted = ZERO;
   const uncountedPositions = new Set<number>();
+  const firstSeen = new FirstSeen(before);
   records.forEach((record, i) => {
     const counted = partition === 0 || rows[i]?.partition !== EVERY_PARTITION;
     if (counted) {
-      projector.applyRecord(record);
+      firstSeen.note(projector, record, projector.applyRecord(record));
       return;
     }
     const earlier = projector.stats();
-    projector.applyRecord(record);
+    firstSeen.note(projector, record, projector.applyRecord(record));
     uncounted = minus(uncounted, minus(earlier, projector.stats()));
     uncountedPositions.add(record.position);
   });
@@ -259,7 +261,7 @@ const foldAndWrite = async (
       client.release();
       return { kind: 'lost' };
     }
-    const writes = changeStatements(schema, before, projector.state(), templateRows);
+    const writes = changeStatements(schema, before, projector.state(), templateRows, firstSeen, to);
     const quarantined = quarantineStatement(schema, quarantine);
     if (quarantined !== undefined) writes.push(quarantined);
     const checkpoint: BoundQuery = {

@@ -39,9 +39,10 @@ const privateTemplates = (partition: number): TemplateRows => {
     selectSql: (schema, ids) =>
       `${selectColumnsSql(PARTITION_TEMPLATE_VIEWS, schema)}
         WHERE partition = ${integerLiteral(partition)} AND id = ANY(${ids})`,
-    writes: (schema, { created, updated }) =>
+    writes: (schema, { created, firstPositions, updated }) =>
       writeStatements(schema, PARTITION_TEMPLATES, {
         created: scoped(created),
+        firstPositions,
         updated: scoped(updated),
       }),
   };

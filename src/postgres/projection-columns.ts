@@ -9,6 +9,7 @@ import type {
   TemplateView,
 } from '../core/projections/records.js';
 import { sqlText } from './event-routing.js';
+import { FIRST_POSITION } from './migration-first-seen.js';
 
 type SqlType = 'bigint' | 'integer' | 'text' | 'boolean' | 'json' | 'timestamptz';
 
@@ -110,10 +111,16 @@ export const selectColumnsSql = <View>(spec: TableSpec<View>, schema: string): s
 const unnestOf = <View>(spec: TableSpec<View>): string =>
   `unnest(${spec.columns.map((c, i) => `$${i + 1}::${ARRAY_TYPE[c.type]}`).join(', ')})`;
 
-/** Inserts new rows given as one array per column (`$1` … `$n`). */
-export const insertSql = <View>(spec: TableSpec<View>, schema: string): string =>
-  `INSERT INTO ${schema}.${spec.table} (${spec.columns.map((c) => c.name).join(', ')})
-    SELECT * FROM ${unnestOf(spec)}`;
+/**
+ * Inserts new rows given as one array per column (`$1` … `$n`), then their
+ * `first_position` (`$n+1`), which no view holds and no update rewrites: a
+ * record is created once.
+ */
+export const insertSql = <View>(spec: TableSpec<View>, schema: string): string => {
+  const unnest = `${unnestOf(spec).slice(0, -1)}, $${spec.columns.length + 1}::bigint[])`;
+  return `INSERT INTO ${schema}.${spec.table} (${spec.columns.map((c) => c.name).join(', ')}, ${FIRST_POSITION})
+    SELECT * FROM ${unnest}`;
+};
 
 /**
  * Rewrites existing rows given as one array per column. Cheaper than an

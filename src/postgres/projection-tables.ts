@@ -12,6 +12,8 @@ import type {
   TemplateView,
 } from '../core/projections/records.js';
 import type { BoundQuery } from './bound-query.js';
+import { type FirstSeen, participantKey } from './first-seen.js';
+import { FIRST_POSITION } from './migration-first-seen.js';
 import {
   columnArrays,
   insertSql,
@@ -118,22 +120,35 @@ export const loadRecords = async (
 };
 
 /**
- * Every record of the tables as a {@link ProjectionState} (each collection in
- * id order), e.g. to compare the tables with an in-memory fold.
+ * Every record of the tables as a {@link ProjectionState}, each collection in
+ * first-seen order as a replay's, e.g. to compare the tables with an
+ * in-memory fold or to export them. Participants are grouped by sign request
+ * as a replay groups them: requests in the order their first participant was
+ * created, then each request's participants in the order they were.
  */
 export const readAllRecords = async (
   db: SqlQueryable,
   schema: SchemaName,
 ): Promise<ProjectionState> => {
-  const templates = await select(db, TEMPLATES, schema, 'ORDER BY id', []);
-  const signRequests = await select(db, SIGN_REQUESTS, schema, 'ORDER BY id', []);
-  const participants = await select(db, PARTICIPANTS, schema, 'ORDER BY sign_request_id, id', []);
+  const order = `ORDER BY ${FIRST_POSITION}, id`;
+  const templates = await select(db, TEMPLATES, schema, order, []);
+  const signRequests = await select(db, SIGN_REQUESTS, schema, order, []);
+  const participants = await select(
+    db,
+    PARTICIPANTS,
+    schema,
+    `ORDER BY min(${FIRST_POSITION}) OVER (PARTITION BY sign_request_id), sign_request_id,
+              ${FIRST_POSITION}, id`,
+    [],
+  );
   return toState(templates, signRequests, participants);
 };
 
 /** Records of `after` that are not the very objects `before` holds: new, or rewritten. */
 export interface Changes<V> {
   readonly created: V[];
+  /** The position each created record was first seen at (`first_position`), index for index. */
+  readonly firstPositions: number[];
   readonly updated: V[];
 }
 
@@ -156,12 +171,15 @@ const collect = <K, V>(
   before: ReadonlyMap<K, V> | undefined,
   after: ReadonlyMap<K, V>,
   into: Changes<V>,
+  firstPosition: (key: K) => number,
 ): void => {
   for (const [key, record] of after) {
     const earlier = before?.get(key);
     if (earlier === record) continue;
-    if (earlier === undefined) into.created.push(record);
-    else into.updated.push(record);
+    if (earlier === undefined) {
+      into.created.push(record);
+      into.firstPositions.push(firstPosition(key));
+    } else into.updated.push(record);
   }
 };
 
@@ -173,7 +191,12 @@ export const writeStatements = <View>(
 ): BoundQuery[] => [
   ...(changes.created.length === 0
     ? []
-    : [{ text: insertSql(spec, schema), values: columnArrays(spec, changes.created) }]),
+    : [
+        {
+          text: insertSql(spec, schema),
+          values: [...columnArrays(spec, changes.created), changes.firstPositions],
+        },
+      ]),
   ...(changes.updated.length === 0
     ? []
     : [{ text: updateSql(spec, schema), values: columnArrays(spec, changes.updated) }]),
@@ -184,22 +207,33 @@ export const writeStatements = <View>(
  * object `before` holds: `before` must hold every existing record the batch
  * could touch (see {@link loadRecords}), so a record it lacks is new and is
  * inserted. The inserted and the updated records are distinct rows, so the
- * statements can be sent as one ({@link withWrites}).
+ * statements can be sent as one ({@link withWrites}). A created record
+ * `firstSeen` did not note (an upcaster renamed its ids) is given `fallback`,
+ * the batch's last position: late, never early.
  */
 export const changeStatements = (
   schema: SchemaName,
   before: ProjectionState,
   after: ProjectionState,
   templateRows: TemplateRows,
+  firstSeen: FirstSeen,
+  fallback: number,
 ): BoundQuery[] => {
-  const templates: Changes<TemplateView> = { created: [], updated: [] };
-  const signRequests: Changes<SignRequestView> = { created: [], updated: [] };
-  const participants: Changes<ParticipantView> = { created: [], updated: [] };
-  collect(before.templates, after.templates, templates);
-  collect(before.signRequests, after.signRequests, signRequests);
-  for (const [id, ofRequest] of after.participants) {
-    const earlier = before.participants.get(id);
-    if (earlier !== ofRequest) collect(earlier, ofRequest, participants);
+  const templates: Changes<TemplateView> = { created: [], firstPositions: [], updated: [] };
+  const signRequests: Changes<SignRequestView> = { created: [], firstPositions: [], updated: [] };
+  const participants: Changes<ParticipantView> = { created: [], firstPositions: [], updated: [] };
+  collect(before.templates, after.templates, templates, (id) => {
+    return firstSeen.templates.get(id) ?? fallback;
+  });
+  collect(before.signRequests, after.signRequests, signRequests, (id) => {
+    return firstSeen.signRequests.get(id) ?? fallback;
+  });
+  for (const [requestId, ofRequest] of after.participants) {
+    const earlier = before.participants.get(requestId);
+    if (earlier === ofRequest) continue;
+    collect(earlier, ofRequest, participants, (id) => {
+      return firstSeen.participants.get(participantKey(requestId, id)) ?? fallback;
+    });
   }
   return [
     ...templateRows.writes(schema, templates),

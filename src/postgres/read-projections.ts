@@ -10,7 +10,7 @@ import type { SqlPool } from './sql-client.js';
 
 /** What the projection tables hold, read back whole. */
 export interface StoredProjections {
-  /** Every record (collections in id order, not first-seen order). */
+  /** Every record, each collection in first-seen order as a replay lists it. */
   readonly state: ProjectionState;
   /** The last position projected (0 before any). */
   readonly checkpoint: number;
@@ -25,6 +25,10 @@ export interface StoredQuarantineEntry {
   readonly message: string;
   /** The start of the stored event (at most 200 characters). */
   readonly raw: string;
+  /** The record's line: its position, or the line of the file it was imported from. */
+  readonly line: number | null;
+  /** The structured part of the reason as JSON text (the decode error, the conflict); null for a bad line. */
+  readonly detail: string | null;
 }
 
 /**
@@ -47,10 +51,18 @@ export const readProjections = (
       reason: QuarantineReason['kind'];
       message: string;
       raw: string;
-    }>(`SELECT position, reason, message, raw FROM ${schema}.quarantine ORDER BY position`);
+      line: string | null;
+      detail: string | null;
+    }>(
+      `SELECT position, reason, message, raw, line, detail FROM ${schema}.quarantine ORDER BY position`,
+    );
     return {
       state,
       checkpoint: Number(checkpoint.rows[0]?.position ?? 0),
-      quarantine: quarantine.rows.map((row) => ({ ...row, position: Number(row.position) })),
+      quarantine: quarantine.rows.map((row) => ({
+        ...row,
+        position: Number(row.position),
+        line: row.line === null ? null : Number(row.line),
+      })),
     };
   });

@@ -27,6 +27,7 @@ import { importDefault } from '../module-default.js';
 import { DATABASE_OPTIONS } from '../pg/pool.js';
 import { type EventSource, eventSourceOf, sourceLabel } from '../sources/event-source.js';
 import { awaitStopSignal } from '../stop-signals.js';
+import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 
 /** The flags of `reconcile`. */
 export const RECONCILE_OPTIONS: OptionTable = {
@@ -38,6 +39,7 @@ export const RECONCILE_OPTIONS: OptionTable = {
   'dry-run': { type: 'boolean' },
   json: { type: 'boolean' },
   ...DATABASE_OPTIONS,
+  ...UPCASTERS_OPTION,
 };
 
 /** A log reconcile can read and append to, and how to let it go. */
@@ -154,13 +156,16 @@ export const reconcileCommand = async (args: readonly string[], io: CliIO): Prom
   const dryRun = booleanFlag(parsed, 'dry-run');
   const json = booleanFlag(parsed, 'json');
   const fetch = await loadFetch(fetchPath);
+  // The state compared with the API must be the one replay and the workers fold, upcasters
+  // included: without them a request they close looks open, and its repair applies as a no-op.
+  const upcasters = await upcastersFlag(parsed, 'reconcile');
   const opened = await openLog(source);
   // A stop signal ends the run between two requests: the log is closed (its lock released) cleanly.
   const stop = awaitStopSignal();
   const aborter = new AbortController();
   void stop.requested.then((signal) => aborter.abort(new Error(signal)));
   try {
-    const projector = createProjector({ audit: false, policy: 'skip' });
+    const projector = createProjector({ audit: false, policy: 'skip', upcasters });
     const replayed = await projector.replay(opened.log);
     if (replayed.isErr()) {
       throw new CliError(

@@ -1,5 +1,5 @@
 /**
- * `signfold pg migrate|import|work|rebuild|status|export|skip`: the PostgreSQL adapter from the command
+ * `signfold pg migrate|import|work|rebuild|status|export|events|skip`: the PostgreSQL adapter from the command
  * line. Loaded only when a `pg` command runs, so the other commands never
  * load `pg` (an optional peer dependency).
  */
@@ -21,6 +21,7 @@ import { METRICS_PORT_OPTION, metricsPortFlag } from '../metrics/metrics-port.js
 import { loadReactorModule } from '../reactor-module.js';
 import { TRACING_OPTION, tracingFlag } from '../tracing-module.js';
 import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
+import { pgEvents } from './events.js';
 import { pgExport } from './export.js';
 import { postgresFailure } from './failure.js';
 import { pgImport } from './import.js';
@@ -64,6 +65,7 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
   },
   status: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
   export: DATABASE_OPTIONS,
+  events: DATABASE_OPTIONS,
   skip: { ...DATABASE_OPTIONS, position: { type: 'string' }, reason: { type: 'string' } },
 };
 
@@ -85,7 +87,9 @@ const integerAtLeast = (
 export const pgCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const [sub, ...rest] = args;
   if (sub === undefined)
-    throw usageError('missing subcommand: migrate, import, work, rebuild, status, export or skip');
+    throw usageError(
+      'missing subcommand: migrate, import, work, rebuild, status, export, events or skip',
+    );
   const options = Object.hasOwn(SUBCOMMAND_OPTIONS, sub) ? SUBCOMMAND_OPTIONS[sub] : undefined;
   if (options === undefined) throw usageError(`unknown subcommand 'pg ${sub}'`);
   const parsed = parseCommandArgs(rest, options);
@@ -119,7 +123,7 @@ export const pgCommand = async (args: readonly string[], io: CliIO): Promise<Exi
   const upcasters = await upcastersFlag(parsed, `pg ${sub}`);
   const metricsPort = metricsPortFlag(parsed);
   const traced = sub === 'work' ? await tracingFlag(parsed, 'pg work') : undefined;
-  const bulk = sub === 'import' || sub === 'export' || sub === 'migrate';
+  const bulk = sub === 'import' || sub === 'export' || sub === 'events' || sub === 'migrate';
   const drain = booleanFlag(parsed, 'drain');
   const poolOptions = {
     connectTimeoutMs: connectTimeoutOf(parsed),
@@ -232,6 +236,7 @@ const pgSubcommand = async (
   if (sub === 'import') return await pgImport(pool, target, positionals[0] ?? '', io);
   if (sub === 'status') return await pgStatus(pool, target, booleanFlag(parsed, 'json'), io);
   if (sub === 'export') return await pgExport(pool, target, io);
+  if (sub === 'events') return await pgEvents(pool, target, io);
   if (sub === 'skip') {
     return await pgSkip(pool, target, skipAt ?? 0, stringFlag(parsed, 'reason'), io);
   }

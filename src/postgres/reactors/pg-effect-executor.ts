@@ -116,11 +116,20 @@ export class PgEffectExecutor {
    * written yet, is never claimed again, even if its lease lapsed (a turn of
    * the loop slower than the renewals): it would run twice at once, or again
    * after it succeeded.
+   *
+   * An effect is executed only while its claim holds: a worker stopped
+   * (SIGSTOP, a long GC pause, a suspended VM) between the claim and the
+   * start may wake after its lease lapsed and another worker ran the effect,
+   * so a claim whose lease ran out by this process's monotonic clock (which
+   * counts a stop too) is given back unexecuted. The lease is counted from
+   * before the claim was sent, so this side's deadline falls before the
+   * server's.
    */
   async claimAndStart(): Promise<number> {
     if (this.#controller.signal.aborted || this.#limit.available === 0) return 0;
     const { schema, workerId, leaseMs } = this.#options;
     const ours = [...this.#running.keys(), ...this.#outcomes.map((outcome) => outcome.id)];
+    const leaseEnd = performance.now() + leaseMs;
     const { rows } = await this.#pool.query<Claimed>(
       `UPDATE ${schema}.effects AS e
           SET lease_owner = $1, lease_until = clock_timestamp() + $2 * interval '1 millisecond'
@@ -137,12 +146,28 @@ export class PgEffectExecutor {
     );
     for (const row of rows) {
       if (!this.#limit.tryAcquire()) break;
-      this.#running.set(row.id, this.#run(row));
+      this.#running.set(row.id, this.#run(row, leaseEnd));
     }
     return rows.length;
   }
 
-  async #run(row: Claimed): Promise<void> {
+  /** Gives back a claim whose lease lapsed before its execution: no attempt, nothing counted. */
+  #giveBack(row: Claimed): Promise<void> {
+    this.#outcomes.push({
+      id: row.id,
+      state: null,
+      attempts: row.attempts,
+      error: '',
+      dueMs: null,
+    });
+    this.#running.delete(row.id);
+    this.#options.onSettled?.();
+    return Promise.resolve();
+  }
+
+  async #run(row: Claimed, leaseEnd: number): Promise<void> {
+    // Checked with no await between it and the effect's start (attemptEffect calls execute at once).
+    if (performance.now() >= leaseEnd) return this.#giveBack(row);
     const reactor = this.#reactors.get(row.reactor) as Reactor;
     const attempt = row.attempts + 1;
     const span = this.#traced ? this.#startSpan(row, attempt) : undefined;

@@ -211,6 +211,59 @@ describe('signfold reconcile on a file log', () => {
   });
 });
 
+describe('reconcile --upcasters', () => {
+  const EXPIRED_AS_DECLINED = `export default [{
+  name: 'expired-as-declined',
+  from: 'sign-request-expired',
+  to: ({ templateId, templateName, ...rest }) => ({ ...rest, type: 'sign-request-declined' }),
+}];
+`;
+
+  it('compares the state the upcasters fold: a request they closed is not asked about, nothing is appended', async () => {
+    const { dir, log, env, calls } = await setUp({
+      1000: representation(1000, 'Declined', 'Declined'),
+      1001: STILL_SENT,
+    });
+    // Request 1000 expired: an event type only the upcaster knows (as declined).
+    const expired = {
+      ...events.signRequestDeclined({ signRequestId: 1000 }),
+      type: 'sign-request-expired',
+    };
+    await writeFile(
+      log,
+      `${envelope(5, expired)}
+`,
+      { flag: 'a' },
+    );
+    const upcasters = join(dir, 'upcasters.mjs');
+    await writeFile(upcasters, EXPIRED_AS_DECLINED);
+    const args = ['reconcile', log, '--fetch', FETCH, '--rate', '50', '--dry-run'];
+
+    const without = await runCli(args, ROOT, env);
+    expect(without.stdout).toContain('sign request 1000: would repair');
+    const upcast = await runCli([...args, '--upcasters', upcasters], ROOT, env);
+    expect(upcast.stderr).toBe('');
+    expect(upcast.code).toBe(0);
+    expect(upcast.stdout).toBe(
+      'sign request 1001: agrees\nreconcile: 1 sign request asked: 0 to repair, 1 agrees, 0 unrepairable, 0 failed\n',
+    );
+    // The run with upcasters asked only about 1001; the one without, about both.
+    expect((await readFile(calls, 'utf8')).trimEnd().split('\n')).toEqual(['1000', '1001', '1001']);
+
+    const applied = await runCli(
+      [...args.filter((a) => a !== '--dry-run'), '--upcasters', upcasters],
+      ROOT,
+      env,
+    );
+    expect(applied.code).toBe(0);
+    expect((await readFile(log, 'utf8')).trimEnd().split('\n')).toHaveLength(5);
+
+    const bad = await runCli([...args, '--upcasters', join(dir, 'missing.mjs')], ROOT, env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^signfold: reconcile: cannot load /);
+  });
+});
+
 describe('an observation record appended by hand', () => {
   it('is the same record reconcile writes: replay applies it', async () => {
     const { log, env } = await setUp({});
