@@ -5,6 +5,7 @@
  */
 
 import { version6 } from './migration-erasures.js';
+import { version7 } from './migration-outcome-times.js';
 import { type MigrationSettings, version2 } from './migration-partitions.js';
 import { version3 } from './migration-skips.js';
 import { reactorTablesSql } from './reactors/migration-reactors.js';
@@ -134,7 +135,7 @@ const version5 = (s: SchemaName): string => reactorRedoSql(s);
 
 /** Migration N is at index N - 1. */
 export const MIGRATIONS: readonly ((schema: SchemaName, settings: MigrationSettings) => string)[] =
-  [version1, version2, version3, version4, version5, version6];
+  [version1, version2, version3, version4, version5, version6, version7];
 
 /** The schema version this code reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
