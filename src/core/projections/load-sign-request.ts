@@ -122,6 +122,8 @@ export const applyRepresentation = (
   }
 
   const companyId = current?.companyId ?? (origin.companyId as CompanyId | undefined) ?? null;
+  // Read before writing: a working copy's records may be updated in place.
+  const requestWas = current?.status;
   const details = {
     name: snapshot.name,
     status: snapshot.status,
@@ -153,7 +155,7 @@ export const applyRepresentation = (
   }
   if (observedAt !== undefined) {
     draft.updateSignRequest(snapshot.id, (r) =>
-      stampRequestOutcome(r, current?.status, observedAt, 'observation'),
+      stampRequestOutcome(r, requestWas, observedAt, 'observation'),
     );
   }
   for (const p of participants) {
@@ -166,6 +168,7 @@ export const applyRepresentation = (
       ...(p.role?.sequence === undefined ? {} : { sequence: p.role.sequence }),
     };
     const status = statusOf(p);
+    const was = known?.status;
     if (known === undefined) {
       draft.addParticipant({
         signRequestId: snapshot.id,
@@ -187,7 +190,7 @@ export const applyRepresentation = (
     }
     if (observedAt !== undefined) {
       draft.updateParticipant(snapshot.id, p.id, (d) =>
-        stampParticipantOutcome(d, known?.status, observedAt, 'observation'),
+        stampParticipantOutcome(d, was, observedAt, 'observation'),
       );
     }
   }
