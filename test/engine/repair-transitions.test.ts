@@ -85,7 +85,9 @@ const API_STATUS: Record<ParticipantView['status'], string> = {
 };
 
 /** What a reactor reads of a change. */
-type Seen = Pick<Change, 'event' | 'observation' | 'before' | 'after'>;
+type Seen = Pick<Change, 'event' | 'before' | 'after'> & {
+  readonly observation: Change['observation'] | undefined;
+};
 
 /** Replays `records`, returning the changes reactors were handed and the projector. */
 const run = async (records: readonly (SignEvent | Record<string, unknown>)[]) => {
