@@ -108,7 +108,7 @@ describe('reconcile --database and observation records on PostgreSQL', () => {
     );
     expect(inspect.code).toBe(0);
     expect(inspect.stdout).toMatch(/status\s+completed/);
-    expect(inspect.stdout).toMatch(/\n\s+5\s+\S+\s+repair\s+-\s+applied/);
+    expect(inspect.stdout).toMatch(/\n\s+5\s+\S+\s+observation\s+-\s+applied/);
     const status = await runCli(['pg', 'status', '--database', url, '--json'], ROOT, env);
     const partitions = JSON.parse(status.stdout).partitions as Record<string, number>[];
     const sum = (member: string) => partitions.reduce((total, p) => total + (p[member] ?? 0), 0);
