@@ -76,6 +76,7 @@ export {
   templateStats,
 } from './projections/queries.js';
 export type {
+  OutcomeSource,
   ParticipantStatus,
   ParticipantView,
   SignRequestStatus,

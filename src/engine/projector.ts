@@ -492,7 +492,7 @@ export class Projector {
       .map((difference) => difference.message);
     const before = this.#onApplied && requestImageOf(this.#copy, id);
     const origin = companyId === undefined ? {} : { companyId };
-    const outcome = applyRepresentation(this.#copy, signRequest, origin);
+    const outcome = applyRepresentation(this.#copy, signRequest, origin, fetchedAt);
     if (typeof outcome === 'object') {
       const rejected = this.#reject(
         position,

@@ -1,12 +1,16 @@
 /**
  * The changes a repair hands to `onApplied`: one per event it stands for
- * (see `repairEvents`), at the observation's position. Unlike a delivered
- * event's `AppliedChange`, their views are copied up front: a repair writes
- * several records at once, and repairs are rare.
+ * (see `repairEvents`), at the observation's position. They step through the
+ * states (see `repairSteps`): each change's `before` is the previous one's
+ * `after`, so a transition (to completed, say) is seen once, on the event
+ * that makes it. Unlike a delivered event's `AppliedChange`, their views are
+ * copied up front: a repair writes several records at once, and repairs are
+ * rare.
  */
 import type { SignEvent } from '../core/events/sign-event.js';
 import type { ParticipantId, SignRequestId } from '../core/ids.js';
 import type { RequestImage } from '../core/observations/repair-events.js';
+import { repairSteps } from '../core/observations/repair-steps.js';
 import type { ProjectionState } from '../core/projections/projection-state.js';
 import type { ParticipantView } from '../core/projections/records.js';
 import type { WorkingCopy } from '../core/projections/working-copy.js';
@@ -53,8 +57,9 @@ export interface RepairContext {
 export const repairChanges = (
   context: RepairContext,
   events: readonly SignEvent[],
-): readonly Change[] =>
-  events.map((event, index): Change => {
+): readonly Change[] => {
+  const steps = repairSteps(context.before, context.after, events);
+  return events.map((event, index): Change => {
     const observation: ObservedEvent = Object.freeze({
       fetchedAt: context.fetchedAt,
       differences: context.differences,
@@ -66,9 +71,10 @@ export const repairChanges = (
       position: context.position,
       receivedAt: context.receivedAt,
       deliveryId: undefined,
-      before: viewsOf(context.before, event),
-      after: viewsOf(context.after, event),
+      before: viewsOf(steps[index] as RequestImage, event),
+      after: viewsOf(steps[index + 1] as RequestImage, event),
       state: context.state,
       observation,
     });
   });
+};

@@ -58,6 +58,10 @@ const SIGN_REQUEST: RecordShape = {
     fields: Array.isArray,
     // Absent in a version-2 snapshot (restored as null).
     sentAt: orNull(isString),
+    completedAt: orNull(isString),
+    declinedAt: orNull(isString),
+    deletedAt: orNull(isString),
+    outcomeFrom: orNull(oneOf('event', 'observation')),
     lastEventAt: orNull(isString),
   },
 };
@@ -79,6 +83,9 @@ const PARTICIPANT: RecordShape = {
     email: isString,
     sentAt: orNull(isString),
     viewedAt: orNull(isString),
+    signedAt: orNull(isString),
+    declinedAt: orNull(isString),
+    outcomeFrom: orNull(oneOf('event', 'observation')),
     lastEventAt: orNull(isString),
   },
 };

@@ -29,7 +29,10 @@ export const SNAPSHOT_FORMAT = 'signfold.snapshot';
  * the views' `sentAt`, `viewedAt` and `lastEventAt`; version 4 what the fold
  * was made with (`foldedWith`). Versions 2 to 4 are read: a version-2
  * snapshot restores with those times `null`, and one of version 2 or 3 counts
- * as folded with these rules, lenient decoding and no upcasters.
+ * as folded with these rules, lenient decoding and no upcasters. The outcome
+ * times (`completedAt`, `signedAt`, …, `outcomeFrom`) came within version 4:
+ * they are optional on read (`null` when absent), which older builds ignore,
+ * so the version did not change for them.
  */
 export const SNAPSHOT_VERSION = 4;
 
@@ -152,9 +155,17 @@ const stateFrom = (s: Record<string, unknown>): ProjectionState => {
   const templates = new Map<TemplateId, TemplateView>();
   for (const t of s.templates as TemplateView[]) templates.set(t.id, freeze({ ...t }, true));
   const signRequests = new Map<SignRequestId, SignRequestView>();
-  // A version-2 snapshot has no times: they restore as `null`, as for a bare line.
+  // Times a snapshot predates (all of them in version 2, the outcome times before
+  // signfold stamped them) restore as `null`, as for a bare line.
   for (const r of s.signRequests as SignRequestView[]) {
-    const times = { sentAt: r.sentAt ?? null, lastEventAt: r.lastEventAt ?? null };
+    const times = {
+      sentAt: r.sentAt ?? null,
+      completedAt: r.completedAt ?? null,
+      declinedAt: r.declinedAt ?? null,
+      deletedAt: r.deletedAt ?? null,
+      outcomeFrom: r.outcomeFrom ?? null,
+      lastEventAt: r.lastEventAt ?? null,
+    };
     signRequests.set(r.id, freeze({ ...r, ...times }, true));
   }
   const participants = new Map<SignRequestId, Map<ParticipantId, ParticipantView>>();
@@ -167,6 +178,9 @@ const stateFrom = (s: Record<string, unknown>): ProjectionState => {
     const times = {
       sentAt: p.sentAt ?? null,
       viewedAt: p.viewedAt ?? null,
+      signedAt: p.signedAt ?? null,
+      declinedAt: p.declinedAt ?? null,
+      outcomeFrom: p.outcomeFrom ?? null,
       lastEventAt: p.lastEventAt ?? null,
     };
     ofRequest.set(p.id, freeze({ ...p, ...times }, true));

@@ -7,6 +7,7 @@
 import { version7 } from './migration-erasure-key.js';
 import { version6 } from './migration-erasures.js';
 import { version8 } from './migration-first-seen.js';
+import { version9 } from './migration-outcome-times.js';
 import { type MigrationSettings, version2 } from './migration-partitions.js';
 import { version3 } from './migration-skips.js';
 import { reactorTablesSql } from './reactors/migration-reactors.js';
@@ -136,7 +137,7 @@ const version5 = (s: SchemaName): string => reactorRedoSql(s);
 
 /** Migration N is at index N - 1. */
 export const MIGRATIONS: readonly ((schema: SchemaName, settings: MigrationSettings) => string)[] =
-  [version1, version2, version3, version4, version5, version6, version7, version8];
+  [version1, version2, version3, version4, version5, version6, version7, version8, version9];
 
 /** The schema version this code reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -69,6 +69,10 @@ export const SIGN_REQUESTS: TableSpec<SignRequestView> = {
     col('saved_time', 'savedTime', 'text', true),
     col('fields', 'fields', 'json', true),
     col('sent_at', 'sentAt', 'timestamptz'),
+    col('completed_at', 'completedAt', 'timestamptz'),
+    col('declined_at', 'declinedAt', 'timestamptz'),
+    col('deleted_at', 'deletedAt', 'timestamptz'),
+    col('outcome_from', 'outcomeFrom', 'text'),
     col('last_event_at', 'lastEventAt', 'timestamptz'),
   ],
 };
@@ -91,6 +95,9 @@ export const PARTICIPANTS: TableSpec<ParticipantView> = {
     col('email', 'email', 'text', true),
     col('sent_at', 'sentAt', 'timestamptz'),
     col('viewed_at', 'viewedAt', 'timestamptz'),
+    col('signed_at', 'signedAt', 'timestamptz'),
+    col('declined_at', 'declinedAt', 'timestamptz'),
+    col('outcome_from', 'outcomeFrom', 'text'),
     col('last_event_at', 'lastEventAt', 'timestamptz'),
   ],
 };

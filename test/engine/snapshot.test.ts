@@ -269,4 +269,59 @@ describe('snapshot versions 2 and 3', () => {
     };
     expect(restoreProjector(bad)._unsafeUnwrapErr().kind).toBe('snapshot-invalid');
   });
+
+  it('keeps the outcome times, and restores a version-4 snapshot written without them as null', () => {
+    const projector = createProjector();
+    const events = [
+      buildEvent('sign-request-sent'),
+      buildEvent('participant-sent'),
+      buildEvent('participant-signed'),
+      buildEvent('sign-request-completed'),
+      buildEvent('sign-request-deleted'),
+    ];
+    events.forEach((event, i) => {
+      projector.apply({ position: i + 1, receivedAt: `2026-01-0${i + 1}T00:00:00.000Z`, event });
+    });
+    const current = through(takeSnapshot(projector)) as Record<string, unknown>;
+    expect(restoreProjector(current)._unsafeUnwrap().state()).toEqual(projector.state());
+    expect(projector.getSignRequest(1000)).toMatchObject({
+      completedAt: '2026-01-04T00:00:00.000Z',
+      deletedAt: '2026-01-05T00:00:00.000Z',
+      declinedAt: null,
+      outcomeFrom: 'event',
+    });
+    expect(projector.getParticipant(1000, 5)).toMatchObject({
+      signedAt: '2026-01-03T00:00:00.000Z',
+      outcomeFrom: 'event',
+    });
+    // What this version wrote before the outcome times: the same records without them.
+    const strip = ({
+      completedAt: _c,
+      declinedAt: _d,
+      deletedAt: _x,
+      signedAt: _s,
+      outcomeFrom: _o,
+      ...rest
+    }: Record<string, unknown>) => rest;
+    const older = {
+      ...current,
+      signRequests: (current.signRequests as Record<string, unknown>[]).map(strip),
+      participants: (current.participants as Record<string, unknown>[]).map(strip),
+    };
+    const restored = restoreProjector(older)._unsafeUnwrap();
+    expect(restored.getSignRequest(1000)).toMatchObject({
+      status: 'completed',
+      sentAt: '2026-01-01T00:00:00.000Z',
+      completedAt: null,
+      declinedAt: null,
+      deletedAt: null,
+      outcomeFrom: null,
+    });
+    expect(restored.getParticipant(1000, 5)).toMatchObject({ signedAt: null, outcomeFrom: null });
+    const bad = {
+      ...current,
+      participants: [{ ...(current.participants as object[])[0], outcomeFrom: 'guess' }],
+    };
+    expect(restoreProjector(bad)._unsafeUnwrapErr().message).toMatch(/outcomeFrom is invalid/);
+  });
 });

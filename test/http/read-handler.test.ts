@@ -71,6 +71,14 @@ describe.each(Object.keys(MOUNTS) as (keyof typeof MOUNTS)[])('mounted in %s', (
       auditTrail: unknown[];
     };
     expect(document.signRequest).toMatchObject({ id: 101, companyId: 1, status: 'completed' });
+    // The outcome time is the completion's receivedAt, as the audit trail shows it.
+    const completion = document.auditTrail[1] as { receivedAt: string };
+    expect(document.signRequest).toMatchObject({
+      completedAt: completion.receivedAt,
+      declinedAt: null,
+      deletedAt: null,
+      outcomeFrom: 'event',
+    });
     expect(document.auditTrail).toHaveLength(2);
   });
 

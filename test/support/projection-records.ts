@@ -14,6 +14,11 @@ const untimed = <T extends object>(record: T) => {
   const {
     sentAt: _s,
     viewedAt: _v,
+    signedAt: _g,
+    completedAt: _c,
+    declinedAt: _d,
+    deletedAt: _x,
+    outcomeFrom: _o,
     lastEventAt: _l,
     ...rest
   } = record as T & Record<string, unknown>;

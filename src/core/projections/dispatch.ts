@@ -54,7 +54,7 @@ const HANDLERS = Object.fromEntries(
  * Applies one decoded event to a draft and says what happened. Used by
  * `reduce`, `fold` and the engine, so all of them share one set of rules.
  * With `receivedAt` (ISO 8601), an applied event also stamps the views it
- * moved (`sentAt`, `viewedAt`, `lastEventAt`; see event-times.ts).
+ * moved (`sentAt`, `viewedAt`, the outcome times, `lastEventAt`; see event-times.ts).
  */
 export const applyEvent = (
   draft: ProjectionDraft,

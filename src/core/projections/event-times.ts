@@ -1,33 +1,97 @@
 /**
- * The "since when" of the views: `sentAt`, `viewedAt` and `lastEventAt`
- * hold the `receivedAt` of the events that moved them, so a query for
- * stuck signers reads columns instead of parsing events. They are stamped
- * after an event is applied, from the statuses before and after it, so the
- * status rules stay in the handlers alone. An event without `receivedAt` (a
- * bare line) leaves them as they were.
+ * The "since when" of the views: `sentAt`, `viewedAt`, the outcome times
+ * (`completedAt`, `declinedAt`, `deletedAt` of a request; `signedAt`,
+ * `declinedAt` of a participant) and `lastEventAt` hold the `receivedAt` of
+ * the events that moved them, so a query for stuck signers or a time to
+ * complete reads columns instead of parsing events. They are stamped after
+ * an event is applied, from the statuses before and after it, so the status
+ * rules stay in the handlers alone. An event without `receivedAt` (a bare
+ * line) leaves them as they were. An observation's repair stamps the outcome
+ * times with its own time instead (see `stampObservedOutcomes`).
  */
+import type { Draft } from 'immer';
 import type { SignEvent } from '../events/sign-event.js';
 import type { ProjectionDraft } from './projection-draft.js';
-import type { ParticipantStatus, SignRequestStatus } from './records.js';
+import type {
+  OutcomeSource,
+  ParticipantStatus,
+  ParticipantView,
+  SignRequestStatus,
+  SignRequestView,
+} from './records.js';
+
+/** The times of a request no timed event has moved yet: every new record starts from them. */
+export const NO_SIGN_REQUEST_TIMES = {
+  sentAt: null,
+  completedAt: null,
+  declinedAt: null,
+  deletedAt: null,
+  outcomeFrom: null,
+  lastEventAt: null,
+} as const satisfies Partial<SignRequestView>;
+
+/** The times of a participant no timed event has moved yet. */
+export const NO_PARTICIPANT_TIMES = {
+  sentAt: null,
+  viewedAt: null,
+  signedAt: null,
+  declinedAt: null,
+  outcomeFrom: null,
+  lastEventAt: null,
+} as const satisfies Partial<ParticipantView>;
 
 /** The statuses an event may move, read before it is applied. */
 export interface StatusesBefore {
   readonly signRequest: SignRequestStatus | undefined;
+  readonly deleted: boolean;
   readonly participant: ParticipantStatus | undefined;
 }
 
-const NONE: StatusesBefore = { signRequest: undefined, participant: undefined };
+const NONE: StatusesBefore = { signRequest: undefined, deleted: false, participant: undefined };
 
 /** The statuses of the records `event` touches, before it is applied. */
 export const statusesBefore = (draft: ProjectionDraft, event: SignEvent): StatusesBefore => {
   if (!('signRequestId' in event)) return NONE;
+  const request = draft.signRequest(event.signRequestId);
   return {
-    signRequest: draft.signRequest(event.signRequestId)?.status,
+    signRequest: request?.status,
+    deleted: request?.deleted === true,
     participant:
       'participantId' in event
         ? draft.participant(event.signRequestId, event.participantId)?.status
         : undefined,
   };
+};
+
+/**
+ * Stamps a request's outcome time when its status moved from `was` to a
+ * final one. Shared by events and observations, so both mark the same way.
+ */
+export const stampRequestOutcome = (
+  r: Draft<SignRequestView>,
+  was: SignRequestStatus | undefined,
+  at: string,
+  from: OutcomeSource,
+): void => {
+  if (r.status === was) return;
+  if (r.status === 'completed') r.completedAt = at;
+  else if (r.status === 'declined') r.declinedAt = at;
+  else return;
+  r.outcomeFrom = from;
+};
+
+/** Stamps a participant's outcome time when its status moved from `was` to a final one. */
+export const stampParticipantOutcome = (
+  p: Draft<ParticipantView>,
+  was: ParticipantStatus | undefined,
+  at: string,
+  from: OutcomeSource,
+): void => {
+  if (p.status === was) return;
+  if (p.status === 'signed') p.signedAt = at;
+  else if (p.status === 'declined') p.declinedAt = at;
+  else return;
+  p.outcomeFrom = from;
 };
 
 /** Stamps the views `event` (applied, received at `at`) touched; see the module comment. */
@@ -41,9 +105,12 @@ export const stampEventTimes = (
   const request = draft.signRequest(event.signRequestId);
   if (request !== undefined) {
     const sent = request.status === 'sent' && before.signRequest !== 'sent';
+    const deleted = request.deleted && !before.deleted;
     draft.updateSignRequest(event.signRequestId, (r) => {
       r.lastEventAt = at;
       if (sent) r.sentAt = at;
+      if (deleted) r.deletedAt = at;
+      stampRequestOutcome(r, before.signRequest, at, 'event');
     });
   }
   if (!('participantId' in event)) return;
@@ -55,5 +122,6 @@ export const stampEventTimes = (
     p.lastEventAt = at;
     if (sent) p.sentAt = at;
     if (viewed) p.viewedAt = at;
+    stampParticipantOutcome(p, before.participant, at, 'event');
   });
 };

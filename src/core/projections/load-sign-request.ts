@@ -9,6 +9,12 @@ import {
   participantTarget,
   signRequestTarget,
 } from './conflict.js';
+import {
+  NO_PARTICIPANT_TIMES,
+  NO_SIGN_REQUEST_TIMES,
+  stampParticipantOutcome,
+  stampRequestOutcome,
+} from './event-times.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
 import type { ProjectionState } from './projection-state.js';
 import type { ParticipantStatus, ParticipantView, SignRequestView } from './records.js';
@@ -86,11 +92,16 @@ const checkParticipant = (
  * keyed and are skipped, as are new participants listed without a status (the
  * service lists those it has not sent the request to yet); an unknown
  * participant status leaves the status as it was (`sent` for a new participant).
+ * With `observedAt` (an observation's `fetchedAt`), each record it moves to
+ * an outcome gets that time, marked `outcomeFrom: 'observation'`: the
+ * delivery that would have carried the time was lost, and the moment the
+ * service was seen to report it is the best bound left.
  */
 export const applyRepresentation = (
   draft: ProjectionDraft,
   snapshot: SignRequest,
   origin: RepresentationOrigin = {},
+  observedAt?: string,
 ): Outcome | Conflict => {
   const current = draft.signRequest(snapshot.id);
   if (current !== undefined) {
@@ -111,6 +122,8 @@ export const applyRepresentation = (
   }
 
   const companyId = current?.companyId ?? (origin.companyId as CompanyId | undefined) ?? null;
+  // Read before writing: a working copy's records may be updated in place.
+  const requestWas = current?.status;
   const details = {
     name: snapshot.name,
     status: snapshot.status,
@@ -132,14 +145,18 @@ export const applyRepresentation = (
       companyId,
       deleted: false,
       ...details,
-      sentAt: null,
-      lastEventAt: null,
+      ...NO_SIGN_REQUEST_TIMES,
     });
   } else {
     draft.updateSignRequest(snapshot.id, (r) => {
       Object.assign(r, details);
       r.companyId = companyId;
     });
+  }
+  if (observedAt !== undefined) {
+    draft.updateSignRequest(snapshot.id, (r) =>
+      stampRequestOutcome(r, requestWas, observedAt, 'observation'),
+    );
   }
   for (const p of participants) {
     const known = draft.participant(snapshot.id, p.id);
@@ -151,6 +168,7 @@ export const applyRepresentation = (
       ...(p.role?.sequence === undefined ? {} : { sequence: p.role.sequence }),
     };
     const status = statusOf(p);
+    const was = known?.status;
     if (known === undefined) {
       draft.addParticipant({
         signRequestId: snapshot.id,
@@ -161,9 +179,7 @@ export const applyRepresentation = (
         viewCount: 0,
         downloadCount: 0,
         ...facts,
-        sentAt: null,
-        viewedAt: null,
-        lastEventAt: null,
+        ...NO_PARTICIPANT_TIMES,
       });
     } else {
       draft.updateParticipant(snapshot.id, p.id, (d) => {
@@ -171,6 +187,11 @@ export const applyRepresentation = (
         d.companyId = companyId;
         if (status !== undefined) d.status = status;
       });
+    }
+    if (observedAt !== undefined) {
+      draft.updateParticipant(snapshot.id, p.id, (d) =>
+        stampParticipantOutcome(d, was, observedAt, 'observation'),
+      );
     }
   }
   return 'applied';

@@ -6,6 +6,7 @@ import {
   participantTarget,
   signRequestTarget,
 } from './conflict.js';
+import { NO_PARTICIPANT_TIMES } from './event-times.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
 import type { ParticipantStatus, ParticipantView } from './records.js';
 import {
@@ -118,9 +119,7 @@ export const applyParticipantEvent = (
       downloadCount: downloaded,
       roleId: event.roleId,
       roleName: event.roleName,
-      sentAt: null,
-      viewedAt: null,
-      lastEventAt: null,
+      ...NO_PARTICIPANT_TIMES,
     });
   } else {
     // Members are assigned only when they differ (see `writeIdentity` for why).

@@ -15,6 +15,15 @@ export type SignRequestStatus = 'draft' | 'sent' | 'completed' | 'declined';
 /** Participant lifecycle: `sent < viewed < signed | declined` (both final). */
 export type ParticipantStatus = 'sent' | 'viewed' | 'signed' | 'declined';
 
+/**
+ * What set a view's outcome time (`completedAt` / `declinedAt`, or a
+ * participant's `signedAt` / `declinedAt`): the delivered event that moved
+ * it there (its `receivedAt`), or an observation that repaired a lost
+ * delivery (its `fetchedAt`: when the service was seen to report the
+ * outcome, so no earlier than the outcome itself).
+ */
+export type OutcomeSource = 'event' | 'observation';
+
 /** What the projection knows of a template. */
 export interface TemplateView {
   readonly id: TemplateId;
@@ -54,6 +63,14 @@ export interface SignRequestView {
    * `sent`; `null` when none carried a time (a bare line, an API load).
    */
   readonly sentAt: string | null;
+  /** When the request became `completed` (see {@link outcomeFrom}); `null` when not completed or no time was known. */
+  readonly completedAt: string | null;
+  /** When the request became `declined` (see {@link outcomeFrom}); `null` when not declined or no time was known. */
+  readonly declinedAt: string | null;
+  /** The `receivedAt` of the `sign-request-deleted` that deleted it; `null` when not deleted or it carried none. */
+  readonly deletedAt: string | null;
+  /** What set `completedAt` or `declinedAt`; `null` while neither is set. */
+  readonly outcomeFrom: OutcomeSource | null;
   /** The `receivedAt` of the last event applied to the request or one of its participants; `null` when none carried a time. */
   readonly lastEventAt: string | null;
 }
@@ -79,6 +96,12 @@ export interface ParticipantView {
   readonly sentAt: string | null;
   /** The `receivedAt` of the `participant-viewed` that moved the participant to `viewed`; `null` when it carried none. */
   readonly viewedAt: string | null;
+  /** When the participant became `signed` (see {@link outcomeFrom}); `null` when not signed or no time was known. */
+  readonly signedAt: string | null;
+  /** When the participant became `declined` (see {@link outcomeFrom}); `null` when not declined or no time was known. */
+  readonly declinedAt: string | null;
+  /** What set `signedAt` or `declinedAt`; `null` while neither is set. */
+  readonly outcomeFrom: OutcomeSource | null;
   /** The `receivedAt` of the last event applied to the participant; `null` when none carried a time. */
   readonly lastEventAt: string | null;
 }

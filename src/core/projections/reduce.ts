@@ -14,7 +14,7 @@ enableMapSet();
 /**
  * Applies one event: the next state, or the conflict (the given state is never
  * changed). With `receivedAt` (ISO 8601) the views it moves get their times
- * (`sentAt`, `viewedAt`, `lastEventAt`), as the engine stamps them. Runs the handler recipes under immer's `produce`, which copies each
+ * (`sentAt`, `viewedAt`, the outcome times, `lastEventAt`), as the engine stamps them. Runs the handler recipes under immer's `produce`, which copies each
  * collection it writes to: O(records) per call. To apply many events use
  * {@link fold}, which is O(1) per event and gives the same result.
  *

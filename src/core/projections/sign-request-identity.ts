@@ -1,6 +1,7 @@
 import type { Draft } from 'immer';
 import type { ParticipantEvent, SignRequestEvent } from '../events/sign-event.js';
 import { type Conflict, companyMismatch, conflict, signRequestTarget } from './conflict.js';
+import { NO_SIGN_REQUEST_TIMES } from './event-times.js';
 import type { SignRequestView } from './records.js';
 
 /** Events that carry a sign request's identity (its name, owner, sender, maybe template). */
@@ -82,6 +83,5 @@ export const signRequestFromEvent = (
     ? { templateId: event.templateId, templateName: event.templateName }
     : {}),
   // Stamped by `applyEvent` once the event is applied (event-times.ts).
-  sentAt: null,
-  lastEventAt: null,
+  ...NO_SIGN_REQUEST_TIMES,
 });

@@ -26,6 +26,7 @@ import { buildStuck } from './stuck-requests.js';
 import type { AsOfBasis } from './summary-model.js';
 import { MAX_CHARTED_COMPANIES } from './summary-model.js';
 import { templateRows } from './template-rows.js';
+import { timesWithViews } from './times-with-views.js';
 import { buildTimings } from './timings.js';
 import { buildTrend } from './trend.js';
 
@@ -138,7 +139,8 @@ const trendByCompany = (
 export const buildReportModel = (input: ReportInput): ReportModel => {
   const { state, stats } = input;
   const period = input.period ?? {};
-  const { requests: times, latest, perHour } = input.observations;
+  const { latest, perHour } = input.observations;
+  const times = timesWithViews(state, input.observations.requests);
   const asOf = referenceTime(input.nowMs, period, latest);
   // Without any receivedAt no request has a sent time: nothing has an age to measure.
   const asOfMs = latest === undefined ? undefined : asOf.ms;

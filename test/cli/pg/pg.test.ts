@@ -41,9 +41,9 @@ describe('signfold pg', () => {
     const url = await server.createDatabase('cli_example');
     const migrated = await runCli(['pg', 'migrate', '--database', url]);
     expect(migrated).toMatchObject({ code: 0, stderr: '' });
-    expect(migrated.stdout).toBe('schema signfold migrated from version 0 to 7 (16 partitions)\n');
+    expect(migrated.stdout).toBe('schema signfold migrated from version 0 to 9 (16 partitions)\n');
     expect((await runCli(['pg', 'migrate', '--database', url])).stdout).toBe(
-      'schema signfold is at version 8: nothing to do\n',
+      'schema signfold is at version 9: nothing to do\n',
     );
     const imported = await runCli(['pg', 'import', EXAMPLE, '--database', url]);
     expect(imported.stderr).toBe('');
@@ -227,7 +227,7 @@ describe('signfold pg', () => {
   it('status shows each partition and the workers, as text and as JSON', async () => {
     const url = await server.createDatabase('cli_status');
     const migrated = await runCli(['pg', 'migrate', '--database', url, '--partitions', '3']);
-    expect(migrated.stdout).toBe('schema signfold migrated from version 0 to 7 (3 partitions)\n');
+    expect(migrated.stdout).toBe('schema signfold migrated from version 0 to 9 (3 partitions)\n');
     const log = await writeFixture('status.ndjson', [
       bare(requestEvent('sign-request-sent', 10, true)),
       bare(requestEvent('sign-request-completed', 11, false)),

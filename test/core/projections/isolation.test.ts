@@ -95,6 +95,10 @@ describe('isolation: one company never changes another company’s records', () 
       status: 'sent',
       deleted: false,
       sentAt: null,
+      completedAt: null,
+      declinedAt: null,
+      deletedAt: null,
+      outcomeFrom: null,
       lastEventAt: null,
     };
     const participantRecord: ParticipantView = {
@@ -108,6 +112,9 @@ describe('isolation: one company never changes another company’s records', () 
       roleId: roleId(7),
       sentAt: null,
       viewedAt: null,
+      signedAt: null,
+      declinedAt: null,
+      outcomeFrom: null,
       lastEventAt: null,
     };
     const state: ProjectionState = {

@@ -222,4 +222,83 @@ describe('projection laws', () => {
       RUNS,
     );
   });
+  it('(f) fold and reduce agree on the times, and each outcome time is the receivedAt of the event that made it so', () => {
+    const outcomesSeen = new Set<string>();
+    fc.assert(
+      fc.property(
+        startArb,
+        eventStreamArb().chain((events) =>
+          fc.tuple(
+            fc.constant(events),
+            // Some bare lines (no receivedAt) among timed ones.
+            fc.array(fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: undefined }), {
+              minLength: events.length,
+              maxLength: events.length,
+            }),
+          ),
+        ),
+        (start, [events, minutes]) => {
+          const at = minutes.map((m) =>
+            m === undefined ? undefined : new Date(Date.UTC(2026, 0, 1) + m * 60_000).toISOString(),
+          );
+          const folded = fold(start, events, at);
+          let state = start;
+          events.forEach((event, i) => {
+            const before = state;
+            const next = reduce(state, event, at[i]);
+            if (next.isErr()) return;
+            state = next.value;
+            if (!('signRequestId' in event)) return;
+            // The time of each outcome this event reached is its own receivedAt (or none).
+            const was = before.signRequests.get(event.signRequestId);
+            const now = state.signRequests.get(event.signRequestId);
+            const expected = at[i] ?? null;
+            if (now !== undefined && now.status !== was?.status) {
+              if (now.status === 'completed') expect(now.completedAt).toBe(expected);
+              if (now.status === 'declined') expect(now.declinedAt).toBe(expected);
+              if (now.status === 'completed' || now.status === 'declined') {
+                outcomesSeen.add(`request ${now.status}`);
+                const from = expected === null ? (was?.outcomeFrom ?? null) : 'event';
+                expect(now.outcomeFrom).toBe(from);
+              }
+            }
+            if (now?.deleted === true && was?.deleted !== true) {
+              expect(now.deletedAt).toBe(expected);
+              outcomesSeen.add('request deleted');
+            }
+            if ('participantId' in event) {
+              const p = state.participants.get(event.signRequestId)?.get(event.participantId);
+              const q = before.participants.get(event.signRequestId)?.get(event.participantId);
+              if (p !== undefined && p.status !== q?.status) {
+                if (p.status === 'signed') expect(p.signedAt).toBe(expected);
+                if (p.status === 'declined') expect(p.declinedAt).toBe(expected);
+                if (p.status === 'signed' || p.status === 'declined') {
+                  outcomesSeen.add(`participant ${p.status}`);
+                }
+              }
+            }
+          });
+          expect(folded.state).toEqual(state);
+          // Outcome times never outlive their outcome.
+          for (const r of listSignRequests(state)) {
+            if (r.status !== 'completed') expect(r.completedAt).toBeNull();
+            if (r.status !== 'declined') expect(r.declinedAt).toBeNull();
+            if (!r.deleted) expect(r.deletedAt).toBeNull();
+          }
+          for (const p of listParticipants(state)) {
+            if (p.status !== 'signed') expect(p.signedAt).toBeNull();
+            if (p.status !== 'declined') expect(p.declinedAt).toBeNull();
+          }
+        },
+      ),
+      RUNS,
+    );
+    expect([...outcomesSeen].sort()).toEqual([
+      'participant declined',
+      'participant signed',
+      'request completed',
+      'request declined',
+      'request deleted',
+    ]);
+  });
 });

@@ -89,6 +89,10 @@ describe('loadSignRequest: creating from a representation', () => {
       fields: [{ id: 3, roleId: 7, required: true, isMasked: false, type: 'signature' }],
       // Loaded from the API: no event times.
       sentAt: null,
+      completedAt: null,
+      declinedAt: null,
+      deletedAt: null,
+      outcomeFrom: null,
       lastEventAt: null,
     });
     expect(participant(state)).toEqual({
@@ -105,6 +109,9 @@ describe('loadSignRequest: creating from a representation', () => {
       sequence: 0,
       sentAt: null,
       viewedAt: null,
+      signedAt: null,
+      declinedAt: null,
+      outcomeFrom: null,
       lastEventAt: null,
     });
     expect(participant(state, 6)).toMatchObject({

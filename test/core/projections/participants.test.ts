@@ -71,6 +71,9 @@ describe('participant events imply the request was sent', () => {
         // A reduce without receivedAt: no times.
         sentAt: null,
         viewedAt: null,
+        signedAt: null,
+        declinedAt: null,
+        outcomeFrom: null,
         lastEventAt: null,
       });
     },

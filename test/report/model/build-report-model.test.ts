@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { observationRecord } from '../../../src/core/observations/observation-record.js';
+import { decodeSignRequest } from '../../../src/index.js';
 import { renderReport } from '../../../src/report/render-report.js';
 import { events } from '../../../src/testing/index.js';
-import { DAY, type Delivery, HOUR, modelOf } from '../report-fixtures.js';
+import { DAY, type Delivery, HOUR, modelOf, T0 } from '../report-fixtures.js';
 
 /** A request of template `templateId` sent at `at` with one participant, who views it. */
 const opened = (signRequestId: number, at: number, templateId = 100): Delivery[] => [
@@ -122,6 +124,30 @@ describe('buildReportModel: timings and funnel', () => {
     expect(model.timings?.all.completed).toEqual({ count: 1, medianMs: HOUR, p90Ms: HOUR });
     expect(model.overview.conflicts).toBe(1);
     expect(model.activity?.rows.reduce((sum, r) => sum + r.conflicts, 0)).toBe(1);
+  });
+});
+
+describe('buildReportModel: repaired requests', () => {
+  it('times a request repaired to completed from its view: sent to the observation that saw it completed', async () => {
+    const fetched = new Date(T0 + 5 * HOUR);
+    const completed = decodeSignRequest({
+      id: 1,
+      name: 'NDA for Ada',
+      status: 'completed',
+      formType: 'Form',
+      savedTime: '2025-01-06 09:00:00',
+      participants: [{ id: 5, name: 'Ada Lovelace', status: 'Signed' }],
+    })._unsafeUnwrap();
+    const model = await modelOf([
+      ...opened(1, 0),
+      // The signature and the completion were lost; reconcile saw the request completed.
+      { event: observationRecord(completed, { fetchedAt: fetched }), at: 6 * HOUR },
+    ]);
+    expect(model.timings?.all.completed).toEqual({
+      count: 1,
+      medianMs: 5 * HOUR,
+      p90Ms: 5 * HOUR,
+    });
   });
 });
 
