@@ -105,8 +105,11 @@ describe('signfold/http', () => {
     const published = (await import(`${manifest.name}/http`)) as Record<string, unknown>;
     expect(Object.keys(published).sort()).toEqual(Object.keys(http).sort());
     expect(Object.keys(published).sort()).toEqual([
+      'DEFAULT_READ_LINK_MS',
+      'MAX_READ_LINK_MS',
       'createHealthHandler',
       'createReadHandler',
+      'createReadLink',
       'nodeListener',
     ]);
   });

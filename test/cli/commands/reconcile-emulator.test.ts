@@ -97,12 +97,17 @@ describe('serve + reconcile + react against the emulator of the service', () => 
       const sentAt = new Map<string, number>();
       const signedAt = new Map<string, number>();
       const repairedEvents: string[] = [];
+      // Timers run in event time: the runner's clock is the latest receivedAt it has read, which
+      // under load can be a record stored just before the signature but stamped after it. So a
+      // signature is "seen" at that clock, not at its own stamp.
+      let clock = Number.NEGATIVE_INFINITY;
       await replayOf(path, ({ event, receivedAt, observation }) => {
         if (observation !== undefined) repairedEvents.push(event.type);
+        if (receivedAt !== undefined) clock = Math.max(clock, Date.parse(receivedAt));
         if (!('participantId' in event) || receivedAt === undefined) return;
         const who = `${event.signRequestId}/${event.participantId}`;
         if (event.type === 'participant-sent') sentAt.set(who, Date.parse(receivedAt));
-        if (event.type === 'participant-signed') signedAt.set(who, Date.parse(receivedAt));
+        if (event.type === 'participant-signed') signedAt.set(who, clock);
       });
       const react = await runCli(['react', path, '--reactors', SINK_REACTORS, '--drain'], ROOT, {
         ...env,
