@@ -1,10 +1,9 @@
 // @ts-check
 /**
- * `prepare`: builds dist/ unless it is newer than every file under src/ and the build
- * configuration. npm runs `prepare` after `prepack` when packing, which has just built dist/
- * afresh: a second compile of the same sources would only cost time. On a git install, or in a
- * clone after `npm ci`, there is no dist/ yet, and it builds. The tests' global setup
- * (test/support/ensure-build.ts) asks {@link staleReason} the same question.
+ * Builds dist/ unless it is newer than every file under src/ and the build configuration. The
+ * tests' global setup (test/support/ensure-build.ts) asks {@link staleReason} the question before
+ * a run; `node scripts/build-if-stale.js` does it by hand. The package has no `prepare` script
+ * (it runs nothing when installed), so this is never run by npm.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';

@@ -12,8 +12,8 @@ import { MIN_TOKEN_LENGTH } from './read-tokens.js';
 export interface ReadLinkOptions {
   /** A read token the server is given (as `tokens[].token` or `--read-token-env`). */
   readonly token: string;
-  /** Where the read routes are mounted, e.g. `https://reports.example.com` (a string or a `URL`). */
-  readonly url: string | { toString(): string };
+  /** Where the read routes are mounted, e.g. `https://reports.example.com` (for a `URL`, its `href`). */
+  readonly url: string;
   /**
    * The companies the link sees: some of the token's (a company the token
    * does not see makes the link refused). Default: all the token's, as the
@@ -35,7 +35,7 @@ export const DEFAULT_READ_LINK_MS = 24 * 3_600_000;
  */
 export const MAX_READ_LINK_MS = 31 * 86_400_000;
 
-const baseOf = (url: string | { toString(): string }): URL => {
+const baseOf = (url: string): URL => {
   let base: URL;
   try {
     base = new URL(String(url));

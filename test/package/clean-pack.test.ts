@@ -48,6 +48,15 @@ describe('the package packed from a clean checkout', () => {
     }
   });
 
+  it('runs no script when installed: its package.json has no install-time script', async () => {
+    const installed = JSON.parse(
+      await readFile(join(app, 'node_modules/signfold/package.json'), 'utf8'),
+    ) as { scripts?: Record<string, string> };
+    const scripts = Object.keys(installed.scripts ?? {});
+    expect(scripts).toContain('prepack');
+    expect(scripts.filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
+  });
+
   it('leaves out the API reference and everything only the repository needs', () => {
     const tops = new Set(packed.files.map((path) => path.split('/')[0]));
     expect([...tops].sort()).toEqual(

@@ -85,7 +85,7 @@ export const readLinkCommand = async (
   try {
     link = createReadLink({
       token,
-      url: parsedUrl,
+      url: parsedUrl.href,
       ...(companies === undefined ? {} : { companies }),
       ...(life === undefined ? {} : { expiresInMs: life }),
     });
