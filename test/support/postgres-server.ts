@@ -43,6 +43,30 @@ const admin = async (url: string, sql: string): Promise<void> => {
   }
 };
 
+/**
+ * Drops `name`, first giving the sessions still closing on it (a pool whose `end()` resolved
+ * before its sockets closed) up to 2 s to go: a FORCE drop terminates them, and a client that
+ * is ending when that message arrives has no listener left for the error, which vitest then
+ * reports as unhandled. FORCE still ends whatever a test left open.
+ */
+const dropDatabase = async (url: string, name: string): Promise<void> => {
+  const client = new pg.Client(onDatabase(url, 'postgres'));
+  await client.connect();
+  try {
+    for (let tries = 0; tries < 40; tries += 1) {
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+        [name],
+      );
+      if ((rows[0]?.n ?? 0) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+};
+
 const notOwn = (what: string) => (): never => {
   throw new Error(
     `${what} would touch every file's database on the shared server: start one of the file's own (ownPostgres() or throwawayPostgres({ own: true }))`,
@@ -73,7 +97,7 @@ export const postgresDatabase = async (): Promise<PostgresServer> => {
     // Dropped, not only forgotten: the shared server serves the worker's later files.
     stop: async () => {
       for (const name of names.splice(0)) {
-        await admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+        await dropDatabase(server, name).catch(() => undefined);
       }
     },
     pause: notOwn('pause()'),
