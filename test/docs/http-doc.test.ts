@@ -9,10 +9,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { transform } from 'esbuild';
-import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../cli/cli-helpers.js';
 import { withBuiltImports } from '../support/built-imports.js';
+import { strictTypeErrors } from '../support/strict-type-errors.js';
 
 // esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
 afterAll(async () => (await import('esbuild')).stop());
@@ -53,23 +53,6 @@ const example = async (title: string): Promise<string> => {
   return code.replace('8080', '0');
 };
 
-/** Type errors of `file` against the built package's declarations. */
-const typeErrors = (file: string): string[] => {
-  const program = ts.createProgram([file], {
-    strict: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    lib: ['lib.es2023.d.ts'],
-    types: ['node'],
-    noEmit: true,
-    skipLibCheck: true,
-  });
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-};
-
 const start = async (code: string) => {
   // Inside the project, so that hono and @types/node resolve.
   await mkdir(join(ROOT, 'node_modules/.cache'), { recursive: true });
@@ -81,7 +64,7 @@ const start = async (code: string) => {
   );
   const checked = join(dir, 'example.mts');
   await writeFile(checked, local);
-  const errors = typeErrors(checked);
+  const errors = strictTypeErrors(checked, { dom: false });
   const js = (await transform(local, { loader: 'ts', format: 'esm' })).code;
   await writeFile(join(dir, 'example.mjs'), js);
   const child = spawn(process.execPath, [join(dir, 'example.mjs')], {

@@ -9,13 +9,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { transform } from 'esbuild';
-import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildEvent } from '../../src/core/builders/plain-builders.js';
 import { encodeEvent } from '../../src/core/events/encode-event.js';
 import { signWebhookBody } from '../../src/webhooks/sign-payload.js';
 import { ROOT } from '../cli/cli-helpers.js';
 import { withBuiltImports } from '../support/built-imports.js';
+import { strictTypeErrors } from '../support/strict-type-errors.js';
 
 // esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
 afterAll(async () => (await import('esbuild')).stop());
@@ -46,22 +46,6 @@ process.stdin.on('data', (line: string) => console.log(JSON.stringify({ status: 
 `;
 };
 
-const typeErrors = (file: string): string[] =>
-  ts
-    .getPreEmitDiagnostics(
-      ts.createProgram([file], {
-        strict: true,
-        module: ts.ModuleKind.NodeNext,
-        moduleResolution: ts.ModuleResolutionKind.NodeNext,
-        target: ts.ScriptTarget.ES2022,
-        lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
-        types: ['node'],
-        noEmit: true,
-        skipLibCheck: true,
-      }),
-    )
-    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-
 /** The next line the child prints, as JSON. */
 const nextLine = (child: ChildProcess): Promise<unknown> =>
   new Promise((resolve, reject) => {
@@ -82,7 +66,7 @@ describe('the README', () => {
     dirs.push(dir);
     const local = withBuiltImports(exampleAndProbe(), 'path');
     await writeFile(join(dir, 'example.mts'), local);
-    expect(typeErrors(join(dir, 'example.mts'))).toEqual([]);
+    expect(strictTypeErrors(join(dir, 'example.mts'), { dom: true })).toEqual([]);
     await writeFile(
       join(dir, 'example.mjs'),
       (await transform(local, { loader: 'ts', format: 'esm' })).code,

@@ -8,11 +8,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { transform } from 'esbuild';
-import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/webhooks/sign-payload.js';
 import { ROOT } from '../cli/cli-helpers.js';
 import { withBuiltImports } from '../support/built-imports.js';
+import { strictTypeErrors } from '../support/strict-type-errors.js';
 
 // esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
 afterAll(async () => (await import('esbuild')).stop());
@@ -46,23 +46,6 @@ const snippet = async (title: string): Promise<string> => {
   return `${PREAMBLE}${code.replace('8080', '0')}${REPORT_PORT}`;
 };
 
-/** Type errors of `file` against the built package's declarations. */
-const typeErrors = (file: string): string[] => {
-  const program = ts.createProgram([file], {
-    strict: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
-    types: ['node'],
-    noEmit: true,
-    skipLibCheck: true,
-  });
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-};
-
 const start = async (code: string) => {
   // Inside the project, so that hono and @types/node resolve.
   await mkdir(join(ROOT, 'node_modules/.cache'), { recursive: true });
@@ -71,7 +54,7 @@ const start = async (code: string) => {
   const local = withBuiltImports(code, 'path');
   const checked = join(dir, 'snippet.mts');
   await writeFile(checked, local);
-  const errors = typeErrors(checked);
+  const errors = strictTypeErrors(checked, { dom: true });
   const js = (await transform(local, { loader: 'ts', format: 'esm' })).code;
   await writeFile(join(dir, 'snippet.mjs'), js);
   const child = spawn(process.execPath, [join(dir, 'snippet.mjs')], {
