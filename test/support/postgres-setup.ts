@@ -6,6 +6,7 @@
  * server (a second or more of CPU each on a 2-core machine). Files that pause, restart or stop
  * their server still start one of their own (`throwawayPostgres({ own: true })`).
  */
+import { dirname } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import {
   BIN_VARIABLE,
@@ -17,6 +18,7 @@ import {
   TEMPLATE_VARIABLE,
 } from '../../scripts/throwaway-postgres.js';
 import { TEST_SERVER_SETTINGS } from './postgres-settings.js';
+import { removeIfRunDies } from './process-guard.js';
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -32,7 +34,11 @@ export default async function postgresSetup(project: TestProject): Promise<() =>
   };
   try {
     // Resolved once, so that the workers (and the servers they start) need not copy it again.
-    const bin = reachableBin(findBin());
+    const found = findBin();
+    const bin = reachableBin(found);
+    // A copy of the binaries (as root, see reachableBin) is the run's to remove; the found
+    // installation never is.
+    if (bin.bin !== found) removeIfRunDies(dirname(bin.bin));
     const named = process.env[BIN_VARIABLE];
     process.env[BIN_VARIABLE] = bin.bin;
     undo.push(() => {
@@ -41,6 +47,7 @@ export default async function postgresSetup(project: TestProject): Promise<() =>
       bin.remove();
     });
     const template = makeTemplate();
+    removeIfRunDies(dirname(template.data));
     process.env[TEMPLATE_VARIABLE] = template.data;
     undo.push(() => {
       delete process.env[TEMPLATE_VARIABLE];
