@@ -9,7 +9,7 @@
  */
 import { err, ok, type Result } from 'neverthrow';
 import { checkSchema, migrateInTransaction, partitionCount } from './migrate.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
+import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import { checkOut, rollBack, type SqlPool, type SqlQueryable } from './sql-client.js';
 
@@ -99,12 +99,15 @@ const sameList = (a: readonly string[], b: readonly string[]): boolean =>
  * `upcasters` (by name, in order), or drops one made with others and starts
  * over. Refuses (`invalid-option`) a schema of that name that signfold's
  * rebuild did not make. Processes that start at once take turns on the
- * schema's migration lock: one creates, the others resume.
+ * schema's migration lock: one creates, the others resume; one that waits
+ * longer than its session's `lock_timeout` tries again, for up to `waitMs`
+ * in all ({@link PREPARE_WAIT_MS} by default).
  */
 export const prepareRebuild = async (
   pool: SqlPool,
   liveName: string | undefined,
   upcasters: readonly string[],
+  waitMs: number = PREPARE_WAIT_MS,
 ): Promise<Result<PreparedRebuild, PostgresError>> => {
   const live = schemaName(liveName);
   if (live.isErr()) return err(live.error);
@@ -112,6 +115,45 @@ export const prepareRebuild = async (
   if (rebuild.isErr()) return err(rebuild.error);
   const checked = await checkSchema(pool, live.value);
   if (checked.isErr()) return err(checked.error);
+  // Each attempt's lock wait is bounded by the session's lock_timeout, which a worker's pool
+  // derives from its lease (2.5 s for a 1 s lease). Making the schema may take longer than that
+  // on a loaded machine: the processes that wait for it try again, up to `waitMs` in all.
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const attempt = await prepareOnce(pool, live.value, rebuild.value, upcasters);
+    if (attempt.isOk()) return ok(attempt.value);
+    if (attempt.error !== LOCK_BUSY) return err(attempt.error);
+    if (Date.now() >= deadline) {
+      return err({
+        kind: 'database',
+        code: '55P03',
+        retryable: true,
+        message: `preparing schema ${rebuild.value}: another process held its preparation for over ${Math.round(waitMs / 1000)} s`,
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, PREPARE_RETRY_MS));
+  }
+};
+
+/**
+ * How long {@link prepareRebuild} waits in all for another process that is
+ * making the same rebuild schema (ms).
+ */
+export const PREPARE_WAIT_MS = 120_000;
+
+/** The pause between two attempts to take the preparation's lock (ms). */
+const PREPARE_RETRY_MS = 200;
+
+/** An attempt found the preparation's lock held past the session's lock_timeout. */
+const LOCK_BUSY = Symbol('lock busy');
+
+/** One transaction of {@link prepareRebuild}. */
+const prepareOnce = async (
+  pool: SqlPool,
+  live: SchemaName,
+  rebuild: SchemaName,
+  upcasters: readonly string[],
+): Promise<Result<PreparedRebuild, PostgresError | typeof LOCK_BUSY>> => {
   let client: Awaited<ReturnType<typeof checkOut>>;
   try {
     client = await checkOut(pool);
@@ -121,12 +163,14 @@ export const prepareRebuild = async (
   let broken: Error | true | undefined;
   try {
     await client.query('BEGIN');
-    const prepared = await prepareIn(client, live.value, rebuild.value, upcasters);
+    const prepared = await prepareIn(client, live, rebuild, upcasters);
     await client.query(prepared.isOk() ? 'COMMIT' : 'ROLLBACK');
     return prepared;
   } catch (cause) {
     broken = await rollBack(client, cause);
-    return err(databaseError(cause, `preparing schema ${rebuild.value}`));
+    // 55P03 lock_not_available: the session's lock_timeout ran out, waiting for another process.
+    if (sqlState(cause) === '55P03') return err(LOCK_BUSY);
+    return err(databaseError(cause, `preparing schema ${rebuild}`));
   } finally {
     client.release(broken);
   }
