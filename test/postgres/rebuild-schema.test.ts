@@ -52,7 +52,10 @@ describe('prepareRebuild while another process prepares', () => {
       const started = Date.now();
       const prepared = await prepareRebuild(pool, undefined, []);
       await released;
-      expect(prepared._unsafeUnwrap()).toMatchObject({ how: 'created', rebuild: 'signfold_rebuild' });
+      expect(prepared._unsafeUnwrap()).toMatchObject({
+        how: 'created',
+        rebuild: 'signfold_rebuild',
+      });
       // It did wait for the holder: longer than one lock wait (1 s) could have.
       expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
     } finally {
@@ -69,7 +72,8 @@ describe('prepareRebuild while another process prepares', () => {
       expect(prepared._unsafeUnwrapErr()).toMatchObject({
         kind: 'database',
         code: '55P03',
-        message: 'preparing schema signfold_rebuild: another process held its preparation for over 3 s',
+        message:
+          'preparing schema signfold_rebuild: another process held its preparation for over 3 s',
       });
       await released;
       const { rows } = await pool.query(
