@@ -5,10 +5,10 @@
  * a run; `node scripts/build-if-stale.js` does it by hand. The package has no `prepare` script
  * (it runs nothing when installed), so this is never run by npm.
  */
-import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { build, CLI_BUNDLE } from './build.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -23,10 +23,13 @@ const newestUnder = (dir) => {
   return newest;
 };
 
-/** @returns {number | undefined} when dist/ was built, or undefined when it was not */
+/**
+ * @returns {number | undefined} when dist/ was built (its last step, the CLI's bundle, was
+ * written), or undefined when it was not
+ */
 export const builtAt = () => {
   try {
-    return statSync(join(ROOT, 'dist', 'index.js')).mtimeMs;
+    return statSync(CLI_BUNDLE).mtimeMs;
   } catch {
     return undefined;
   }
@@ -35,7 +38,7 @@ export const builtAt = () => {
 /** @returns {string | undefined} why dist/ must be rebuilt, or undefined if it is up to date */
 export const staleReason = () => {
   const built = builtAt();
-  if (built === undefined) return 'dist/index.js is missing';
+  if (built === undefined) return 'dist/cli/main.js is missing';
   const sources = Math.max(
     newestUnder(join(ROOT, 'src')),
     ...['tsconfig.json', 'tsconfig.build.json'].map((file) => statSync(join(ROOT, file)).mtimeMs),
@@ -44,9 +47,9 @@ export const staleReason = () => {
 };
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && staleReason() !== undefined) {
-  execFileSync(
-    process.execPath,
-    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-    { cwd: ROOT, stdio: 'inherit' },
-  );
+  try {
+    await build();
+  } catch {
+    process.exitCode = 1; // tsc or esbuild has said why
+  }
 }

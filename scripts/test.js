@@ -65,7 +65,9 @@ const started = performance.now();
 const seconds = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
 // Emitted unchecked: the typecheck below checks src/ with test/ (see clean-build.js).
-const build = await node([join(ROOT, 'scripts', 'clean-build.js'), '--no-check'], { capture: false });
+const build = await node([join(ROOT, 'scripts', 'clean-build.js'), '--no-check'], {
+  capture: false,
+});
 if (build.code !== 0) {
   console.error('npm test: the build failed');
   process.exit(1);

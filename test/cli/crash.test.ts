@@ -1,16 +1,39 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeThrown } from '../../src/cli/cli-error.js';
 import { forbiddenIn } from '../support/terminal-safety.js';
-import { ROOT } from './cli-helpers.js';
+import { ROOT, removeTempDirs, tempDir } from './cli-helpers.js';
 
-/** Runs `code` in a fresh Node process after installing the built crash handler. */
+// The executable is one bundle (scripts/build.js): the crash handler is bundled here alone, from
+// the same source, to be installed in a bare Node process.
+let handler: string;
+beforeAll(async () => {
+  handler = join(await tempDir(), 'crash.mjs');
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [join(ROOT, 'src/cli/crash.ts')],
+    outfile: handler,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
+});
+// esbuild's service is a child process: it must end with the file (test/support/process-fixture.ts).
+afterAll(async () => {
+  await (await import('esbuild')).stop();
+  await removeTempDirs();
+});
+
+/** Runs `code` in a fresh Node process after installing the crash handler. */
 const crash = (code: string, env: Record<string, string> = {}) =>
   new Promise<{ code: number | null; stderr: string }>((done, fail) => {
-    const handler = pathToFileURL(join(ROOT, 'dist/cli/crash.js')).href;
-    const script = `import { installCrashHandler } from ${JSON.stringify(handler)};
+    const url = pathToFileURL(handler).href;
+    const script = `import { installCrashHandler } from ${JSON.stringify(url)};
 installCrashHandler(process, process.env.SIGNFOLD_DEBUG === '1');
 ${code}`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {

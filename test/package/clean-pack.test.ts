@@ -32,20 +32,32 @@ beforeAll(async () => {
 afterAll(removeScratch);
 
 describe('the package packed from a clean checkout', () => {
-  it('carries every entry point compiled, with its declarations', () => {
-    for (const entry of [
-      'index',
-      'core/index',
-      'testing/index',
-      'postgres/index',
-      'webhooks/index',
-      'otel/index',
-      'http/index',
-      'cli/main',
-    ]) {
-      expect(packed.files, entry).toContain(`dist/${entry}.js`);
-      expect(packed.files, entry).toContain(`dist/${entry}.d.ts`);
+  it('carries every entry point compiled, with its declarations', async () => {
+    const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, { types: string; import: string } | string>;
+    };
+    const entries = Object.entries(manifest.exports).flatMap(([name, target]) =>
+      typeof target === 'string' ? [] : [[name, target] as const],
+    );
+    expect(entries.length).toBeGreaterThanOrEqual(11);
+    for (const [name, { types, import: code }] of entries) {
+      expect(packed.files, name).toContain(code.replace(/^\.\//, ''));
+      expect(packed.files, name).toContain(types.replace(/^\.\//, ''));
     }
+  });
+
+  it('carries the executable as one bundle: its entry, its chunks, and no second copy', () => {
+    const cli = packed.files.filter((path) => path.startsWith('dist/cli/'));
+    expect(cli).toContain('dist/cli/main.js');
+    expect(cli).toContain('dist/cli/main.js.map');
+    const chunks = cli.filter((path) => /^dist\/cli\/chunks\/[\w-]+\.js$/.test(path));
+    expect(chunks.length).toBeGreaterThan(10);
+    // tsc's modules of the CLI are in the bundle; none is left beside it.
+    expect(
+      cli.filter(
+        (path) => !/^dist\/cli\/(main\.js(\.map)?|chunks\/[\w-]+\.js(\.map)?)$/.test(path),
+      ),
+    ).toEqual([]);
   });
 
   it('runs no script when installed: its package.json has no install-time script', async () => {

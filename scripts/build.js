@@ -1,0 +1,87 @@
+// @ts-check
+/**
+ * `npm run build`: compiles src/ into dist/ with tsc (the library's modules, their declarations
+ * and maps), then bundles the CLI with esbuild: `dist/cli/main.js`, the executable, is replaced by
+ * the bundle's entry, with its chunks in `dist/cli/chunks/` (the path every script, doc and
+ * supervisor already uses stays the same).
+ *
+ * Why a bundle for the executable: every start of `signfold` loaded about 165 modules of its own
+ * one by one, and Node 20 has no compile cache; a bundle in a few chunks (split at the commands'
+ * dynamic imports) starts in about a third less CPU. A test run starts the CLI hundreds of times;
+ * an operator's scripts and supervisors start it too. Dependencies stay outside the bundle (they
+ * are resolved from node_modules as before, and an optional peer such as `pg` is still loaded only
+ * by the commands that need it). The library's entry points are not bundled: the CLI's copy of
+ * the core is its own, and the objects a user's module (reactors, upcasters, tracing) hands it are
+ * plain data, functions and OpenTelemetry providers, so no check of identity crosses the two.
+ *
+ * `node scripts/build.js --no-check` emits without type checking (see clean-build.js).
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+/**
+ * The executable: two levels below the root, where src/cli/version.ts expects it. Written last
+ * by {@link build}, so its time is the build's.
+ */
+export const CLI_BUNDLE = join(ROOT, 'dist', 'cli', 'main.js');
+
+const CLI_DIR = join(ROOT, 'dist', 'cli');
+
+/**
+ * Compiles and bundles; throws (with tsc's or esbuild's output on stderr) when either fails.
+ * @param {{ check?: boolean, quiet?: boolean }} [options] `check: false` for tsc's `--noCheck`
+ */
+export const build = async ({ check = true, quiet = false } = {}) => {
+  execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      'tsconfig.build.json',
+      ...(check ? [] : ['--noCheck']),
+    ],
+    { cwd: ROOT, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', encoding: 'utf8' },
+  );
+  const esbuild = await import('esbuild');
+  const bundled = esbuild.buildSync({
+    absWorkingDir: ROOT,
+    entryPoints: { main: 'dist/cli/main.js' },
+    outdir: 'dist/cli',
+    allowOverwrite: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    // Through tsc's maps: a stack trace under --enable-source-maps names src/ lines.
+    sourcemap: 'linked',
+    sourcesContent: false, // the package carries src/
+    metafile: true,
+    logLevel: 'warning',
+  });
+  // tsc's modules of the CLI are in the bundle now: left beside it, they would only be a second
+  // copy in the package that nothing loads.
+  const written = new Set(Object.keys(bundled.metafile.outputs).map((path) => join(ROOT, path)));
+  for (const entry of readdirSync(CLI_DIR, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isFile() && !written.has(path)) rmSync(path);
+  }
+  for (const entry of readdirSync(CLI_DIR, { withFileTypes: true })) {
+    if (entry.isDirectory() && entry.name !== 'chunks')
+      rmSync(join(CLI_DIR, entry.name), { recursive: true });
+  }
+};
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    await build({ check: !process.argv.slice(2).includes('--no-check') });
+  } catch {
+    process.exitCode = 1; // tsc or esbuild has said why
+  }
+}
