@@ -52,6 +52,7 @@ svg .bar-label{fill:var(--fg);font-size:12px}svg .value{fill:var(--muted);font-s
 .banner{margin:.5rem 0 1rem;padding:.6rem .8rem;border:2px solid var(--k-open,#c07a00);border-radius:6px;background:var(--panel);font-weight:600}.banner .muted{font-weight:400}
 details.more{display:none}details.more summary{cursor:pointer;color:var(--accent);font-size:13px;padding:.25rem 0}
 details.more[open] .closed,details.more:not([open]) .open{display:none}
+details.fold summary{cursor:pointer;color:var(--accent);font-size:13px;padding:.25rem 0}.missed p{margin:.25rem 0}p.command code{overflow-wrap:anywhere}
 [hidden]{display:none!important}
 @media ${PHONE}{body{padding:.75rem .6rem;font-size:14px}
 .wide-only{display:none}.narrow-only{display:inline}
