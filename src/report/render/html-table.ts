@@ -21,7 +21,7 @@ const LONG_TEXT = 80;
  * rows stack into cards there, and a list of 66 stuck requests made a page
  * 33,800 px tall. Wider screens list every row.
  */
-export const PHONE_ROWS = 10;
+export const PHONE_ROWS = 3;
 
 /**
  * Text up to this many characters (a time to the minute, a dash) shares a
