@@ -196,4 +196,18 @@ describe('a log with many requests fully signed without a completion, on a phone
       }
     },
   );
+
+  it('prints the folded ids and the command unfolded', async () => {
+    const { context, page } = await open(true);
+    try {
+      await page.emulateMedia({ media: 'print' });
+      const block = page.locator('#missed-completions');
+      await expect
+        .poll(() => block.locator('details[data-fold="ids"] p.ids').isVisible())
+        .toBe(true);
+      expect(await block.locator('details[data-fold="command"] code').isVisible()).toBe(true);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -66,7 +66,8 @@ td>bdi,th>bdi{max-width:none}tbody td.n,tfoot td.n,tbody th.n,tfoot th.n{text-al
 .table-wrap{overflow:visible}}
 @media screen and ${PHONE}{details.more{display:block}
 .table-wrap:has(+details.more:not([open])) tbody>tr:nth-child(n+${PHONE_ROWS + 1} of :not([hidden])){display:none}}
-@media print{body{max-width:none;padding:0;font-size:11pt}.controls,nav,.table-tools,details.more,button.sort::after{display:none}
+@media print{details.fold::details-content{content-visibility:visible;display:block}details.fold>summary{display:none}
+body{max-width:none;padding:0;font-size:11pt}.controls,nav,.table-tools,details.more,button.sort::after{display:none}
 thead th{position:static}section,figure,tr{break-inside:avoid}a{color:inherit;text-decoration:none}}
 `;
 
