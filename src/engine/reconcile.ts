@@ -18,15 +18,21 @@ import { compareSignRequest, type Difference } from '../core/projections/compare
 import { loadSignRequest } from '../core/projections/load-sign-request.js';
 import type { ProjectionState } from '../core/projections/projection-state.js';
 import type { SignRequestView } from '../core/projections/records.js';
-import type { MinimalAbortSignal } from '../core/reactors/reactor-types.js';
+import type { MinimalAbortSignal, RuntimeAbortSignal } from '../core/reactors/reactor-types.js';
 import { decodeSignRequest } from '../core/sign-request/decode-sign-request.js';
 import type { SignRequest } from '../core/sign-request/sign-request.js';
 import type { EventLog } from './event-log.js';
 
-/** Fetches the API's representation of one sign request (docs/service-interface.md): a JSON value, or its text. */
+/**
+ * Fetches the API's representation of one sign request
+ * (docs/service-interface.md): a JSON value, or its text. Its `signal` fires
+ * at the fetch's deadline; it is the runtime's `AbortSignal`, so
+ * `fetch(url, { signal })` compiles under `--strict` with the DOM library or
+ * `@types/node` (see {@link RuntimeAbortSignal}).
+ */
 export type FetchSignRequest = (
   signRequestId: SignRequestId,
-  context: { readonly signal: MinimalAbortSignal },
+  context: { readonly signal: RuntimeAbortSignal },
 ) => Promise<unknown>;
 
 /** Options of {@link reconcile}. */

@@ -34,11 +34,21 @@ export const countedText = (n: number, singular: string, pluralForm = `${singula
 export const formatRate = (rate: number | undefined): string =>
   rate === undefined ? '–' : `${(rate * 100).toFixed(1)} %`;
 
-/** A duration for people: `42 s`, `17 min`, `5.3 h`, `2.1 d`; `–` when unknown. */
+/**
+ * A duration for people: `420 ms`, `42 s`, `17 min`, `5.3 h`, `2.1 d`; `–`
+ * when unknown. Under a second it is milliseconds, never `0 s` (a median of
+ * 300 ms is not nothing); each unit holds while its rounded number is below
+ * the next unit (59.6 s is `1 min`, not `60 s`).
+ */
 export const formatDuration = (ms: number | undefined): string => {
   if (ms === undefined) return '–';
-  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
-  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
-  if (ms < 172_800_000) return `${(ms / 3_600_000).toFixed(1)} h`;
+  const millis = Math.max(0, Math.round(ms));
+  if (millis < 1000) return `${millis} ms`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = (ms / 3_600_000).toFixed(1);
+  if (Number(hours) < 48) return `${hours} h`;
   return `${(ms / 86_400_000).toFixed(1)} d`;
 };

@@ -14,7 +14,7 @@ import { exec, installApp, packBuilt, removeScratch } from './fixtures/scratch-a
 /** Uses something of every entry point, so that every declaration file they reach is checked. */
 const CONSUMER = `
 import type { Result } from 'neverthrow';
-import { createProjector, type SignEvent, type DecodeError } from 'signfold';
+import { createProjector, type FetchSignRequest, type SignEvent, type DecodeError } from 'signfold';
 import { decodeEventJson, fold, initialState, getSignRequest } from 'signfold/core';
 import { createMemoryEventLog } from 'signfold/file';
 import { defineReactor } from 'signfold/reactors';
@@ -37,6 +37,8 @@ export const glue = handleNodeRequest;
 export const fetchers: readonly FetchHandler[] = [handler, createHealthHandler()];
 export const reads: (options: { log: string; tokens: { token: string; companies: number[] }[] }) => ReadHandler = createReadHandler;
 export const listener = nodeListener(handler, { maxBodyBytes: 1024 });
+// The reconcile fetch's signal is the runtime's AbortSignal where one is declared, else its aborted and reason.
+export const fetchOne: FetchSignRequest = async (id, { signal }) => (signal.aborted ? String(signal.reason) : { id });
 // Its declarations name no @opentelemetry type: they compile without the optional peer installed.
 export const traced: (options?: { tracerProvider?: { getTracer(name: string): unknown } }) => Tracing = createOtelTracing;
 `;

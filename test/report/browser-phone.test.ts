@@ -25,11 +25,20 @@ let pageUrl: string;
 /** The same report with ten times as many stuck requests. */
 let tenfoldUrl: string;
 
-/** The report of a log of `count` stuck requests, as a file URL. */
-const stuckReport = async (count: number): Promise<string> => {
+/**
+ * A log of many stuck requests, 300 of them fully signed without a
+ * completion (issue 46: the phone page was 11,661 px tall).
+ */
+const LOST = 300;
+/** How tall the phone page of that log may be: 13 screens (it was 14,715 px, 17). */
+const PHONE_PAGE_BOUND = 13 * PHONE.height;
+let lostUrl: string;
+
+/** The report of a log of `count` stuck requests (`signed` of them fully signed), as a file URL. */
+const stuckReport = async (count: number, signed = 0): Promise<string> => {
   const dir = await tempDir();
   const log = join(dir, 'stuck.ndjson');
-  await writeFile(log, `${stuckLogLines(count).join('\n')}\n`);
+  await writeFile(log, `${stuckLogLines(count, signed).join('\n')}\n`);
   const out = join(dir, 'report.html');
   // A month on, every request is stuck (the default --stuck-after is 7 days).
   const now = new Date(STUCK_START + 30 * DAY).toISOString();
@@ -41,6 +50,7 @@ const stuckReport = async (count: number): Promise<string> => {
 beforeAll(async () => {
   pageUrl = await stuckReport(STUCK);
   tenfoldUrl = await stuckReport(10 * STUCK);
+  lostUrl = await stuckReport(10 * STUCK, LOST);
   browser = await connectBrowser();
 });
 
@@ -123,6 +133,79 @@ describe('a long stuck list on a phone in chromium', () => {
       await page.setViewportSize(PHONE);
       await page.emulateMedia({ media: 'print' });
       expect((await measure(page)).shown).toBe(STUCK);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('a log with many requests fully signed without a completion, on a phone in chromium', () => {
+  const open = async (javaScript: boolean) => {
+    const context = await browser.newContext({ viewport: PHONE, javaScriptEnabled: javaScript });
+    const page = await context.newPage();
+    await page.goto(lostUrl, { waitUntil: 'load' });
+    return { context, page };
+  };
+
+  it(`keeps the page within ${PHONE_PAGE_BOUND / PHONE.height} screens`, async () => {
+    const { context, page } = await open(true);
+    try {
+      screenshotOnFailure(page, 'report-phone-lost-completions');
+      const height = Number(await page.evaluate('document.documentElement.scrollHeight'));
+      expect(height).toBeLessThanOrEqual(PHONE_PAGE_BOUND);
+      // The folded ids are in the page, not shown: the list takes a few lines.
+      const list = page.locator('#missed-completions');
+      expect((await list.boundingBox())?.height ?? Number.POSITIVE_INFINITY).toBeLessThan(
+        PHONE.height,
+      );
+      expect((await layoutOf(page)).problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it.each([true, false])(
+    'opens the folded ids and the reconcile command (JavaScript %s)',
+    async (javaScript) => {
+      const { context, page } = await open(javaScript);
+      try {
+        screenshotOnFailure(page, `report-phone-lost-folds-js-${javaScript}`);
+        const block = page.locator('#missed-completions');
+        // The first ids show; the last is folded away until its <details> opens.
+        expect(await block.getByText('Requests 1000, 1001,').isVisible()).toBe(true);
+        const last = `${1000 + LOST - 1}`;
+        const folded = block.locator('details[data-fold="ids"] p.ids');
+        expect(await folded.isVisible()).toBe(false);
+        await block.locator('details[data-fold="ids"] summary').click();
+        await expect.poll(() => folded.isVisible()).toBe(true);
+        expect(await folded.textContent()).toMatch(new RegExp(`, ${last}$`));
+        const command = block.locator('details[data-fold="command"] code');
+        expect(await command.isVisible()).toBe(false);
+        await block.locator('details[data-fold="command"] summary').click();
+        await expect.poll(() => command.isVisible()).toBe(true);
+        const text = (await command.textContent()) ?? '';
+        expect(text).toMatch(
+          /^signfold reconcile \S+stuck\.ndjson --fetch MODULE --sign-request 1000 /,
+        );
+        expect(text.match(/--sign-request \d+/g)).toHaveLength(LOST);
+        expect(text.endsWith(`--sign-request ${last}`)).toBe(true);
+        // Open, the folds fit the screen's width.
+        expect((await layoutOf(page)).problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  it('prints the folded ids and the command unfolded', async () => {
+    const { context, page } = await open(true);
+    try {
+      await page.emulateMedia({ media: 'print' });
+      const block = page.locator('#missed-completions');
+      await expect
+        .poll(() => block.locator('details[data-fold="ids"] p.ids').isVisible())
+        .toBe(true);
+      expect(await block.locator('details[data-fold="command"] code').isVisible()).toBe(true);
     } finally {
       await context.close();
     }

@@ -201,7 +201,39 @@ describe('report figures on a crafted log', () => {
       }
     }
     expect(flagged).toBeGreaterThan(0);
-    expect(html).toContain('compareSignRequest');
+  });
+
+  it('names every open request fully signed without a completion, and the reconcile command for them', () => {
+    const missed = counted(ind)
+      .filter(
+        (r) =>
+          r.status === 'sent' &&
+          r.participants.size > 0 &&
+          [...r.participants.values()].every((p) => p.status === 'signed'),
+      )
+      .map((r) => r.id)
+      .sort((a, b) => a - b);
+    expect(missed.length).toBeGreaterThan(0);
+    const block = /<div class="missed" id="missed-completions" data-scope="all">(.*?)<\/div>/s.exec(
+      html,
+    )?.[1];
+    expect(block).toBeDefined();
+    const listed = [...(block ?? '').matchAll(/<p class="ids">([^<]*)<\/p>/g)].flatMap(
+      ([, text = '']) => [...text.matchAll(/\d+/g)].map(([n]) => Number(n)),
+    );
+    expect(listed).toEqual(missed);
+    const command = /<p class="command"><code>([^<]*)<\/code><\/p>/.exec(block ?? '')?.[1];
+    expect(command).toMatch(
+      /^signfold reconcile \S+\.ndjson --fetch MODULE( --sign-request \d+)+$/,
+    );
+    expect(
+      [...(command ?? '').matchAll(/--sign-request (\d+)/g)].map(([, n]) => Number(n)),
+    ).toEqual(missed);
+    // The summary's card names the first of them and links to the list.
+    expect(html).toContain(
+      `<a href="#missed-completions">${missed.length} fully signed without a completion</a> (${missed.slice(0, 3).join(', ')}`,
+    );
+    expect(html).not.toContain('compareSignRequest');
   });
 
   it('breaks the figures down per sender and per owner', () => {

@@ -10,8 +10,11 @@ export const DAY = 86_400_000;
 /** The first receivedAt of the log. */
 export const STUCK_START = Date.UTC(2025, 2, 3, 9, 0, 0);
 
-/** The log's lines: `count` requests sent a day apart from {@link STUCK_START}, none finished. */
-export const stuckLogLines = (count = 66): string[] => {
+/**
+ * The log's lines: `count` requests sent an hour apart from {@link STUCK_START}, none finished;
+ * in the first `signed` of them both participants signed (a completion lost).
+ */
+export const stuckLogLines = (count = 66, signed = 0): string[] => {
   const lines: string[] = [];
   const add = (at: number, event: object): void => {
     lines.push(
@@ -45,6 +48,7 @@ export const stuckLogLines = (count = 66): string[] => {
       const who = { ...request, participantId, participantName: `Signer ${participantId}-${n}` };
       add(at + participantId * 60_000, events.participantSent(who));
       if (participantId === 1) add(at + 600_000, events.participantViewed(who));
+      if (n < signed) add(at + 1_200_000, events.participantSigned(who));
     }
   }
   return lines;

@@ -23,6 +23,7 @@ export type {
   Reactor,
   ReactorDefinition,
   RetryPolicy,
+  RuntimeAbortSignal,
   ShutdownSignal,
   SqlEffects,
   SqlStatement,

@@ -124,12 +124,20 @@ export interface MinimalAbortSignal {
 }
 
 /**
- * `AbortSignal` where the program's libraries declare it (so it can be given
- * to `fetch`), else {@link MinimalAbortSignal}: the runtimes pass a real one.
+ * The runtime's `AbortSignal` where the program's libraries declare it (the
+ * DOM library, `@types/node`), so that it can be given to `fetch` under
+ * `--strict`; else {@link MinimalAbortSignal}. Named through `globalThis`, so
+ * signfold's declarations need neither library: the type is settled in the
+ * program that uses them. At run time signfold always passes a real one.
  */
-export type ShutdownSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } }
+export type RuntimeAbortSignal = typeof globalThis extends {
+  AbortSignal: { prototype: infer S };
+}
   ? S
   : MinimalAbortSignal;
+
+/** The signal `execute` gets: a {@link RuntimeAbortSignal} that fires at shutdown. */
+export type ShutdownSignal = RuntimeAbortSignal;
 
 /** What `execute` gets besides the effect. */
 export interface EffectContext {

@@ -6,6 +6,7 @@
 
 import type { ProjectionState } from '../../core/projections/projection-state.js';
 import type { QuarantineEntry } from '../../engine/quarantine.js';
+import { LISTED_ROWS } from './report-model.js';
 import type { ReportPeriod } from './report-period.js';
 import { type ClassifiedRequest, figuresOf, groupRequests } from './request-figures.js';
 import { allSigned } from './stuck-requests.js';
@@ -27,15 +28,21 @@ const scoped = (
   requests: readonly ClassifiedRequest[],
 ): ScopedFigures => {
   const openByAge = AGE_BUCKETS.map(() => 0);
-  let signed = 0;
+  const signed: number[] = [];
   for (const r of requests) {
     if (r.outcome !== 'open') continue;
-    if (allSigned(state, r.request)) signed += 1;
+    if (allSigned(state, r.request)) signed.push(r.request.id);
     if (r.openMs === undefined) continue;
     const index = AGE_BUCKETS.findIndex((bucket) => (r.openMs ?? 0) < bucket.below);
     openByAge[index] = (openByAge[index] ?? 0) + 1;
   }
-  return { companyId, figures: figuresOf(requests), openByAge, allSigned: signed };
+  return {
+    companyId,
+    figures: figuresOf(requests),
+    openByAge,
+    allSigned: signed.length,
+    allSignedIds: signed.sort((a, b) => a - b).slice(0, LISTED_ROWS),
+  };
 };
 
 /** What the summary is built from. */

@@ -162,6 +162,12 @@ export interface StuckModel {
   readonly byCompany: ReadonlyMap<number, number>;
   /** The oldest first, at most {@link LISTED_ROWS}. */
   readonly listed: readonly StuckRequest[];
+  /**
+   * The words that name the log in the page's command lines (`events.ndjson`,
+   * `--database URL`): of `signfold inspect`, and of `signfold reconcile` for
+   * the requests fully signed without a completion.
+   */
+  readonly source: readonly string[];
 }
 
 /** One quarantined record. */

@@ -18,6 +18,15 @@ import { shellQuote } from './shell-quote.js';
 export const inspectCommandLine = (source: readonly string[], id: number): string =>
   `signfold inspect ${source.map(shellQuote).join(' ')} --sign-request ${id}`;
 
+/**
+ * The `signfold reconcile` command line that asks the service's API about
+ * `ids` (docs/cli.md#reconcile); `MODULE` stands for the team's fetch module.
+ */
+export const reconcileCommandLine = (source: readonly string[], ids: readonly number[]): string =>
+  `signfold reconcile ${source.map(shellQuote).join(' ')} --fetch MODULE${ids
+    .map((id) => ` --sign-request ${id}`)
+    .join('')}`;
+
 const iso = (ms: number | undefined): string | undefined =>
   ms === undefined ? undefined : new Date(ms).toISOString();
 
@@ -43,7 +52,9 @@ export const buildStuck = (
   source: readonly string[],
 ): StuckModel => {
   const asOf = iso(now);
-  if (now === undefined) return { thresholdMs, asOf, total: 0, byCompany: new Map(), listed: [] };
+  if (now === undefined) {
+    return { thresholdMs, asOf, total: 0, byCompany: new Map(), listed: [], source };
+  }
   const stuck = requests.filter((r) => r.stuck);
   const byCompany = new Map<number, number>();
   for (const { request } of stuck) {
@@ -84,5 +95,5 @@ export const buildStuck = (
       inspectCommand: inspectCommandLine(source, id),
     };
   });
-  return { thresholdMs, asOf, total: stuck.length, byCompany, listed };
+  return { thresholdMs, asOf, total: stuck.length, byCompany, listed, source };
 };

@@ -52,6 +52,8 @@ export interface ScopedFigures {
   readonly openByAge: readonly number[];
   /** Open requests whose participants have all signed (a missed completion). */
   readonly allSigned: number;
+  /** Their ids, ascending: the first `LISTED_ROWS` (1,000) of them. */
+  readonly allSignedIds: readonly number[];
 }
 
 /** Age buckets of open requests: upper bounds (exclusive, ms) and labels. */

@@ -18,10 +18,12 @@ const LONG_TEXT = 80;
 
 /**
  * How many rows a table shows on a phone before its "show all" control:
- * rows stack into cards there, and a list of 66 stuck requests made a page
- * 33,800 px tall. Wider screens list every row.
+ * rows stack into cards there (a stuck request's card is about 350 px tall),
+ * and a list of 66 stuck requests made a page 33,800 px tall; with 10 rows a
+ * table the page of many stuck requests was still 17 screens. Wider screens
+ * list every row.
  */
-export const PHONE_ROWS = 10;
+export const PHONE_ROWS = 3;
 
 /**
  * Text up to this many characters (a time to the minute, a dash) shares a

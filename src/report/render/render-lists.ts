@@ -9,25 +9,66 @@
 import { plural } from '../../core/plural.js';
 import { countedText, escapeHtml, formatCount, formatDuration } from '../html-text.js';
 import type { StuckModel, StuckRequest } from '../model/report-model.js';
+import { reconcileCommandLine } from '../model/stuck-requests.js';
 import { AGE_BUCKETS, type ScopedFigures, type SummaryModel } from '../model/summary-model.js';
 import { type Cell, isolated, nameCell, num, type Row, renderTable } from './html-table.js';
 
-/** Where the page points for a missed completion: the library's reconciliation. */
-export const RECONCILE_HINT =
-  'fetch the request from the service and compare with compareSignRequest (docs/engine.md, Reconciliation)';
+/** How many ids of a list of requests show before the rest folds. */
+export const SHOWN_IDS = 10;
+
+/** The anchor of a scope's requests fully signed without a completion. */
+export const missedAnchor = (s: ScopedFigures): string =>
+  s.companyId === null ? 'missed-completions' : `missed-completions-${s.companyId}`;
 
 const scopeName = (s: ScopedFigures): string =>
   s.companyId === null ? 'all' : String(s.companyId);
+
+const scopeAttributes = (s: ScopedFigures): string =>
+  ` data-scope="${scopeName(s)}"${s.companyId === null ? '' : ' hidden'}`;
 
 const sentence = (stuck: StuckModel, s: ScopedFigures): string => {
   const f = s.figures;
   const metric = s.companyId === null ? 'stuck.total' : `company.${s.companyId}.stuck.total`;
   const whose = s.companyId === null ? '' : ` of company ${s.companyId}`;
-  const signed =
-    s.allSigned === 0
-      ? ''
-      : ` <strong class="flag">${countedText(s.allSigned, 'open request')}${whose} ${plural(s.allSigned, 'has', 'have')} every participant signed but no <code>sign-request-completed</code></strong>: a missed webhook? ${escapeHtml(RECONCILE_HINT)}.`;
-  return `<p class="note" data-scope="${scopeName(s)}"${s.companyId === null ? '' : ' hidden'}><span data-metric="${metric}" data-value="${f.stuck}">${formatCount(f.stuck)}</span> of ${countedText(f.open, 'open request')}${whose} ${plural(f.stuck, 'was', 'were')} <code>sent</code> more than ${escapeHtml(formatDuration(stuck.thresholdMs))} ago without a final event, as of “now”, ${escapeHtml(stuck.asOf ?? '–')}.${signed}</p>`;
+  return `<p class="note"${scopeAttributes(s)}><span data-metric="${metric}" data-value="${f.stuck}">${formatCount(f.stuck)}</span> of ${countedText(f.open, 'open request')}${whose} ${plural(f.stuck, 'was', 'were')} <code>sent</code> more than ${escapeHtml(formatDuration(stuck.thresholdMs))} ago without a final event, as of “now”, ${escapeHtml(stuck.asOf ?? '–')}.</p>`;
+};
+
+/** `<details>` that folds `content` under `summary`, closed; it needs no script. */
+const fold = (summary: string, content: string, what: string): string =>
+  `<details class="fold" data-fold="${what}"><summary>${summary}</summary>${content}</details>`;
+
+/**
+ * The open requests of a scope that have every participant signed but no
+ * completion (a lost delivery): their ids, the first {@link SHOWN_IDS} shown
+ * and the rest folded, and the `signfold reconcile` command line that asks
+ * the service's API about them, folded too when it names more ids than that.
+ * Only numbers and the command's words (escaped) go into it.
+ */
+const missedCompletions = (stuck: StuckModel, s: ScopedFigures): string => {
+  if (s.allSigned === 0) return '';
+  const whose = s.companyId === null ? '' : ` of company ${s.companyId}`;
+  const ids = s.allSignedIds;
+  const shown = ids.slice(0, SHOWN_IDS);
+  const rest = ids.slice(SHOWN_IDS);
+  const list =
+    rest.length === 0
+      ? `<p class="ids">Requests ${shown.join(', ')}.</p>`
+      : `<p class="ids">Requests ${shown.join(', ')}, …</p>${fold(
+          `${countedText(rest.length, 'more request')}`,
+          `<p class="ids">${rest.join(', ')}</p>`,
+          'ids',
+        )}`;
+  const unlisted =
+    s.allSigned > ids.length
+      ? `<p class="note">The first ${formatCount(ids.length)} by id are listed; make the report again once they are repaired for the other ${formatCount(s.allSigned - ids.length)}.</p>`
+      : '';
+  const command = `<p class="command"><code>${escapeHtml(reconcileCommandLine(stuck.source, ids))}</code></p>`;
+  const how = `Ask the service's API about ${ids.length === 1 ? 'it' : 'them'} and append what it says with <code>signfold reconcile</code>, <code>MODULE</code> being your fetch module (docs/cli.md, reconcile)`;
+  const repair =
+    ids.length <= SHOWN_IDS
+      ? `<p class="note">${how}:</p>${command}`
+      : `<p class="note">${how}.</p>${fold(`The command for these ${formatCount(ids.length)} requests`, command, 'command')}`;
+  return `<div class="missed" id="${missedAnchor(s)}"${scopeAttributes(s)}><p class="note"><strong class="flag">${countedText(s.allSigned, 'open request')}${whose} ${plural(s.allSigned, 'has', 'have')} every participant signed but no <code>sign-request-completed</code></strong>: a missed webhook.</p>${list}${unlisted}${repair}</div>`;
 };
 
 const ageTable = (summary: SummaryModel): string =>
@@ -84,9 +125,12 @@ const flagCell = (r: StuckRequest): Cell =>
 /** The stuck-requests section. */
 export const renderStuck = (stuck: StuckModel, summary: SummaryModel): string => {
   if (stuck.asOf === undefined) {
-    return `<section id="stuck"><h2>Open and stuck requests</h2><p class="muted">No event has a <code>receivedAt</code>: ages and stuck requests cannot be told.</p></section>`;
+    const missed = summary.scopes.map((s) => missedCompletions(stuck, s)).join('');
+    return `<section id="stuck"><h2>Open and stuck requests</h2><p class="muted">No event has a <code>receivedAt</code>: ages and stuck requests cannot be told.</p>${missed}</section>`;
   }
-  const intro = summary.scopes.map((s) => sentence(stuck, s)).join('');
+  const intro = summary.scopes
+    .map((s) => `${sentence(stuck, s)}${missedCompletions(stuck, s)}`)
+    .join('');
   const ages = ageTable(summary);
   if (stuck.total === 0)
     return `<section id="stuck"><h2>Open and stuck requests</h2>${intro}\n${ages}</section>`;

@@ -7,6 +7,10 @@
 import { plural } from '../../core/plural.js';
 import { countedText, escapeHtml, formatCount, formatDuration, formatRate } from '../html-text.js';
 import type { AsOfBasis, ScopedFigures, SummaryModel } from '../model/summary-model.js';
+import { missedAnchor } from './render-lists.js';
+
+/** How many ids of the requests fully signed without a completion a card names. */
+const CARD_IDS = 3;
 
 /**
  * A card. Counts are `data-metric` (their text is the number); rates and
@@ -82,10 +86,11 @@ const block = (summary: SummaryModel, scope: ScopedFigures, index: number): stri
     f.stuck === 0
       ? `none open longer than ${escapeHtml(formatDuration(summary.stuckAfterMs))}`
       : `oldest open <span data-figure="${m('summary.oldestOpenMs')}" data-value="${f.oldestOpenMs ?? 0}">${escapeHtml(formatDuration(f.oldestOpenMs))}</span>; open longer than ${escapeHtml(formatDuration(summary.stuckAfterMs))}`;
+  const firstIds = scope.allSignedIds.slice(0, CARD_IDS).join(', ');
   const signedNote =
     scope.allSigned === 0
       ? ''
-      : `; <a href="#stuck">${formatCount(scope.allSigned)} fully signed without a completion</a>`;
+      : `; <a href="#${missedAnchor(scope)}">${formatCount(scope.allSigned)} fully signed without a completion</a> (${firstIds}${scope.allSigned > CARD_IDS ? ', …' : ''}): <code>signfold reconcile</code>`;
   const cards = [
     card('sent', formatCount(f.sent), m('summary.sent'), f.sent),
     card(

@@ -52,6 +52,7 @@ svg .bar-label{fill:var(--fg);font-size:12px}svg .value{fill:var(--muted);font-s
 .banner{margin:.5rem 0 1rem;padding:.6rem .8rem;border:2px solid var(--k-open,#c07a00);border-radius:6px;background:var(--panel);font-weight:600}.banner .muted{font-weight:400}
 details.more{display:none}details.more summary{cursor:pointer;color:var(--accent);font-size:13px;padding:.25rem 0}
 details.more[open] .closed,details.more:not([open]) .open{display:none}
+details.fold summary{cursor:pointer;color:var(--accent);font-size:13px;padding:.25rem 0}.missed p{margin:.25rem 0}p.command code{overflow-wrap:anywhere}
 [hidden]{display:none!important}
 @media ${PHONE}{body{padding:.75rem .6rem;font-size:14px}
 .wide-only{display:none}.narrow-only{display:inline}
@@ -65,7 +66,8 @@ td>bdi,th>bdi{max-width:none}tbody td.n,tfoot td.n,tbody th.n,tfoot th.n{text-al
 .table-wrap{overflow:visible}}
 @media screen and ${PHONE}{details.more{display:block}
 .table-wrap:has(+details.more:not([open])) tbody>tr:nth-child(n+${PHONE_ROWS + 1} of :not([hidden])){display:none}}
-@media print{body{max-width:none;padding:0;font-size:11pt}.controls,nav,.table-tools,details.more,button.sort::after{display:none}
+@media print{details.fold::details-content{content-visibility:visible;display:block}details.fold>summary{display:none}
+body{max-width:none;padding:0;font-size:11pt}.controls,nav,.table-tools,details.more,button.sort::after{display:none}
 thead th{position:static}section,figure,tr{break-inside:avoid}a{color:inherit;text-decoration:none}}
 `;
 

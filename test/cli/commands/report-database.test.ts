@@ -57,7 +57,8 @@ describe('signfold report --database', () => {
     expect(page).not.toContain('s3cret');
     // Only the name of the source differs: every figure, chart and row is the same.
     const file = (await readFile(fromFile, 'utf8')).replaceAll(EXAMPLE, 'SOURCE');
-    expect(page.replaceAll(url, 'SOURCE')).toBe(file);
+    // Command lines would name the log as a command reads it: the path, or --database and the URL.
+    expect(page.replaceAll(`--database ${url}`, 'SOURCE').replaceAll(url, 'SOURCE')).toBe(file);
   });
 
   it('gives the page of the file for a period (--from, --to): same figures, quarantine times and delivery ids', async () => {
@@ -70,7 +71,9 @@ describe('signfold report --database', () => {
     expect(result.code, result.stderr).toBe(0);
     const page = await readFile(fromDatabase, 'utf8');
     const file = (await readFile(fromFile, 'utf8')).replaceAll(EXAMPLE, 'SOURCE');
-    expect(page.replaceAll(url, 'SOURCE')).toBe(file);
+    // Command lines name the log as a command reads it: the path, or --database and the URL.
+    expect(page).toContain(`signfold reconcile --database ${url} --fetch MODULE --sign-request `);
+    expect(page.replaceAll(`--database ${url}`, 'SOURCE').replaceAll(url, 'SOURCE')).toBe(file);
     // The groups of the quarantine name the delivery ids the log holds.
     expect(page).toMatch(/<td[^>]*><bdi>dlv-[0-9a-f]+<\/bdi><\/td>/);
   });
