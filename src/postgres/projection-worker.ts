@@ -329,6 +329,26 @@ const workerOn = (
       return readTotals(pool, schema, processed);
     });
 
+  /**
+   * Whether positions `pg rebuild --switch` gave the reactors to react to again wait in
+   * partitions this worker does not hold: a partition's redo rows are taken by the catch-up of
+   * its next claim, and a drain that ended with the checkpoint would leave them to a worker that
+   * was killed holding the partition. Rows in partitions it holds arrived after its claim's
+   * catch-up; they wait for the next claim, as they would for a following worker.
+   */
+  const redoHeldElsewhere = async (): Promise<boolean> => {
+    const names = (context.reactors ?? []).map((reactor) => reactor.name);
+    if (names.length === 0) return false;
+    const { rows } = await pool.query<{ waiting: boolean }>(
+      `SELECT EXISTS (
+         SELECT 1 FROM ${schema}.reactor_redo
+          WHERE reactor = ANY($1::text[]) AND NOT (partition = ANY($2::integer[]))
+       ) AS waiting`,
+      [names, [...claims.keys()]],
+    );
+    return rows[0]?.waiting === true;
+  };
+
   const drain = (
     onBatch?: (progress: WorkerProgress) => void,
   ): Promise<Result<WorkerProgress, PostgresError>> =>
@@ -342,12 +362,13 @@ const workerOn = (
       for (;;) {
         processed += await catchUpLoop(onBatch);
         const totals = await readTotals(pool, schema, processed);
-        if (totals.checkpoint >= target) {
+        if (totals.checkpoint >= target && !(await redoHeldElsewhere())) {
           await releaseClaims(pool, schema, id, tableOid);
           claims = new Map();
           return totals;
         }
-        // Others still hold partitions with work: wait, and take over any whose owner stops.
+        // Others still hold partitions with work (events, or redo rows): wait, and take over any
+        // whose owner stops.
         await sleep(Math.min(heartbeatMs, 250));
         await heartbeat(true);
       }
