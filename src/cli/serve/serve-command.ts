@@ -40,6 +40,7 @@ import { serveRoutes } from './routes.js';
 import { type SecretSetting, webhookSecrets } from './secrets.js';
 import { shutDown } from './shutdown.js';
 import type { ServeStorage } from './storage.js';
+import { startWriterRequests, type WriterRequestLoop } from './writer-requests.js';
 
 /** What one run of the server needs besides its storage. */
 interface ServeContext {
@@ -58,6 +59,8 @@ interface ServeContext {
   readonly readApi?: ReadApi | undefined;
   /** `--tracing`: spans of each delivery and its append. */
   readonly tracing: Tracing;
+  /** On a file log: the requests of `reconcile` and `forget` beside it, stopped before it closes. */
+  readonly requests?: WriterRequestLoop | undefined;
 }
 
 /** The header the delivery id is read from: Standard Webhooks' signed `webhook-id`, or the flag's. */
@@ -177,10 +180,25 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
     return await shutDown(running, signal);
   } finally {
     stopping = true;
+    await context.requests?.stop();
     await reactors?.stop();
     await readApi?.close();
     await storage.close();
   }
+};
+
+/**
+ * Why a serve cannot run `forget` on its log: its reactors keep the reactor
+ * journal open, and the read API keeps the names in memory.
+ */
+const forgetRefusalOf = (path: string, reactors: boolean, readApi: boolean): string | undefined => {
+  const why = [
+    ...(reactors ? ['--reactors (their journal stays open)'] : []),
+    ...(readApi ? ['the read API (it keeps the names in memory)'] : []),
+  ];
+  return why.length === 0
+    ? undefined
+    : `signfold forget cannot go through this 'signfold serve' on ${path}: it runs ${why.join(' and ')}; stop serve, run forget, start serve again (a sender retries the deliveries refused meanwhile, and later ones for the person are stored with the pseudonym)`;
 };
 
 /** `--read-token-env`, its tokens read now (before anything is opened), or `undefined` without it. */
@@ -266,11 +284,21 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
       // The file log's deadline is serve's (see append-deadline.ts), outermost: what commits
       // after it still reaches the read model.
       const bounded = withAppendDeadline(readApi?.storage ?? opened, options.appendTimeoutMs);
+      // `reconcile` and `forget` on this log go through this process (writer-requests.ts).
+      const requests = startWriterRequests({
+        path: storage.path,
+        storage: opened,
+        append: (readApi?.storage ?? opened).log.append,
+        onAppended: () => reactors?.notify(),
+        forgetRefusal: forgetRefusalOf(storage.path, reactors !== undefined, readApi !== undefined),
+        log,
+      });
       return await serveOn(bounded, {
         ...context,
         reactors,
         projection,
         readApi,
+        requests,
       });
     }
     const { openPostgresStorage } = await import('./postgres-storage.js');
