@@ -47,6 +47,10 @@ export const startWriterRequests = (setup: WriterRequestSetup): WriterRequestLoo
       outcomes.push(result.value);
     }
     setup.onAppended();
+    const stored = outcomes.filter((o) => o.kind === 'appended').map((o) => o.position);
+    log.event('reconcile', {
+      message: `reconcile through serve: ${stored.length} of ${outcomes.length} observations stored${stored.length === 0 ? ' (the others were stored before)' : ` at ${stored.join(', ')}`}`,
+    });
     return ok(outcomes);
   };
   const forget =
