@@ -5,7 +5,7 @@
  * the person are stored with the pseudonym. A holder that is paused, killed after claiming, or
  * handed hostile request files never leaves the log half changed.
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { events } from '../../../src/testing/index.js';
@@ -49,15 +49,23 @@ const personBody = (n: number): string =>
   });
 
 /**
- * Sends signed deliveries one after another until `stop()`, each retried (as a sender does) until
+ * Sends signed deliveries, `senders` at a time, until `stop()`, each retried (as a sender does) until
  * serve acknowledges it; `stop` resolves with the ids acknowledged.
  */
-const deliveryStream = (serve: ServeProcess, body: (n: number) => string, prefix: string) => {
+const deliveryStream = (
+  serve: ServeProcess,
+  body: (n: number) => string,
+  prefix: string,
+  senders = 3,
+) => {
   let stopped = false;
+  let next = 0;
   const acknowledged: string[] = [];
   const refused: number[] = [];
-  const running = (async () => {
-    for (let n = 0; !stopped; n += 1) {
+  const send = async () => {
+    while (!stopped) {
+      const n = next;
+      next += 1;
       const id = `${prefix}-${n}`;
       const deadline = Date.now() + 60_000;
       for (;;) {
@@ -76,7 +84,8 @@ const deliveryStream = (serve: ServeProcess, body: (n: number) => string, prefix
       }
       acknowledged.push(id);
     }
-  })();
+  };
+  const running = Promise.all(Array.from({ length: senders }, send));
   const stream = {
     count: () => acknowledged.length,
     stop: async () => {
@@ -213,6 +222,11 @@ describe('reconcile through a running serve --log', () => {
 describe('forget through a running serve --log', () => {
   it('leaves the name in no file, keeps every delivery, stores later ones with the pseudonym; again, one pseudonym', async () => {
     const { dir, log } = await personSetUp();
+    // Large enough that deliveries arrive while serve holds its appends back for the rewrite.
+    const filler = Array.from({ length: 20_000 }, (_, i) =>
+      envelope(i + 3, JSON.parse(personBody(i))),
+    );
+    await writeFile(log, `${(await readFile(log, 'utf8')) + filler.join('\n')}\n`);
     const serve = await startServe(['--log', log]);
     const stream = deliveryStream(serve, personBody, 'person');
     await eventually(() => stream.count() >= 5, 'deliveries flowing');
@@ -240,11 +254,19 @@ describe('forget through a running serve --log', () => {
     const stored = new Set(deliveryIds(lines));
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
     const lateLine = lines.find((line) => line.deliveryId === 'late');
-    expect((lateLine?.event as { partcipantName?: string }).partcipantName).toBe(report.pseudonym);
+    expect((lateLine?.event as { partcipantName?: string } | undefined)?.partcipantName).toBe(
+      report.pseudonym,
+    );
     expect(await holdsName(dir)).toEqual([]);
     expect(await writerFiles(dir)).toEqual([]);
     const replay = await runCli(['replay', log, '--json']);
     expect(replay.code).toBe(0);
+    const held = serve
+      .logLines()
+      .filter((line) => line.event === 'forget')
+      .map((line) => String(line.message));
+    expect(held).toHaveLength(2);
+    console.log(`forget through serve: ${held.join('; ')}; ${acknowledged.length} deliveries`);
   }, 120_000);
 
   it('answers with what keeps it from forgetting when serve runs --reactors', async () => {
@@ -411,11 +433,7 @@ describe('request files beside the log that serve holds', () => {
         action: 'forget',
         forget: { participantIds: ['5'], names: [] },
       }),
-      JSON.stringify({
-        signfold: tag,
-        action: 'forget',
-        forget: { participantIds: [1e400], names: [] },
-      }),
+      `{"signfold":"${tag}","action":"forget","forget":{"participantIds":[1e400],"names":[]}}`,
       JSON.stringify({ signfold: tag, action: 'forget', forget: { names: ['A\u0301'] } }),
       JSON.stringify({ signfold: tag, action: 'drop' }),
       JSON.stringify({ signfold: 'signfold-effects-edit', edit: 'retry', ids: [1] }),
@@ -460,7 +478,10 @@ describe('request files beside the log that serve holds', () => {
     const cleanDir = await reconcileSetUp();
     const serve2 = await startServe(['--log', cleanDir.log]);
     for (const id of ['00000000000000a1', '00000000000000a2']) {
-      await writeFile(`${cleanDir.log}.writer.request-${id}.json`, valid);
+      // Whole, by rename, as a command writes it (a file half written is answered "not JSON").
+      const path = `${cleanDir.log}.writer.request-${id}.json`;
+      await writeFile(`${path}.tmp`, valid);
+      await rename(`${path}.tmp`, path);
     }
     const answered = async () =>
       (await readdir(cleanDir.dir)).filter((n) => /\.writer\.answer-/.test(n));
