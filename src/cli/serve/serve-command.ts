@@ -7,6 +7,7 @@
  */
 import { createServer } from 'node:http';
 import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
+import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Tracing } from '../../engine/tracing.js';
 import { schemaName } from '../../postgres/schema-name.js';
 import { DEFAULT_DELIVERY_HEADER } from '../../webhooks/delivery-id.js';
@@ -31,6 +32,8 @@ import { parseServeOptions, type ServeOptions } from './options.js';
 import {
   loadServeReactors,
   loadServeUpcasters,
+  type PausableReactors,
+  pausableReactors,
   type ServeReactors,
   startServeReactors,
 } from './reactors.js';
@@ -188,18 +191,13 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
 };
 
 /**
- * Why a serve cannot run `forget` on its log: its reactors keep the reactor
- * journal open, and the read API keeps the names in memory.
+ * Why a serve cannot run `forget` on its log: the read API keeps the names
+ * in memory. (Its reactors are stopped for the forget and started again.)
  */
-const forgetRefusalOf = (path: string, reactors: boolean, readApi: boolean): string | undefined => {
-  const why = [
-    ...(reactors ? ['--reactors (their journal stays open)'] : []),
-    ...(readApi ? ['the read API (it keeps the names in memory)'] : []),
-  ];
-  return why.length === 0
-    ? undefined
-    : `signfold forget cannot go through this 'signfold serve' on ${path}: it runs ${why.join(' and ')}; stop serve, run forget, start serve again (a sender retries the deliveries refused meanwhile, and later ones for the person are stored with the pseudonym)`;
-};
+const forgetRefusalOf = (path: string, readApi: boolean): string | undefined =>
+  readApi
+    ? `signfold forget cannot go through this 'signfold serve' on ${path}: it runs the read API (--read-token-env), which keeps the names in memory; stop serve, run forget, start serve again (a sender retries the deliveries refused meanwhile, and later ones for the person are stored with the pseudonym)`
+    : undefined;
 
 /** `--read-token-env`, its tokens read now (before anything is opened), or `undefined` without it. */
 const readApiSetupOf = async (options: ServeOptions): Promise<ReadApiSetup | undefined> => {
@@ -253,21 +251,23 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
         options.reactors === undefined ? undefined : await loadServeReactors(options.reactors);
       const upcasters = await loadServeUpcasters(options.upcasters);
       const opened = await openFileStorage(storage.path, warn);
-      let reactors: ServeReactors | undefined;
+      let reactors: PausableReactors | undefined;
       let readApi: Awaited<ReturnType<ReadApiSetup['onFile']>> | undefined;
       try {
         readApi = await reads?.onFile(storage.path, opened, upcasters, log);
+        const startReactors = (reactorList: readonly Reactor[]) => () =>
+          startServeReactors(
+            storage.path,
+            reactorList,
+            log,
+            upcasters,
+            (reactor, result) => attempts.current?.(reactor, result),
+            traced.tracing,
+          );
         reactors =
           loaded === undefined
             ? undefined
-            : await startServeReactors(
-                storage.path,
-                loaded,
-                log,
-                upcasters,
-                (reactor, result) => attempts.current?.(reactor, result),
-                traced.tracing,
-              );
+            : pausableReactors(await startReactors(loaded)(), startReactors(loaded), log);
       } catch (cause) {
         await opened.close();
         throw cause;
@@ -290,7 +290,8 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
         storage: opened,
         append: (readApi?.storage ?? opened).log.append,
         onAppended: () => reactors?.notify(),
-        forgetRefusal: forgetRefusalOf(storage.path, reactors !== undefined, readApi !== undefined),
+        ...(reactors === undefined ? {} : { around: reactors.pausedFor }),
+        forgetRefusal: forgetRefusalOf(storage.path, readApi !== undefined),
         log,
       });
       return await serveOn(bounded, {

@@ -27,7 +27,9 @@ export interface WriterRequestSetup {
   readonly append: Pick<EventLog, 'append'>['append'];
   /** Told after observations were appended (the reactors react now). */
   readonly onAppended: () => void;
-  /** Why this serve cannot run forget (`--reactors`, the read API), if it cannot. */
+  /** Runs forget's step within it (serve's reactors stop for it: forget rewrites their journal). */
+  readonly around?: <T>(step: () => Promise<T>) => Promise<T>;
+  /** Why this serve cannot run forget (the read API), if it cannot. */
   readonly forgetRefusal: string | undefined;
   readonly log: ServeLog;
 }
@@ -56,14 +58,21 @@ export const startWriterRequests = (setup: WriterRequestSetup): WriterRequestLoo
   const forget =
     setup.forgetRefusal === undefined
       ? async (request: Parameters<typeof forgetHeldFileLog>[1]) => {
-          const started = Date.now();
-          const forgotten = await storage.exclusive(
-            () => forgetHeldFileLog(path, request),
-            'forget',
+          let heldMs = 0;
+          const around = setup.around ?? (<T>(step: () => Promise<T>) => step());
+          const forgotten = await around(() =>
+            storage.exclusive(async () => {
+              const started = Date.now();
+              try {
+                return await forgetHeldFileLog(path, request);
+              } finally {
+                heldMs = Date.now() - started;
+              }
+            }, 'forget'),
           );
           log.event('forget', {
             message: forgotten.isOk()
-              ? `forget through serve: erasure ${forgotten.value.erasure}, appends held back for ${Date.now() - started} ms`
+              ? `forget through serve: erasure ${forgotten.value.erasure}, appends held back for ${heldMs} ms`
               : `forget through serve failed: ${forgotten.error.message}`,
           });
           return forgotten;

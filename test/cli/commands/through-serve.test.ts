@@ -269,14 +269,57 @@ describe('forget through a running serve --log', () => {
     console.log(`forget through serve: ${held.join('; ')}; ${acknowledged.length} deliveries`);
   }, 120_000);
 
-  it('answers with what keeps it from forgetting when serve runs --reactors', async () => {
-    const { log } = await personSetUp();
+  it('with --reactors: serve stops them for the rewrite (their journal loses the name too) and starts them again', async () => {
+    const { dir, log } = await personSetUp();
     const reactors = join(ROOT, 'test/fixtures/reactors/name-copier.mjs');
     const serve = await startServe(['--log', log, '--reactors', reactors]);
+    const personAs = (type: string, participant: number) =>
+      JSON.stringify({
+        ...participantEvent(type, 42, participant, true),
+        partcipantName: NAME,
+        participantName: NAME,
+      });
+    const send = async (type: string, participant: number) =>
+      (
+        await deliver(serve.url, personAs(type, participant), {
+          'x-delivery-id': `${type}-${participant}`,
+        })
+      ).status;
+    expect(await send('participant-signed', 7)).toBe(200);
+    await eventually(
+      async () => (await readFile(`${log}.reactors`, 'utf8').catch(() => '')).includes(NAME),
+      'the reactor to copy the name into its journal',
+    );
+    const run = await runCli(['forget', log, '--name', NAME, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const { pseudonym } = JSON.parse(run.stdout) as { pseudonym: string };
+    expect(await holdsName(dir)).toEqual([]);
+    // The reactors run again, and what they journal now carries the pseudonym.
+    const count = async () => (await readFile(`${log}.reactors`, 'utf8')).split(pseudonym).length;
+    const before = await count();
+    expect(await send('participant-sent', 8)).toBe(200);
+    expect(await send('participant-signed', 8)).toBe(200);
+    await eventually(
+      async () => (await count()) > before,
+      'the reactor to react to a later delivery',
+    );
+    expect(await holdsName(dir)).toEqual([]);
+    expect(serve.logLines().filter((line) => line.event === 'error')).toEqual([]);
+    expect((await serve.stop()).code).toBe(0);
+  }, 60_000);
+
+  it('answers with what keeps it from forgetting when serve runs the read API', async () => {
+    const { log } = await personSetUp();
+    const serve = await startServe(['--log', log, '--read-token-env', 'READ_ONE:1'], {
+      ...process.env,
+      SIGNFOLD_WEBHOOK_SECRET: 'test-secret-0123456789',
+      READ_ONE: 'read-token-0123456789abcdef',
+    });
     const before = await readFile(log);
     const run = await runCli(['forget', log, '--participant', '7']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("signfold forget cannot go through this 'signfold serve'");
+    expect(run.stderr).toContain('the read API');
     expect(run.stderr).toContain('stop serve, run forget, start serve again');
     expect(await readFile(log)).toEqual(before);
     expect((await serve.stop()).code).toBe(0);
