@@ -298,7 +298,7 @@ Exit codes: 0 done (or stopped by a signal), 2 usage or input error.`,
   reconcile: `Usage: signfold reconcile (LOG | --database URL) --fetch MODULE
                           [--open-longer-than DURATION | --sign-request ID...]
                           [--rate N] [--fetch-timeout SECONDS] [--dry-run] [--json]
-                          [--upcasters MODULE]
+                          [--upcasters MODULE] [--wait SECONDS]
 
 Ask the service's API about sign requests and repair what lost deliveries left
 behind: for each request the API shows further along than the log (completed,
@@ -308,7 +308,9 @@ default export is async (signRequestId, { signal }) => the API's JSON for that
 request (your team writes it; signfold has no client for the service's API).
 A request whose fetch fails, times out or answers what does not decode is
 reported and stored nowhere; the others go on. Running it again appends nothing.
-On a file log it holds the writer lock: no serve on LOG at the same time.
+On a file log it holds the writer lock; while 'signfold serve --log LOG' holds
+it, reconcile reads LOG beside it and hands serve the observations to append
+with its deliveries (one more line on stderr says so).
 
 Options:
   --fetch MODULE                the fetch function (default export)
@@ -322,6 +324,9 @@ Options:
   --upcasters MODULE            rewrite records before decoding them, as replay
                                 and pg work do (see signfold replay --help), so
                                 the requests compared are those they fold
+  --wait SECONDS                with LOG held by serve: how long serve may take
+                                to take a request, or be seen working on it,
+                                before reconcile gives up (default 10)
   --database URL                the PostgreSQL event store instead of LOG
   --schema NAME                 the schema of --database (default signfold)
   --connect-timeout SECONDS     give up on a server that does not answer within
@@ -394,7 +399,7 @@ Options:
 
 Exit codes: 0 printed, 2 usage error, or the variable unset or not a read token.`,
   forget: `Usage: signfold forget (LOG | --database URL) (--participant ID | --user ID | --name TEXT)...
-                       [--company ID] [--dry-run] [--json]
+                       [--company ID] [--dry-run] [--json] [--wait SECONDS]
 With --database, it also takes [--schema NAME] [--connect-timeout SECONDS] [--vacuum].
 
 Erase one person's names (GDPR article 17) from everything signfold stores,
@@ -411,8 +416,9 @@ Names found for the ids are also erased from sign-request and template names,
 bad lines, reactor effects and the quarantine. A file log is rewritten in place
 (positions, delivery ids and every other byte kept; a kill leaves the old file
 or the new, and running forget again finishes), with its reactor journal, torn
-tails and the snapshots of it in its directory; it needs the log's writer and
-react stopped. Later deliveries for a forgotten id are stored with the
+tails and the snapshots of it in its directory; it needs react stopped, and the
+log's writer: while 'signfold serve --log LOG' holds it, serve runs the same
+forget, its appends held back meanwhile. Later deliveries for a forgotten id are stored with the
 pseudonym already. What forget cannot reach (backups, copies, dead rows until
 VACUUM) is in docs/privacy.md.
 
@@ -422,6 +428,10 @@ Options:
   --json        print the report as JSON: {"erasure","pseudonym","reused",
                 "dryRun","participantIds","userIds","typedNames","foundNames",
                 "counts":{PLACE:N},"remaining":[FILE],"notes":[TEXT]}
+  --wait SECONDS
+                with LOG held by serve: how long serve may take to take the
+                request, or be seen working on it, before forget gives up
+                (default 10)
   --vacuum      with --database: VACUUM the rewritten tables afterwards
   --database URL
                 a PostgreSQL schema instead of LOG (as for signfold pg);

@@ -5,6 +5,7 @@
  */
 import { dirname } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
+import type { ErasureLedger } from '../core/privacy/erasure-ledger.js';
 import { type EncodedRecord, encodeItems } from '../engine/append-encoding.js';
 import type {
   AppendOutcome,
@@ -79,6 +80,86 @@ interface AppendJob {
   readonly settle: (result: Result<readonly AppendOutcome[], LogError>) => void;
 }
 
+/** A step run with the appends held back (see {@link ExclusiveFileEventLog.exclusive}). */
+interface ExclusiveJob {
+  readonly run: () => Promise<void>;
+}
+
+type QueuedJob = AppendJob | ExclusiveJob;
+
+/** The ledger's erasure of names on append, or `undefined` when it has no entry (the hot path adds nothing). */
+const erasingOnAppend = (
+  erasures: ErasureLedger,
+): ((items: readonly EncodedRecord[]) => EncodedRecord[]) | undefined =>
+  erasures.isEmpty
+    ? undefined
+    : (items) =>
+        items.map((item) => ({ ...item, eventJson: erasures.eraseOnAppend(item.eventJson) }));
+
+/** What open learns from the file: where appends go, and the positions and delivery ids in it. */
+interface Loaded {
+  readonly state: Scan['state'];
+  readonly committed: number;
+  readonly needsNewline: boolean;
+  readonly tornTail: TornTail | undefined;
+}
+
+/** Scans the open `handle` of `path`, setting a torn last line aside. */
+const loadOpened = async (
+  io: FileIO,
+  handle: FileHandleIO,
+  path: string,
+  settings: ReturnType<typeof streamSettings>,
+  now: () => Date,
+): Promise<Loaded | { readonly error: LogError }> => {
+  try {
+    let committed = await handle.size();
+    // An empty file may have just been created: make its directory entry durable.
+    if (committed === 0) await io.syncDirectory(dirname(path));
+    const found = await scan(handle, settings, committed);
+    let needsNewline = false;
+    let tornTail: TornTail | undefined;
+    if (found.torn === undefined) {
+      needsNewline = await endsWithoutNewline(handle, committed);
+    } else {
+      const moved = await setAsideTornTail(
+        io,
+        handle,
+        path,
+        found.torn,
+        committed,
+        now(),
+        settings.chunkBytes,
+      );
+      if (moved.isErr()) throw moved.error;
+      tornTail = moved.value;
+      committed = found.torn.offset;
+    }
+    return { state: found.state, committed, needsNewline, tornTail };
+  } catch (cause) {
+    const isLogError = typeof cause === 'object' && cause !== null && 'kind' in cause;
+    return { error: isLogError ? (cause as LogError) : ioError(cause, path, 'scanning') };
+  }
+};
+
+/**
+ * A file log opened by signfold's own processes (`serve`), which may also
+ * run a step that rewrites the file with the appends held back.
+ */
+export interface ExclusiveFileEventLog extends FileEventLog {
+  /**
+   * Runs `step` once every append queued before it is committed, with the
+   * appends made meanwhile held back (they wait, committed after it, subject
+   * to their caller's deadline), then opens the file again: `step` may have
+   * replaced it (renamed a rewritten copy over it) and added to the erasure
+   * ledger, whose names later appends are then stored without. The writer
+   * lock is held throughout. Resolves with what `step` resolved; if `step`
+   * rejects, rejects with that once the file is open again. If the file
+   * cannot be opened again, every later append fails (`io`).
+   */
+  exclusive<T>(step: () => Promise<T>): Promise<T>;
+}
+
 /**
  * Opens (creating if missing) an NDJSON event log for appending. It first
  * takes the log's exclusive writer lock `<path>.lock`, so a second writer (in
@@ -117,7 +198,7 @@ export const openFileEventLogFor = async (
   seeker: LockSeeker | undefined,
   path: string,
   options?: FileEventLogOptions,
-): Promise<Result<FileEventLog, LogError>> => {
+): Promise<Result<ExclusiveFileEventLog, LogError>> => {
   const io = options?.io ?? nodeFileIO;
   const now = options?.now ?? (() => new Date());
   const settings = streamSettings({ ...options, fromPosition: 1 });
@@ -140,11 +221,7 @@ export const openFileEventLogFor = async (
     await lock.release();
     return err({ kind: 'io', code: undefined, path, message: ledger.error.message });
   }
-  const erasures = ledger.value;
-  const eraseNames = erasures.isEmpty
-    ? undefined
-    : (items: readonly EncodedRecord[]): EncodedRecord[] =>
-        items.map((item) => ({ ...item, eventJson: erasures.eraseOnAppend(item.eventJson) }));
+  let eraseNames = erasingOnAppend(ledger.value);
   let handle: FileHandleIO;
   try {
     handle = await io.open(path, 'read-write');
@@ -152,45 +229,26 @@ export const openFileEventLogFor = async (
     await lock.release();
     return err(ioError(cause, path, 'opening'));
   }
-  let found: Scan;
-  let committed: number;
-  let tornTail: TornTail | undefined;
-  let needsNewline = false;
-  try {
-    committed = await handle.size();
-    // An empty file may have just been created: make its directory entry durable.
-    if (committed === 0) await io.syncDirectory(dirname(path));
-    found = await scan(handle, settings, committed);
-    if (found.torn === undefined) {
-      needsNewline = await endsWithoutNewline(handle, committed);
-    } else {
-      const moved = await setAsideTornTail(
-        io,
-        handle,
-        path,
-        found.torn,
-        committed,
-        now(),
-        settings.chunkBytes,
-      );
-      if (moved.isErr()) throw moved.error;
-      tornTail = moved.value;
-      committed = found.torn.offset;
-    }
-  } catch (cause) {
+  const loaded = await loadOpened(io, handle, path, settings, now);
+  if ('error' in loaded) {
     await handle.close().catch(() => undefined);
     await lock.release();
-    const isLogError = typeof cause === 'object' && cause !== null && 'kind' in cause;
-    return err(isLogError ? (cause as LogError) : ioError(cause, path, 'scanning'));
+    return err(loaded.error);
   }
-
-  const { state } = found;
+  let { state, committed, needsNewline } = loaded;
+  const { tornTail } = loaded;
   const durable = options?.durability !== 'none';
   /** Set when a failed write may have left bytes past `committed` that could not be cut yet. */
   let needsTruncate = false;
   let closing: Promise<void> | undefined;
+  /** Set when the file could not be opened again after an exclusive step: no append can be stored. */
+  let broken: LogError | undefined;
 
   const commitGroup = async (jobs: readonly AppendJob[]): Promise<void> => {
+    if (broken !== undefined) {
+      for (const job of jobs) job.settle(err(broken));
+      return;
+    }
     const planner = new AppendPlanner(state);
     const accepted: { readonly job: AppendJob; readonly outcomes: AppendOutcome[] }[] = [];
     for (const job of jobs) {
@@ -237,13 +295,65 @@ export const openFileEventLogFor = async (
 
   // The queue needs a commit that never rejects: an unexpected throw fails the
   // group's appends (settling a job twice is a no-op) instead of hanging them.
-  const commit = (jobs: readonly AppendJob[]): Promise<void> =>
+  const commitAppends = (jobs: readonly AppendJob[]): Promise<void> =>
     commitGroup(jobs).catch((cause: unknown) => {
       const error = ioError(cause, path, 'appending to');
       for (const job of jobs) job.settle(err(error));
     });
 
-  const queue = new GroupCommitQueue<AppendJob>(commit);
+  /** Opens the file again after an exclusive step, which may have replaced it and added erasures. */
+  const reopen = async (): Promise<void> => {
+    await cutBack().catch(() => undefined);
+    await handle.close().catch(() => undefined);
+    try {
+      const ledger = await readLedgerFile(path);
+      if (ledger.isErr()) throw new Error(ledger.error.message);
+      handle = await io.open(path, 'read-write');
+      const again = await loadOpened(io, handle, path, settings, now);
+      if ('error' in again) throw new Error(again.error.message);
+      ({ state, committed, needsNewline } = again);
+      eraseNames = erasingOnAppend(ledger.value);
+      broken = undefined;
+    } catch (cause) {
+      broken = ioError(cause, path, 'opening again');
+    }
+  };
+
+  // Appends are committed in groups, each exclusive step alone, in the order they were queued.
+  const commit = async (jobs: readonly QueuedJob[]): Promise<void> => {
+    let group: AppendJob[] = [];
+    for (const job of jobs) {
+      if ('items' in job) {
+        group.push(job);
+        continue;
+      }
+      if (group.length > 0) await commitAppends(group);
+      group = [];
+      await job.run();
+    }
+    if (group.length > 0) await commitAppends(group);
+  };
+
+  const queue = new GroupCommitQueue<QueuedJob>(commit);
+
+  const exclusive = <T>(step: () => Promise<T>): Promise<T> => {
+    if (closing !== undefined) return Promise.reject(new Error(closedError('append').message));
+    return new Promise<T>((resolve, reject) => {
+      queue.push({
+        run: async () => {
+          let outcome: { ok: true; value: T } | { ok: false; cause: unknown };
+          try {
+            outcome = { ok: true, value: await step() };
+          } catch (cause) {
+            outcome = { ok: false, cause };
+          }
+          await reopen();
+          if (outcome.ok) resolve(outcome.value);
+          else reject(outcome.cause);
+        },
+      });
+    });
+  };
 
   const appendBatch = (
     items: readonly NewRecord[],
@@ -303,5 +413,6 @@ export const openFileEventLogFor = async (
     appendBatch,
     read,
     close,
+    exclusive,
   });
 };

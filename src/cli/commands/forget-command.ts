@@ -2,8 +2,11 @@
  * `signfold forget (LOG | --database URL) (--participant ID | --user ID |
  * --name TEXT)... [--company ID] [--dry-run] [--json] [--vacuum]`: erases one
  * person's names from everything signfold stores, replacing them by a
- * pseudonym, and records the erasure in the ledger (docs/privacy.md).
+ * pseudonym, and records the erasure in the ledger (docs/privacy.md). On a
+ * file log that `serve --log` holds, serve runs the same forget with its
+ * appends held back (through-writer.ts).
  */
+import { visibleText } from '../../core/visible-text.js';
 import type { ForgetReport, ForgetRequest } from '../../engine/forget-report.js';
 import {
   booleanFlag,
@@ -15,9 +18,16 @@ import {
   stringFlag,
 } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
-import type { CliIO } from '../cli-io.js';
+import { type CliIO, writeLines } from '../cli-io.js';
 import { writeForgetReport } from '../forget-output.js';
 import { DATABASE_OPTIONS } from '../pg/pool.js';
+import {
+  askHolder,
+  throughLine,
+  type WriterHolder,
+  writerHolderOf,
+  writerWaitFlag,
+} from '../through-writer.js';
 
 /** The flags of `forget`. */
 export const FORGET_OPTIONS: OptionTable = {
@@ -29,6 +39,7 @@ export const FORGET_OPTIONS: OptionTable = {
   'dry-run': { type: 'boolean' },
   json: { type: 'boolean' },
   vacuum: { type: 'boolean' },
+  wait: { type: 'string' },
 };
 
 const listFlag = (parsed: ParsedArgs, name: string): readonly string[] => {
@@ -65,6 +76,63 @@ export const forgetRequestOf = (parsed: ParsedArgs): ForgetRequest => {
   };
 };
 
+const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v);
+const isList = (v: unknown, item: (x: unknown) => boolean): boolean =>
+  Array.isArray(v) && v.every(item);
+const isText = (v: unknown): boolean => typeof v === 'string';
+
+/** The holder's report, checked to have the shape the output reads. */
+const reportOf = (value: unknown): ForgetReport | undefined => {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const r = value as Record<string, unknown>;
+  const counts = r.counts as Record<string, unknown> | undefined;
+  const valid =
+    isText(r.erasure) &&
+    isText(r.pseudonym) &&
+    typeof r.reused === 'boolean' &&
+    r.dryRun === false &&
+    isList(r.participantIds, isCount) &&
+    isList(r.userIds, isCount) &&
+    isCount(r.typedNames) &&
+    (r.companyId === undefined || isCount(r.companyId)) &&
+    isCount(r.foundNames) &&
+    isList(r.sameNameParticipantIds, isCount) &&
+    typeof counts === 'object' &&
+    counts !== null &&
+    Object.values(counts).every(isCount) &&
+    isList(r.remaining, isText) &&
+    isList(r.notes, isText);
+  if (!valid) return undefined;
+  const visible = (texts: unknown): string[] => (texts as string[]).map((t) => visibleText(t));
+  return {
+    ...(r as unknown as ForgetReport),
+    erasure: visibleText(r.erasure as string),
+    pseudonym: visibleText(r.pseudonym as string),
+    remaining: visible(r.remaining),
+    notes: visible(r.notes),
+  };
+};
+
+/** Forget through the running `serve` that holds the log: it runs the same forget, appends held back. */
+const forgetThroughHolder = async (
+  holder: WriterHolder,
+  request: ForgetRequest,
+  io: CliIO,
+): Promise<ForgetReport> => {
+  await askHolder(holder, { action: 'hello' }, 'nothing was changed');
+  writeLines(io.stderr, [throughLine(holder)]);
+  const answer = await askHolder(
+    holder,
+    { action: 'forget', forget: request },
+    `forget may have finished or not (every file is whole, old or new, as after an interrupted forget): run forget again, which finishes it with the same pseudonym`,
+  );
+  const report = reportOf(answer.report);
+  if (report === undefined) {
+    throw new CliError(`signfold forget: pid ${holder.pid} answered with no report`);
+  }
+  return report;
+};
+
 /**
  * Runs `forget` with `args` (the words after `forget`): exit 0 when every
  * place signfold owns was rewritten, 1 when something still holds a name that
@@ -82,12 +150,23 @@ export const forgetCommand = async (args: readonly string[], io: CliIO): Promise
       if (stringFlag(parsed, flag) !== undefined)
         throw usageError(`--${flag} goes with --database`);
     }
+    const waitMs = writerWaitFlag(parsed);
     const { forgetFileLog } = await import('../../store/forget/forget-file-log.js');
     const forgotten = await forgetFileLog(log, request);
-    if (forgotten.isErr()) throw new CliError(forgotten.error.message);
-    report = forgotten.value;
+    if (forgotten.isOk()) {
+      report = forgotten.value;
+    } else {
+      const { writerLocked } = forgotten.error;
+      const holder =
+        writerLocked === undefined
+          ? undefined
+          : writerHolderOf(writerLocked, 'signfold forget', waitMs);
+      if (holder === undefined) throw new CliError(forgotten.error.message);
+      report = await forgetThroughHolder(holder, request, io);
+    }
   } else {
     expectPositionals(parsed.positionals, []);
+    if (stringFlag(parsed, 'wait') !== undefined) throw usageError('--wait goes with a LOG');
     const { pgForget } = await import('../pg/forget.js');
     report = await pgForget(parsed, database, request, booleanFlag(parsed, 'vacuum'));
   }

@@ -2,15 +2,18 @@
  * `signfold reconcile (LOG | --database URL) --fetch MODULE`: asks the
  * service's API about open requests (through the team's own fetch module)
  * and appends an observation record for each one the API shows further
- * along than the log (see `reconcile` in the engine). It holds the log's
- * writer for the whole run, so what it compares is what it appends after:
- * on a file log that means no `serve` at the same time; on PostgreSQL any
- * number of writers may run beside it.
+ * along than the log (see `reconcile` in the engine). On a file log no
+ * other process writes, it holds the log's writer for the whole run; on one
+ * that `serve --log` holds, it reads the log without the lock and hands each
+ * observation to serve, which appends it with its deliveries
+ * (through-writer.ts). On PostgreSQL any number of writers may run beside it.
  */
+
+import { err, ok } from 'neverthrow';
 import { signRequestId } from '../../core/ids.js';
 import { counted } from '../../core/plural.js';
 import { visibleText } from '../../core/visible-text.js';
-import type { EventLog, LogFailure } from '../../engine/event-log.js';
+import type { AppendOutcome, EventLog, LogFailure } from '../../engine/event-log.js';
 import { createProjector } from '../../engine/projector.js';
 import {
   type FetchSignRequest,
@@ -19,6 +22,7 @@ import {
   reconcile,
 } from '../../engine/reconcile.js';
 import { openFileEventLogFor } from '../../store/file-event-log.js';
+import { readFileEventLog } from '../../store/file-record-stream.js';
 import { booleanFlag, idFlag, type OptionTable, parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, describeThrown, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
@@ -27,6 +31,13 @@ import { importDefault } from '../module-default.js';
 import { DATABASE_OPTIONS } from '../pg/pool.js';
 import { type EventSource, eventSourceOf, sourceLabel } from '../sources/event-source.js';
 import { awaitStopSignal } from '../stop-signals.js';
+import {
+  askHolder,
+  throughLine,
+  type WriterHolder,
+  writerHolderOf,
+  writerWaitFlag,
+} from '../through-writer.js';
 import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
 
 /** The flags of `reconcile`. */
@@ -38,6 +49,7 @@ export const RECONCILE_OPTIONS: OptionTable = {
   'fetch-timeout': { type: 'string' },
   'dry-run': { type: 'boolean' },
   json: { type: 'boolean' },
+  wait: { type: 'string' },
   ...DATABASE_OPTIONS,
   ...UPCASTERS_OPTION,
 };
@@ -46,6 +58,8 @@ export const RECONCILE_OPTIONS: OptionTable = {
 interface OpenedLog {
   readonly log: EventLog<LogFailure>;
   readonly close: () => Promise<void>;
+  /** The running writer the observations go through, when another process holds the file log. */
+  readonly holder?: WriterHolder;
 }
 
 const positiveNumber = (flag: string, value: string): number => {
@@ -76,10 +90,58 @@ const RECONCILE_SEEKER = {
     "reconcile appends its observations, so it needs the log's writer: stop 'signfold serve --log' (or the import) writing it, run reconcile, start it again (a sender retries the deliveries refused meanwhile), or keep the events in PostgreSQL ('--database'), where reconcile and serve run side by side",
 } as const;
 
-const openFile = async (path: string): Promise<OpenedLog> => {
+const appendedOf = (answer: Record<string, unknown>): AppendOutcome | undefined => {
+  const first = Array.isArray(answer.appended) ? (answer.appended[0] as unknown) : undefined;
+  if (typeof first !== 'object' || first === null) return undefined;
+  const { position, duplicate } = first as Record<string, unknown>;
+  if (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 1) {
+    return undefined;
+  }
+  return duplicate === true
+    ? { kind: 'duplicate', position }
+    : { kind: 'appended', position, receivedAt: new Date().toISOString() };
+};
+
+/**
+ * The file log `holder` writes: read without the lock (what was committed),
+ * each observation appended by the holder. A holder that stops answering
+ * ends the run (a CliError): what it stored is stored once, the rest not.
+ */
+const throughHolder = async (
+  path: string,
+  holder: WriterHolder,
+  dryRun: boolean,
+): Promise<OpenedLog> => {
+  const read: EventLog['read'] = (options) => readFileEventLog(path, options);
+  const close = async (): Promise<void> => undefined;
+  const refuse: EventLog['append'] = async () => {
+    throw new Error('a dry run appends nothing');
+  };
+  // A dry run writes nothing: it reads the log beside its writer, as on a stopped log.
+  if (dryRun) return { log: { read, append: refuse, close }, close };
+  await askHolder(holder, { action: 'hello' }, 'nothing was changed');
+  const append: EventLog['append'] = async (event) => {
+    const id = (event as { signRequestId?: unknown }).signRequestId;
+    const answer = await askHolder(
+      holder,
+      { action: 'observations', records: [event as Record<string, unknown>] },
+      `the observation of sign request ${String(id)} may be stored or not (the log is whole either way): run reconcile again, which stores an observation once`,
+      { refusalThrows: false },
+    );
+    const outcome = appendedOf(answer);
+    if (outcome !== undefined) return ok(outcome);
+    const why = typeof answer.error === 'string' ? visibleText(answer.error) : 'no position';
+    return err({ kind: 'io', message: `pid ${holder.pid} answered: ${why}` });
+  };
+  return { log: { read, append, close }, close, holder };
+};
+
+const openFile = async (path: string, waitMs: number, dryRun: boolean): Promise<OpenedLog> => {
   const opened = await openFileEventLogFor(RECONCILE_SEEKER, path);
   if (opened.isErr()) {
     const { error } = opened;
+    const holder = writerHolderOf(error, RECONCILE_SEEKER.command, waitMs);
+    if (holder !== undefined) return throughHolder(path, holder, dryRun);
     throw new CliError(
       error.kind === 'locked' ? error.message : `reconcile: cannot open ${path}: ${error.message}`,
     );
@@ -88,8 +150,12 @@ const openFile = async (path: string): Promise<OpenedLog> => {
   return { log, close: () => log.close() };
 };
 
-const openLog = async (source: EventSource): Promise<OpenedLog> => {
-  if (source.kind === 'file') return openFile(source.path);
+const openLog = async (
+  source: EventSource,
+  waitMs: number,
+  dryRun: boolean,
+): Promise<OpenedLog> => {
+  if (source.kind === 'file') return openFile(source.path, waitMs, dryRun);
   const { openDatabaseLog } = await import('../pg/reconcile-log.js');
   return openDatabaseLog(source);
 };
@@ -155,11 +221,16 @@ export const reconcileCommand = async (args: readonly string[], io: CliIO): Prom
   const timeout = stringFlag(parsed, 'fetch-timeout');
   const dryRun = booleanFlag(parsed, 'dry-run');
   const json = booleanFlag(parsed, 'json');
+  if (source.kind !== 'file' && stringFlag(parsed, 'wait') !== undefined) {
+    throw usageError('--wait goes with a LOG (on PostgreSQL reconcile writes beside serve)');
+  }
+  const waitMs = writerWaitFlag(parsed);
   const fetch = await loadFetch(fetchPath);
   // The state compared with the API must be the one replay and the workers fold, upcasters
   // included: without them a request they close looks open, and its repair applies as a no-op.
   const upcasters = await upcastersFlag(parsed, 'reconcile');
-  const opened = await openLog(source);
+  const opened = await openLog(source, waitMs, dryRun);
+  if (opened.holder !== undefined) writeLines(io.stderr, [throughLine(opened.holder)]);
   // A stop signal ends the run between two requests: the log is closed (its lock released) cleanly.
   const stop = awaitStopSignal();
   const aborter = new AbortController();

@@ -5,7 +5,7 @@
  */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { openFileEventLog } from '../../store/file-event-log.js';
+import { type ExclusiveFileEventLog, openFileEventLogFor } from '../../store/file-event-log.js';
 import { CliError } from '../cli-error.js';
 import type { ServeStorage } from './storage.js';
 
@@ -19,6 +19,14 @@ const identityOf = async (path: string): Promise<string | undefined> => {
   }
 };
 
+/** Serve's file log: also a step with the appends held back (`forget` through serve). */
+export interface FileServeStorage extends ServeStorage {
+  /** The open log itself, without serve's deadline. */
+  readonly fileLog: ExclusiveFileEventLog;
+  /** See {@link ExclusiveFileEventLog.exclusive}; `/readyz` says not ready meanwhile. */
+  exclusive<T>(step: () => Promise<T>, what: string): Promise<T>;
+}
+
 /**
  * Opens `path` (created if missing) for appending with fsync and group
  * commit. Throws a {@link CliError} (exit 2) when it cannot: another writer
@@ -28,8 +36,8 @@ const identityOf = async (path: string): Promise<string | undefined> => {
 export const openFileStorage = async (
   path: string,
   onTornTail: (message: string) => void,
-): Promise<ServeStorage> => {
-  const opened = await openFileEventLog(path);
+): Promise<FileServeStorage> => {
+  const opened = await openFileEventLogFor(undefined, path);
   if (opened.isErr()) {
     const { error } = opened;
     if (error.kind === 'locked') {
@@ -48,13 +56,31 @@ export const openFileStorage = async (
   }
   const lockPath = `${path}.lock`;
   // What "still ours" means for /readyz: the same lock file and the same log file as at open.
-  const [lockId, logId] = await Promise.all([identityOf(lockPath), identityOf(path)]);
+  const identities = await Promise.all([identityOf(lockPath), identityOf(path)]);
+  const lockId = identities[0];
+  let logId = identities[1];
   let closing: Promise<void> | undefined;
+  /** What holds the appends back now, if anything. */
+  let holding: string | undefined;
   return {
     log,
+    fileLog: log,
     description: `file log ${path}`,
+    exclusive: async (step, what) => {
+      try {
+        return await log.exclusive(async () => {
+          holding = what;
+          return step();
+        });
+      } finally {
+        // The step may have renamed a rewritten log over the old one: that is now the log.
+        logId = await identityOf(path);
+        holding = undefined;
+      }
+    },
     probe: async () => {
       if (closing !== undefined) return 'stopping';
+      if (holding !== undefined) return `appends are held back while ${holding} runs`;
       if ((await identityOf(lockPath)) !== lockId) return `lost the writer lock ${lockPath}`;
       if ((await identityOf(path)) !== logId) return `${path} was removed or replaced`;
       try {

@@ -76,3 +76,60 @@ export const startServeReactors = async (
     },
   };
 };
+
+/** Reactors that can be stopped for a while (`forget` through serve rewrites their journal). */
+export interface PausableReactors extends ServeReactors {
+  /**
+   * Stops the runner (releasing the reactor lock), runs `step`, and starts
+   * the runner again from its journal; resolves with what `step` resolved.
+   * If the runner cannot start again, serve goes on without reactors and
+   * logs why.
+   */
+  pausedFor<T>(step: () => Promise<T>): Promise<T>;
+}
+
+/** `first`, and `start` to start the runner again after a pause. */
+export const pausableReactors = (
+  first: ServeReactors,
+  start: () => Promise<ServeReactors>,
+  log: ServeLog,
+): PausableReactors => {
+  let current = first;
+  let paused = false;
+  let stopping = false;
+  let pause: Promise<unknown> = Promise.resolve();
+  return {
+    report: () => current.report(),
+    gauges: () => current.gauges(),
+    notify: () => {
+      if (!paused) current.notify();
+    },
+    stop: async () => {
+      stopping = true;
+      await pause.catch(() => undefined);
+      await current.stop();
+    },
+    pausedFor: <T>(step: () => Promise<T>): Promise<T> => {
+      const run = (async () => {
+        paused = true;
+        await current.stop();
+        try {
+          return await step();
+        } finally {
+          if (!stopping) {
+            try {
+              current = await start();
+            } catch (cause) {
+              log.event('error', {
+                message: `reactors did not start again after forget: ${(cause as Error).message}; restart serve`,
+              });
+            }
+          }
+          paused = false;
+        }
+      })();
+      pause = run;
+      return run;
+    },
+  };
+};

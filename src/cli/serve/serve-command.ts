@@ -7,6 +7,7 @@
  */
 import { createServer } from 'node:http';
 import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
+import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Tracing } from '../../engine/tracing.js';
 import { schemaName } from '../../postgres/schema-name.js';
 import { DEFAULT_DELIVERY_HEADER } from '../../webhooks/delivery-id.js';
@@ -31,6 +32,8 @@ import { parseServeOptions, type ServeOptions } from './options.js';
 import {
   loadServeReactors,
   loadServeUpcasters,
+  type PausableReactors,
+  pausableReactors,
   type ServeReactors,
   startServeReactors,
 } from './reactors.js';
@@ -40,6 +43,7 @@ import { serveRoutes } from './routes.js';
 import { type SecretSetting, webhookSecrets } from './secrets.js';
 import { shutDown } from './shutdown.js';
 import type { ServeStorage } from './storage.js';
+import { startWriterRequests, type WriterRequestLoop } from './writer-requests.js';
 
 /** What one run of the server needs besides its storage. */
 interface ServeContext {
@@ -58,6 +62,8 @@ interface ServeContext {
   readonly readApi?: ReadApi | undefined;
   /** `--tracing`: spans of each delivery and its append. */
   readonly tracing: Tracing;
+  /** On a file log: the requests of `reconcile` and `forget` beside it, stopped before it closes. */
+  readonly requests?: WriterRequestLoop | undefined;
 }
 
 /** The header the delivery id is read from: Standard Webhooks' signed `webhook-id`, or the flag's. */
@@ -177,11 +183,21 @@ const serveOn = async (storage: ServeStorage, context: ServeContext): Promise<Ex
     return await shutDown(running, signal);
   } finally {
     stopping = true;
+    await context.requests?.stop();
     await reactors?.stop();
     await readApi?.close();
     await storage.close();
   }
 };
+
+/**
+ * Why a serve cannot run `forget` on its log: the read API keeps the names
+ * in memory. (Its reactors are stopped for the forget and started again.)
+ */
+const forgetRefusalOf = (path: string, readApi: boolean): string | undefined =>
+  readApi
+    ? `signfold forget cannot go through this 'signfold serve' on ${path}: it runs the read API (--read-token-env), which keeps the names in memory; stop serve, run forget, start serve again (a sender retries the deliveries refused meanwhile, and later ones for the person are stored with the pseudonym)`
+    : undefined;
 
 /** `--read-token-env`, its tokens read now (before anything is opened), or `undefined` without it. */
 const readApiSetupOf = async (options: ServeOptions): Promise<ReadApiSetup | undefined> => {
@@ -235,21 +251,23 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
         options.reactors === undefined ? undefined : await loadServeReactors(options.reactors);
       const upcasters = await loadServeUpcasters(options.upcasters);
       const opened = await openFileStorage(storage.path, warn);
-      let reactors: ServeReactors | undefined;
+      let reactors: PausableReactors | undefined;
       let readApi: Awaited<ReturnType<ReadApiSetup['onFile']>> | undefined;
       try {
         readApi = await reads?.onFile(storage.path, opened, upcasters, log);
+        const startReactors = (reactorList: readonly Reactor[]) => () =>
+          startServeReactors(
+            storage.path,
+            reactorList,
+            log,
+            upcasters,
+            (reactor, result) => attempts.current?.(reactor, result),
+            traced.tracing,
+          );
         reactors =
           loaded === undefined
             ? undefined
-            : await startServeReactors(
-                storage.path,
-                loaded,
-                log,
-                upcasters,
-                (reactor, result) => attempts.current?.(reactor, result),
-                traced.tracing,
-              );
+            : pausableReactors(await startReactors(loaded)(), startReactors(loaded), log);
       } catch (cause) {
         await opened.close();
         throw cause;
@@ -266,11 +284,22 @@ export const serveCommand = async (args: readonly string[], io: CliIO): Promise<
       // The file log's deadline is serve's (see append-deadline.ts), outermost: what commits
       // after it still reaches the read model.
       const bounded = withAppendDeadline(readApi?.storage ?? opened, options.appendTimeoutMs);
+      // `reconcile` and `forget` on this log go through this process (writer-requests.ts).
+      const requests = startWriterRequests({
+        path: storage.path,
+        storage: opened,
+        append: (readApi?.storage ?? opened).log.append,
+        onAppended: () => reactors?.notify(),
+        ...(reactors === undefined ? {} : { around: reactors.pausedFor }),
+        forgetRefusal: forgetRefusalOf(storage.path, readApi !== undefined),
+        log,
+      });
       return await serveOn(bounded, {
         ...context,
         reactors,
         projection,
         readApi,
+        requests,
       });
     }
     const { openPostgresStorage } = await import('./postgres-storage.js');

@@ -27,6 +27,7 @@ import { SNAPSHOT_FORMAT, type Snapshot, takeSnapshot } from '../../engine/snaps
 import { nodeFileIO } from '../file-io.js';
 import { readFileEventLog } from '../file-record-stream.js';
 import { lockedError } from '../locked-error.js';
+import type { LogError } from '../log-error.js';
 import { journalPathOf, openJournalWriter, readJournal } from '../reactors/reactor-journal.js';
 import { acquireReactorLock } from '../reactors/reactor-lock.js';
 import { readSnapshotFile, writeSnapshotFile } from '../snapshot-file.js';
@@ -46,6 +47,8 @@ import {
 export interface ForgetFileError {
   readonly kind: 'locked' | 'io' | 'ledger';
   readonly message: string;
+  /** When another process holds the log's writer lock: its refusal (who holds it). */
+  readonly writerLocked?: LogError;
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -343,7 +346,7 @@ const takeLocks = async (
       return err({ kind: 'io', message: `${lockPath}: ${messageOf(refused.cause)}` });
     }
     const locked = lockedError(logPath, lockPath, refused, timing.staleAfterMs, FORGET_SEEKER);
-    return err({ kind: 'locked', message: locked.message });
+    return err({ kind: 'locked', message: locked.message, writerLocked: locked });
   }
   const reactors = await acquireReactorLock(logPath);
   if (reactors.isErr()) {
@@ -401,6 +404,38 @@ export const forgetFileLog = async (
     });
   } finally {
     for (const lock of [...locks.value].reverse()) await lock.release();
+  }
+};
+
+/**
+ * {@link forgetFileLog} run by the process that holds the log's writer lock
+ * (`signfold serve --log`, with its appends held back: see
+ * `ExclusiveFileEventLog.exclusive`): the same forget, which takes the
+ * reactor lock only. Never a dry run (that needs no lock, and no holder).
+ */
+export const forgetHeldFileLog = async (
+  path: string,
+  request: ForgetRequest,
+): Promise<Result<ForgetReport, ForgetFileError>> => {
+  const reactors = await acquireReactorLock(path);
+  if (reactors.isErr()) {
+    const { kind, message } = reactors.error;
+    return err({
+      kind,
+      message: kind === 'locked' ? `${FORGET_SEEKER.command} cannot write: ${message}` : message,
+    });
+  }
+  try {
+    const ledger = await readLedgerFile(path);
+    if (ledger.isErr()) return err(ledger.error);
+    return ok(await forgetUnderLocks(path, { ...request, dryRun: false }, ledger.value));
+  } catch (cause) {
+    return err({
+      kind: 'io',
+      message: `forget of ${path} stopped: ${messageOf(cause)}; run it again to finish`,
+    });
+  } finally {
+    await reactors.value.release();
   }
 };
 
