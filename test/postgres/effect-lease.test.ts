@@ -18,7 +18,7 @@ import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.j
 import { eventually } from '../support/eventually.js';
 import { callsByKey, startHttpSink } from '../support/http-sink.js';
 import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
-import { storyEvents, writeStoryLog } from '../support/reactor-logs.js';
+import { seededStoryLog, writeStoryLog } from '../support/story-log.js';
 
 const PG_REACTORS = join(ROOT, 'test/fixtures/reactors/pg-reactors.mjs');
 const SHORT_LEASE_MS = 1500;
@@ -103,7 +103,7 @@ describe('pg work --reactors stopped between its claim and the execution', () =>
         CREATE TRIGGER park_ready BEFORE INSERT OR UPDATE ON signfold.effects
           FOR EACH ROW EXECUTE FUNCTION public.park_ready();`);
       const log = join(await tempDir(), 'events.ndjson');
-      await writeStoryLog(log, storyEvents(7, 40));
+      await writeStoryLog(log, seededStoryLog(7, 40));
       expect((await runCli(['pg', 'import', log, '--database', url])).code).toBe(0);
       // Projects and enqueues every effect (parked by the trigger), runs none, and exits.
       const prepared = await runCli(

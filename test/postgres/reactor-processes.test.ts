@@ -26,7 +26,8 @@ import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { eventually } from '../support/eventually.js';
 import { callsByKey, startHttpSink } from '../support/http-sink.js';
 import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
-import { firedReminders, storyEvents, writeStoryLog } from '../support/reactor-logs.js';
+import { firedReminders } from '../support/reminder-rules.js';
+import { seededStoryLog, writeStoryLog } from '../support/story-log.js';
 
 const PG_REACTORS = join(ROOT, 'test/fixtures/reactors/pg-reactors.mjs');
 const HOUR = 3600 * 1000;
@@ -144,7 +145,7 @@ const prepare = async (name: string, signRequests: number) => {
   expect((await runCli(['pg', 'migrate', '--database', url, '--partitions', '4'])).code).toBe(0);
   const dir = await tempDir();
   const log = join(dir, 'events.ndjson');
-  const events = storyEvents(51, signRequests);
+  const events = seededStoryLog(51, signRequests);
   await writeStoryLog(log, events);
   expect((await runCli(['pg', 'import', log, '--database', url])).code).toBe(0);
   return { url, pool, events };
