@@ -11,7 +11,8 @@ import { events, given } from '../../dist/testing/index.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { startHttpSink } from '../support/http-sink.js';
 import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
-import { firedReminders, storyEvents, writeStoryLog } from '../support/reactor-logs.js';
+import { firedReminders } from '../support/reminder-rules.js';
+import { seededStoryLog, writeStoryLog } from '../support/story-log.js';
 
 const EXAMPLE = join(ROOT, 'examples/reactors.js');
 type ExampleModule = typeof import('../../examples/reactors.js');
@@ -69,7 +70,7 @@ describe('examples/reactors.js on PostgreSQL', () => {
       );
       const dir = await tempDir();
       const log = join(dir, 'events.ndjson');
-      const logged = storyEvents(61, 120);
+      const logged = seededStoryLog(61, 120);
       await writeStoryLog(log, logged);
       expect((await runCli(['pg', 'migrate', '--database', url, '--partitions', '3'])).code).toBe(
         0,

@@ -11,11 +11,11 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events } from '../../src/core/builders/plain-builders.js';
-import { createReadHandler, type ReadHandler } from '../../src/http/read-handler.js';
+import { createReadHandler } from '../../src/http/read-handler.js';
 import { removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { throwawayPostgres } from '../support/postgres-server.js';
-import { MOUNTS, type Mounted } from './fixtures/mount.js';
+import { MOUNTS } from './fixtures/mount.js';
+import { mountedReads, readEvents } from './fixtures/mounted-reads.js';
 
 const database = throwawayPostgres(1);
 const ACME = 'pg-token-of-acme-only-0123456789';
@@ -26,12 +26,12 @@ let callerPool: pg.Pool;
 beforeAll(async () => {
   url = await database.server.createDatabase('http_reads');
   const log = join(await tempDir(), 'events.ndjson');
-  const lines = [
-    events.signRequestSent({ signRequestId: 101, companyId: 1 }),
-    events.signRequestSent({ signRequestId: 201, companyId: 2 }),
-    events.signRequestCompleted({ signRequestId: 101, companyId: 1 }),
-  ];
-  await writeFile(log, lines.map((event) => `${JSON.stringify(event)}\n`).join(''));
+  await writeFile(
+    log,
+    readEvents()
+      .map((event) => `${JSON.stringify(event)}\n`)
+      .join(''),
+  );
   for (const args of [
     ['pg', 'migrate', '--database', url],
     ['pg', 'import', log, '--database', url],
@@ -56,25 +56,10 @@ const SOURCES = {
 
 describe.each(Object.keys(SOURCES) as (keyof typeof SOURCES)[])('on %s', (sourceName) => {
   describe.each(Object.keys(MOUNTS) as (keyof typeof MOUNTS)[])('mounted in %s', (mountName) => {
-    let reads: ReadHandler;
-    let mounted: Mounted;
-    beforeAll(async () => {
-      reads = createReadHandler({
-        database: SOURCES[sourceName](),
-        tokens: [{ token: ACME, companies: [1] }],
-      });
-      await reads.ready;
-      mounted = await MOUNTS[mountName](reads);
-    });
-    afterAll(async () => {
-      await mounted?.close();
-      await reads?.close();
-    });
-
-    const get = (path: string, token?: string) =>
-      fetch(`${mounted.url}${path}`, {
-        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-      });
+    const { get } = mountedReads(mountName, () => ({
+      database: SOURCES[sourceName](),
+      tokens: [{ token: ACME, companies: [1] }],
+    }));
 
     it("answers the token's company's request with its state, another's 404, none 401", async () => {
       const own = await get('/api/sign-requests/101', ACME);

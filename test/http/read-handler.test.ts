@@ -9,11 +9,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '../../src/core/builders/plain-builders.js';
-import { createReadHandler, type ReadHandler } from '../../src/http/read-handler.js';
+import { createReadHandler } from '../../src/http/read-handler.js';
 import { openFileEventLog } from '../../src/store/file-event-log.js';
 import { removeTempDirs, tempDir } from '../cli/cli-helpers.js';
 import { eventually } from '../support/eventually.js';
-import { MOUNTS, type Mounted } from './fixtures/mount.js';
+import { MOUNTS } from './fixtures/mount.js';
+import { mountedReads, readEvents } from './fixtures/mounted-reads.js';
 
 const ACME = 'token-of-acme-only-0123456789';
 const BOTH = 'token-of-both-companies-0123456789';
@@ -29,37 +30,20 @@ beforeAll(async () => {
   dir = await tempDir();
   log = await openFileEventLog(join(dir, 'events.ndjson'));
   const writer = log._unsafeUnwrap();
-  await writer.append(events.signRequestSent({ signRequestId: 101, companyId: 1 }));
-  await writer.append(events.signRequestSent({ signRequestId: 201, companyId: 2 }));
-  await writer.append(events.signRequestCompleted({ signRequestId: 101, companyId: 1 }));
+  for (const event of readEvents()) await writer.append(event);
 });
 
 const writer = () => log._unsafeUnwrap();
 
 describe.each(Object.keys(MOUNTS) as (keyof typeof MOUNTS)[])('mounted in %s', (mountName) => {
-  let reads: ReadHandler;
-  let mounted: Mounted;
-  beforeAll(async () => {
-    reads = createReadHandler({
-      log: join(dir, 'events.ndjson'),
-      tokens: [
-        { token: ACME, companies: [1] },
-        { token: BOTH, companies: [1, 2] },
-      ],
-      followMs: 200,
-    });
-    await reads.ready;
-    mounted = await MOUNTS[mountName](reads);
-  });
-  afterAll(async () => {
-    await mounted?.close();
-    await reads?.close();
-  });
-
-  const get = (path: string, token?: string) =>
-    fetch(`${mounted.url}${path}`, {
-      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-    });
+  const { url, get } = mountedReads(mountName, () => ({
+    log: join(dir, 'events.ndjson'),
+    tokens: [
+      { token: ACME, companies: [1] },
+      { token: BOTH, companies: [1, 2] },
+    ],
+    followMs: 200,
+  }));
 
   it("answers the token's company's request 200 with its state", async () => {
     const answer = await get('/api/sign-requests/101', ACME);
@@ -114,7 +98,7 @@ describe.each(Object.keys(MOUNTS) as (keyof typeof MOUNTS)[])('mounted in %s', (
     const elsewhere = await get('/elsewhere', BOTH);
     expect(elsewhere.status).toBe(404);
     await elsewhere.arrayBuffer();
-    const post = await fetch(`${mounted.url}/api/sign-requests`, {
+    const post = await fetch(`${url()}/api/sign-requests`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ACME}` },
       body: '{}',

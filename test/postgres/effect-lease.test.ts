@@ -10,17 +10,22 @@
  * commits. The effects come from the real pipeline (the story log projected with the reactors),
  * kept unclaimable meanwhile by a trigger that parks every effect made ready.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
+import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { eventually } from '../support/eventually.js';
 import { callsByKey, startHttpSink } from '../support/http-sink.js';
+import {
+  PG_REACTORS,
+  type PgWorker,
+  reactorsDatabase,
+  sleep,
+  startPgWorker,
+} from '../support/pg-workers.js';
 import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
-import { storyEvents, writeStoryLog } from '../support/reactor-logs.js';
+import { seededStoryLog, writeStoryLog } from '../support/story-log.js';
 
-const PG_REACTORS = join(ROOT, 'test/fixtures/reactors/pg-reactors.mjs');
 const SHORT_LEASE_MS = 1500;
 
 let server: PostgresServer;
@@ -38,62 +43,26 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Worker {
-  readonly child: ChildProcess;
-  readonly closed: Promise<number | null>;
-  stderr(): string;
-}
-
+/** A worker of {@link startPgWorker}, killed after the file if still there. */
 const startWorker = (
   url: string,
   env: NodeJS.ProcessEnv,
   id: string,
   leaseMs: number,
   drain: boolean,
-): Worker => {
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      'pg',
-      'work',
-      '--database',
-      url,
-      '--reactors',
-      PG_REACTORS,
-      '--lease',
-      String(leaseMs),
-      '--poll-interval',
-      '100',
-      '--worker-id',
-      id,
-      ...(drain ? ['--drain'] : []),
-    ],
-    { env: { ...env, PGAPPNAME: id }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  children.push(child);
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { child, closed, stderr: () => stderr };
+): PgWorker => {
+  const worker = startPgWorker(url, { env, id, leaseMs, drain });
+  children.push(worker.child);
+  return worker;
 };
 
 describe('pg work --reactors stopped between its claim and the execution', () => {
   it('does not execute what it claimed once its lease lapsed: every effect key runs exactly once', async () => {
-    const url = await server.createDatabase('effect_lease');
-    const pool = new pg.Pool({ connectionString: url, max: 3 });
+    const { url, pool } = await reactorsDatabase(server, 'effect_lease', 3);
     const sink = await startHttpSink({});
     const env = { ...process.env, SIGNFOLD_SINK_URL: sink.url };
     const locker = await pool.connect();
     try {
-      await pool.query('CREATE TABLE public.crm_notes (sign_request_id bigint, position bigint)');
-      expect((await runCli(['pg', 'migrate', '--database', url, '--partitions', '4'])).code).toBe(
-        0,
-      );
       await pool.query(`
         CREATE FUNCTION public.park_ready() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
@@ -103,7 +72,7 @@ describe('pg work --reactors stopped between its claim and the execution', () =>
         CREATE TRIGGER park_ready BEFORE INSERT OR UPDATE ON signfold.effects
           FOR EACH ROW EXECUTE FUNCTION public.park_ready();`);
       const log = join(await tempDir(), 'events.ndjson');
-      await writeStoryLog(log, storyEvents(7, 40));
+      await writeStoryLog(log, seededStoryLog(7, 40));
       expect((await runCli(['pg', 'import', log, '--database', url])).code).toBe(0);
       // Projects and enqueues every effect (parked by the trigger), runs none, and exits.
       const prepared = await runCli(

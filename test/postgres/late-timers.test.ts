@@ -17,16 +17,21 @@ import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { ROOT, runCli } from '../cli/cli-helpers.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { type HttpSink, startHttpSink } from '../support/http-sink.js';
+import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 import {
   expectedReminders,
-  type LateSchedule,
-  lateScheduleArb,
+  firedReminders,
   REMIND_AFTER_MS,
   reminderFates,
+  reminderOf,
+} from '../support/reminder-rules.js';
+import {
+  envelopeLine,
+  type LateSchedule,
+  lateScheduleArb,
   type StoredEvent,
-} from '../support/late-histories.js';
-import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
-import { firedReminders, type LoggedEvent, storyEvents } from '../support/reactor-logs.js';
+  seededStoryLog,
+} from '../support/story-log.js';
 
 const SINK_REACTORS = join(ROOT, 'test/fixtures/reactors/sink-reactors.mjs');
 
@@ -56,7 +61,7 @@ const recordsOf = (events: readonly StoredEvent[]): LogRecord[] =>
   events.map((stored, i) => {
     const receivedAt = new Date(stored.receivedAt).toISOString();
     const { deliveryId, event } = stored;
-    const raw = JSON.stringify({ position: i + 1, receivedAt, deliveryId, event });
+    const raw = envelopeLine({ ...stored, position: i + 1 });
     return { kind: 'entry', position: i + 1, line: i + 1, receivedAt, deliveryId, event, raw };
   });
 
@@ -110,16 +115,12 @@ const fewerRuns = (schedule: LateSchedule): LateSchedule => ({
 
 describe('timers made by events stored behind the watermark (PostgreSQL)', () => {
   it("the issue's measure: live deliveries, then older history imported, then pg work: the reminders of a clean schema, none to a participant who signed within 72 h", async () => {
-    const history: LoggedEvent[] = storyEvents(61, 40);
+    const history = seededStoryLog(61, 40);
     const storedHistory = history.map(
-      (e): StoredEvent => ({
-        receivedAt: e.receivedAt,
-        deliveryId: `history-${e.position}`,
-        event: e.event as StoredEvent['event'],
-      }),
+      (e): StoredEvent => ({ ...e, deliveryId: `history-${e.position}` }),
     );
     const expected = firedReminders(history, REMIND_AFTER_MS)
-      .map((e) => `${e.event.signRequestId}/${e.event.participantId}`)
+      .map((e) => reminderOf(e.event))
       .sort();
     const signedWithin72h = new Set(
       history.flatMap((signed) => {

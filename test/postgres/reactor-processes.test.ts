@@ -16,19 +16,26 @@
  * its effects to another, which then ran them again: a repeat from a process
  * nobody killed, which this test rightly refuses.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_IN_FLIGHT } from '../../src/core/reactors/in-flight.js';
-import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
+import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';
 import { eventually } from '../support/eventually.js';
 import { callsByKey, startHttpSink } from '../support/http-sink.js';
+import {
+  PG_REACTORS,
+  type PgWorker,
+  reactorsDatabase,
+  sleep,
+  startPgWorker,
+} from '../support/pg-workers.js';
 import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
-import { firedReminders, storyEvents, writeStoryLog } from '../support/reactor-logs.js';
+import { firedReminders } from '../support/reminder-rules.js';
+import { seededStoryLog, writeStoryLog } from '../support/story-log.js';
 
-const PG_REACTORS = join(ROOT, 'test/fixtures/reactors/pg-reactors.mjs');
 const HOUR = 3600 * 1000;
 
 let server: PostgresServer;
@@ -40,49 +47,11 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** The lease of every worker here (ms): see the module comment. */
 const LEASE_MS = 60_000;
 
-/** A `pg work` process, named `id` in the lease rows and as its connections' application name. */
-interface Worker {
-  readonly id: string;
-  readonly child: ChildProcess;
-  /** Its exit code once it closed (`null` after a signal). */
-  readonly closed: Promise<number | null>;
-  /** What it wrote to stderr so far. */
-  stderr(): string;
-}
-
-const startWorker = (url: string, env: NodeJS.ProcessEnv, drain: boolean, id: string): Worker => {
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      'pg',
-      'work',
-      '--database',
-      url,
-      '--reactors',
-      PG_REACTORS,
-      '--lease',
-      String(LEASE_MS),
-      '--poll-interval',
-      '100',
-      '--worker-id',
-      id,
-      ...(drain ? ['--drain'] : []),
-    ],
-    { env: { ...env, PGAPPNAME: id }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { id, child, closed, stderr: () => stderr };
-};
+const startWorker = (url: string, env: NodeJS.ProcessEnv, drain: boolean, id: string): PgWorker =>
+  startPgWorker(url, { env, id, leaseMs: LEASE_MS, drain });
 
 const running = (child: ChildProcess): boolean =>
   child.exitCode === null && child.signalCode === null;
@@ -138,13 +107,10 @@ const expireLeasesOf = (pool: pg.Pool, ids: ReadonlySet<string>): (() => Promise
 };
 
 const prepare = async (name: string, signRequests: number) => {
-  const url = await server.createDatabase(name);
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  await pool.query('CREATE TABLE public.crm_notes (sign_request_id bigint, position bigint)');
-  expect((await runCli(['pg', 'migrate', '--database', url, '--partitions', '4'])).code).toBe(0);
+  const { url, pool } = await reactorsDatabase(server, name, 2);
   const dir = await tempDir();
   const log = join(dir, 'events.ndjson');
-  const events = storyEvents(51, signRequests);
+  const events = seededStoryLog(51, signRequests);
   await writeStoryLog(log, events);
   expect((await runCli(['pg', 'import', log, '--database', url])).code).toBe(0);
   return { url, pool, events };
@@ -167,7 +133,7 @@ describe('pg work --reactors, killed and paused', () => {
           const children = Array.from({ length: workers }, (_, i) =>
             startWorker(url, env, true, `killed-${round}-${i}`),
           );
-          const victim = children[round % workers] as Worker;
+          const victim = children[round % workers] as PgWorker;
           // A random moment of its work, however long a busy machine takes to start it.
           await eventually(
             async () => !running(victim.child) || (await connected(pool, victim.id)),
@@ -257,7 +223,7 @@ describe('pg work --reactors, killed and paused', () => {
     firstPid = first.child.pid;
     const paused = new Set<string>();
     const stopExpiring = expireLeasesOf(pool, paused);
-    let second: Worker | undefined;
+    let second: PgWorker | undefined;
     try {
       // Caught up first, so that the other worker need not wait for a partition the paused one
       // may hold in an open transaction.

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { type HttpSink, startHttpSink } from '../support/http-sink.js';
 import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
-import { writeStoryLog } from '../support/reactor-logs.js';
-import { declineStories, requestReminders } from '../support/request-stories.js';
+import { requestReminders } from '../support/reminder-rules.js';
+import { seededStoryLog, writeStoryLog } from '../support/story-log.js';
 
 const FIXTURE = join(ROOT, 'test/fixtures/reactors/request-reminders.mjs');
 const HOUR = 3600 * 1000;
@@ -48,7 +48,7 @@ describe('change.state and prefix cancels on PostgreSQL', () => {
   it.each([1, 3])(
     'with %i worker(s) and batches of 2 events: the same effects as the file engine',
     async (workers) => {
-      const events = declineStories(73, 40);
+      const events = seededStoryLog(73, 40, { ending: 'declined' });
       const log = join(await tempDir(), 'events.ndjson');
       await writeStoryLog(log, events);
       const onFile = `/file-${workers}`;

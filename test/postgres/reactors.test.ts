@@ -25,7 +25,7 @@ import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
 import { idMutationsArb, mutateIds } from '../support/hostile-mutations.js';
 import { startHttpSink } from '../support/http-sink.js';
 import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
-import { storyEvents, writeStoryLog } from '../support/reactor-logs.js';
+import { seededStoryLog, writeStoryLog } from '../support/story-log.js';
 
 const EXAMPLE_LOG = join(ROOT, 'examples/events.ndjson');
 const EVERY = join(ROOT, 'test/fixtures/reactors/every-event.mjs');
@@ -98,7 +98,7 @@ describe('pg work --reactors', () => {
     try {
       const dir = await tempDir();
       const log = join(dir, 'events.ndjson');
-      const events = storyEvents(21, 60);
+      const events = seededStoryLog(21, 60);
       await writeStoryLog(log, events);
       expect((await runCli(['pg', 'import', log, '--database', url])).code).toBe(0);
       const env = { ...process.env, SIGNFOLD_SINK_URL: sink.url };
@@ -132,7 +132,7 @@ describe('pg work --reactors', () => {
     try {
       const dir = await tempDir();
       const first = join(dir, 'first.ndjson');
-      const events = storyEvents(31, 80);
+      const events = seededStoryLog(31, 80);
       const cut = Math.floor(events.length / 2);
       await writeStoryLog(first, events.slice(0, cut));
       expect((await runCli(['pg', 'import', first, '--database', url])).code).toBe(0);
@@ -190,7 +190,7 @@ describe('pg work --reactors', () => {
     try {
       const dir = await tempDir();
       const log = join(dir, 'events.ndjson');
-      const events = storyEvents(41, 16);
+      const events = seededStoryLog(41, 16);
       await writeStoryLog(log, events);
       expect((await runCli(['pg', 'import', log, '--database', url])).code).toBe(0);
       const env = {

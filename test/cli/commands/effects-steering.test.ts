@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.js';
 import { HOSTILE_CORPUS } from '../../support/hostile-corpus.js';
 import { startHttpSink } from '../../support/http-sink.js';
-import { storyEvents, writeStoryLog } from '../../support/reactor-logs.js';
+import { seededStoryLog, writeStoryLog } from '../../support/story-log.js';
 import { forbiddenIn } from '../../support/terminal-safety.js';
 import { ROOT, removeTempDirs, runCli, startCli, tempDir } from '../cli-helpers.js';
 
@@ -35,7 +35,7 @@ const report = async (log: string): Promise<Report> => {
 const parkedLog = async (sinkUrl: string) => {
   const dir = await tempDir();
   const log = join(dir, 'events.ndjson');
-  await writeStoryLog(log, storyEvents(5, 40));
+  await writeStoryLog(log, seededStoryLog(5, 40));
   // Reminders three years after sending: due after the wall clock, so still timers at the end.
   const env = {
     ...process.env,

@@ -15,7 +15,7 @@ import { eventually } from '../../support/eventually.js';
 import { startHttpSink } from '../../support/http-sink.js';
 import { startMetricsProcess } from '../../support/metrics-process.js';
 import { type Sample, scrape, total } from '../../support/prometheus-text.js';
-import { envelopeLine, storyEvents, writeStoryLog } from '../../support/reactor-logs.js';
+import { envelopeLine, seededStoryLog, writeStoryLog } from '../../support/story-log.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli-helpers.js';
 
 afterAll(removeTempDirs);
@@ -35,7 +35,7 @@ describe('react --metrics-port', () => {
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
     // Recent events and reminders a year out: their timers are pending, not due.
-    const events = storyEvents(7, 14, Date.now() - 40 * DAY);
+    const events = seededStoryLog(7, 14, { start: Date.now() - 40 * DAY });
     const first = events.slice(0, -20);
     const later = events.slice(-20);
     await writeStoryLog(log, first);

@@ -15,7 +15,8 @@ import { count } from '../../reliability/fixtures/reliability-helpers.js';
 import { eventually } from '../../support/eventually.js';
 import { HOSTILE_CORPUS } from '../../support/hostile-corpus.js';
 import { callsByKey, startHttpSink } from '../../support/http-sink.js';
-import { firedReminders, storyEvents, writeStoryLog } from '../../support/reactor-logs.js';
+import { firedReminders } from '../../support/reminder-rules.js';
+import { seededStoryLog, writeStoryLog } from '../../support/story-log.js';
 import { forbiddenIn } from '../../support/terminal-safety.js';
 import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli-helpers.js';
 
@@ -65,7 +66,7 @@ describe('signfold react', () => {
   it('refuses a module with SQL effects in one line, before touching any state', async () => {
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    await writeStoryLog(log, storyEvents(1, 3));
+    await writeStoryLog(log, seededStoryLog(1, 3));
     const run = await runCli(['react', log, '--reactors', SQL_REACTORS]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
@@ -79,7 +80,7 @@ describe('signfold react', () => {
   it('says what is wrong with a module that is not an array of reactors', async () => {
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    await writeStoryLog(log, storyEvents(1, 3));
+    await writeStoryLog(log, seededStoryLog(1, 3));
     const missing = await runCli(['react', log, '--reactors', join(dir, 'nope.mjs')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^signfold: react: cannot load .*nope\.mjs: /);
@@ -92,7 +93,7 @@ describe('signfold react', () => {
     const sink = await startHttpSink();
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    await writeStoryLog(log, storyEvents(2, 20));
+    await writeStoryLog(log, seededStoryLog(2, 20));
     const holder = startReact([log, '--reactors', SINK_REACTORS], sinkEnv(sink.url));
     const holderExit = exited(holder);
     try {
@@ -150,7 +151,7 @@ describe('signfold react', () => {
     const sink = await startHttpSink({ hold: () => true });
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    await writeStoryLog(log, storyEvents(4, 30));
+    await writeStoryLog(log, seededStoryLog(4, 30));
     const env = sinkEnv(sink.url, { SINK_IGNORE_SIGNAL: ignore });
     const child = startReact([log, '--reactors', SINK_REACTORS], env);
     const done = exited(child);
@@ -193,7 +194,7 @@ describe('signfold react', () => {
     const sink = await startHttpSink({ delayMs: 25 });
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    const events = storyEvents(11, 400);
+    const events = seededStoryLog(11, 400);
     await writeStoryLog(log, events);
     const env = sinkEnv(sink.url);
     const killed = new Set<number>();
@@ -283,7 +284,7 @@ describe('signfold effects', () => {
     });
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    const events = storyEvents(6, 12);
+    const events = seededStoryLog(6, 12);
     await writeStoryLog(log, events);
     const env = sinkEnv(sink.url, {
       SINK_MAX_ATTEMPTS: '3',
@@ -344,7 +345,7 @@ describe('signfold effects', () => {
   it('prints the empty report for a log no reactor has run on, and refuses a bad id', async () => {
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    await writeStoryLog(log, storyEvents(1, 2));
+    await writeStoryLog(log, seededStoryLog(1, 2));
     const listed = await runCli(['effects', log, '--json']);
     expect(listed).toMatchObject({ code: 0, stdout: '{"reactors":[],"parked":[],"timers":[]}\n' });
     const bad = await runCli(['effects', 'retry', log, '0x1']);

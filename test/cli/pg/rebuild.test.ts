@@ -29,6 +29,13 @@ import {
 } from './rebuild-support.js';
 
 const REPO_EXAMPLE = join(ROOT, 'examples/events.ndjson');
+/** A database URL nothing answers at: usage errors come before any connection. */
+const BOGUS = 'postgres://127.0.0.1:1/x';
+/** A schema name of 56 characters: its `_rebuild` twin would have 64. */
+const LONG = 'a'.repeat(56);
+/** An upcasters module whose default export is no array. */
+const BAD_UPCASTERS = join(await tempDir(), 'bad.mjs');
+await writeFile(BAD_UPCASTERS, 'export default 1;\n');
 
 let server: PostgresServer;
 let modules: Modules;
@@ -73,33 +80,50 @@ const hasRebuild = async (pool: pg.Pool): Promise<boolean> =>
 // upcaster, workers killed after a delay), which the others fill. Their waits are conditions with bounds far
 // beyond a loaded machine's needs, and the kills they time only come earlier when it is busy.
 describe.concurrent('pg rebuild', () => {
-  it('refuses bad usage with one line and exit 2, before touching a database', async ({
-    expect,
-  }) => {
-    const bogus = 'postgres://127.0.0.1:1/x';
-    const env = { ...process.env, DATABASE_URL: '' };
-    expect(await runCli(['pg', 'rebuild'], undefined, env)).toMatchObject({
-      code: 2,
-      stderr: expect.stringMatching(
-        /^signfold: pg rebuild: --database URL \(or DATABASE_URL\) is required/,
-      ),
-    });
-    expect((await runCli(['pg', 'rebuild', '--database', bogus, '--drain'])).code).toBe(2);
-    expect(await runCli(['pg', 'rebuild', '--database', bogus, '--batch-size', '0'])).toMatchObject(
-      { code: 2, stderr: expect.stringContaining('--batch-size must be at least 1') },
-    );
-    const bad = join(await tempDir(), 'bad.mjs');
-    await writeFile(bad, 'export default 1;\n');
-    expect(await runCli(['pg', 'rebuild', '--database', bogus, '--upcasters', bad])).toMatchObject({
-      code: 2,
-      stderr: `signfold: pg rebuild: ${bad} must export an array of upcasters as its default export\n`,
-    });
-    const long = 'a'.repeat(56);
-    expect(await runCli(['pg', 'rebuild', '--database', bogus, '--schema', long])).toMatchObject({
-      code: 2,
-      stderr: `signfold: schema ${long} is too long to rebuild beside: ${long}_rebuild must be at most 63 characters\n`,
-    });
-  });
+  it.for([
+    {
+      usage: 'no --database',
+      args: ['pg', 'rebuild'],
+      env: { ...process.env, DATABASE_URL: '' },
+      answer: {
+        code: 2,
+        stderr: expect.stringMatching(
+          /^signfold: pg rebuild: --database URL \(or DATABASE_URL\) is required/,
+        ),
+      },
+    },
+    {
+      usage: '--drain',
+      args: ['pg', 'rebuild', '--database', BOGUS, '--drain'],
+      answer: { code: 2 },
+    },
+    {
+      usage: '--batch-size 0',
+      args: ['pg', 'rebuild', '--database', BOGUS, '--batch-size', '0'],
+      answer: { code: 2, stderr: expect.stringContaining('--batch-size must be at least 1') },
+    },
+    {
+      usage: 'upcasters that are no array',
+      args: ['pg', 'rebuild', '--database', BOGUS, '--upcasters', BAD_UPCASTERS],
+      answer: {
+        code: 2,
+        stderr: `signfold: pg rebuild: ${BAD_UPCASTERS} must export an array of upcasters as its default export\n`,
+      },
+    },
+    {
+      usage: 'a schema too long to rebuild beside',
+      args: ['pg', 'rebuild', '--database', BOGUS, '--schema', LONG],
+      answer: {
+        code: 2,
+        stderr: `signfold: schema ${LONG} is too long to rebuild beside: ${LONG}_rebuild must be at most 63 characters\n`,
+      },
+    },
+  ] as { usage: string; args: string[]; env?: NodeJS.ProcessEnv; answer: object }[])(
+    'refuses bad usage ($usage) with one line and exit 2, before touching a database',
+    async ({ args, env, answer }, { expect }) => {
+      expect(await runCli(args, undefined, env)).toMatchObject(answer);
+    },
+  );
 
   it('resumes an interrupted rebuild, starts over under other upcasters, refuses a schema it did not make', async ({
     expect,

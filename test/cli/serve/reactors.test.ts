@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startHttpSink } from '../../support/http-sink.js';
-import { storyEvents } from '../../support/reactor-logs.js';
+import { seededStoryLog } from '../../support/story-log.js';
 import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli-helpers.js';
 import { deliver, eventually, metricValue, secretEnv, startServe } from './serve-process.js';
 
@@ -33,7 +33,7 @@ describe('serve --reactors', () => {
     const serve = await startServe(['--log', log, '--reactors', SINK_REACTORS], env);
     try {
       // Two sign requests that complete: 1000's effect succeeds, 1001's is parked after 2 attempts.
-      const events = storyEvents(3, 2).map((e) => e.event);
+      const events = seededStoryLog(3, 2).map((e) => e.event);
       for (const [i, event] of events.entries()) {
         const answer = await deliver(serve.url, JSON.stringify(event), {
           'x-delivery-id': `d-${i}`,

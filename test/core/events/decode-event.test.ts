@@ -204,12 +204,10 @@ describe('decodeEvent: valid events', () => {
     expect(result.isOk()).toBe(true);
   });
 
-  it('ignores member order', () => {
-    for (const type of EVENT_TYPES) {
-      const entries = Object.entries(SPEC_SAMPLES[type]);
-      const reversed = Object.fromEntries([...entries].reverse());
-      expect(decodeOk(reversed)).toEqual(decodeOk(SPEC_SAMPLES[type]));
-    }
+  it.each(EVENT_TYPES)('ignores member order (%s)', (type) => {
+    const entries = Object.entries(SPEC_SAMPLES[type]);
+    const reversed = Object.fromEntries([...entries].reverse());
+    expect(decodeOk(reversed)).toEqual(decodeOk(SPEC_SAMPLES[type]));
   });
 
   it('ignores unknown extra members in the default (lenient) mode and does not copy them', () => {
@@ -327,15 +325,13 @@ describe('decodeEvent: errors name the member', () => {
     });
   });
 
-  it('describes the received value in the message', () => {
-    expect(decodeErr(sample('template-activated', { companyId: 1.5 })).message).toContain('float');
-    expect(decodeErr(sample('template-activated', { companyId: 2 ** 53 })).message).toContain(
-      'unsafe integer',
-    );
-    expect(decodeErr(sample('template-activated', { companyId: '1' })).message).toContain(
-      'string "1"',
-    );
-    expect(decodeErr(sample('template-activated', { companyId: null })).message).toContain('null');
+  it.each([
+    [1.5, 'float'],
+    [2 ** 53, 'unsafe integer'],
+    ['1', 'string "1"'],
+    [null, 'null'],
+  ])('describes the received value %j in the message as %s', (companyId, described) => {
+    expect(decodeErr(sample('template-activated', { companyId })).message).toContain(described);
   });
 
   it.each([
@@ -393,12 +389,8 @@ describe('decodeEvent: errors name the member', () => {
     },
   );
 
-  it('a non-string type is wrong-type at path type', () => {
-    expect(decodeErr(sample('template-activated', { type: 3 }))).toMatchObject({
-      kind: 'wrong-type',
-      path: 'type',
-    });
-    expect(decodeErr(sample('template-activated', { type: null }))).toMatchObject({
+  it.each([3, null])('a non-string type (%j) is wrong-type at path type', (type) => {
+    expect(decodeErr(sample('template-activated', { type }))).toMatchObject({
       kind: 'wrong-type',
       path: 'type',
     });
@@ -432,10 +424,8 @@ describe('decodeEvent: errors name the member', () => {
     expect(error.message).toContain('"deliveryId"');
   });
 
-  it('strict mode accepts a spec-shaped event of every type', () => {
-    for (const type of EVENT_TYPES) {
-      expect(decodeEvent(SPEC_SAMPLES[type], { strict: true }).isOk()).toBe(true);
-    }
+  it.each(EVENT_TYPES)('strict mode accepts a spec-shaped %s', (type) => {
+    expect(decodeEvent(SPEC_SAMPLES[type], { strict: true }).isOk()).toBe(true);
   });
 
   it('strict mode still reports a member of another type as member-not-allowed', () => {
@@ -528,12 +518,13 @@ describe('decodeEvent: hostile input', () => {
 });
 
 describe('decodeEventJson', () => {
-  it('decodes JSON text like decodeEvent decodes the parsed value', () => {
-    for (const type of EVENT_TYPES) {
+  it.each(EVENT_TYPES)(
+    'decodes JSON text of a %s like decodeEvent decodes the parsed value',
+    (type) => {
       const text = JSON.stringify(SPEC_SAMPLES[type]);
       expect(decodeEventJson(text)._unsafeUnwrap()).toEqual(decodeOk(SPEC_SAMPLES[type]));
-    }
-  });
+    },
+  );
 
   it.each(['', '{', '{"type":}', 'undefined', "{'type':'template-activated'}", '{} {}'])(
     'invalid JSON %j is invalid-json at path ""',
@@ -544,11 +535,12 @@ describe('decodeEventJson', () => {
     },
   );
 
-  it('valid JSON that is not an object is not-an-object', () => {
-    expect(decodeEventJson('[1,2]')._unsafeUnwrapErr().kind).toBe('not-an-object');
-    expect(decodeEventJson('null')._unsafeUnwrapErr().kind).toBe('not-an-object');
-    expect(decodeEventJson('"x"')._unsafeUnwrapErr().kind).toBe('not-an-object');
-  });
+  it.each(['[1,2]', 'null', '"x"'])(
+    'valid JSON that is not an object (%s) is not-an-object',
+    (text) => {
+      expect(decodeEventJson(text)._unsafeUnwrapErr().kind).toBe('not-an-object');
+    },
+  );
 
   it('reads 1e400 as Infinity and rejects it as an id', () => {
     const text = JSON.stringify(sample('template-activated')).replace(
@@ -608,11 +600,12 @@ describe('decodeEventJson', () => {
 });
 
 describe('member table', () => {
-  it('EVENT_MEMBERS lists, for each type, the four required members plus those of table 6.2', () => {
-    for (const type of EVENT_TYPES) {
+  it.each(EVENT_TYPES)(
+    'EVENT_MEMBERS lists, for %s, the four required members plus those of table 6.2',
+    (type) => {
       expect([...EVENT_MEMBERS[type]].sort()).toEqual(
         ['companyId', 'ownerId', 'ownerName', ...SPEC_TABLE_6_2[type]].sort(),
       );
-    }
-  });
+    },
+  );
 });

@@ -8,12 +8,8 @@ import { createFileReactorRunner } from '../../../src/store/reactors/file-reacto
 import { editJournal } from '../../../src/store/reactors/journal-edit.js';
 import { removeTempDirs, tempDir } from '../../reliability/fixtures/reliability-helpers.js';
 import { eventually } from '../../support/eventually.js';
-import {
-  envelopeLine,
-  firedReminders,
-  storyEvents,
-  writeStoryLog,
-} from '../../support/reactor-logs.js';
+import { firedReminders } from '../../support/reminder-rules.js';
+import { envelopeLine, seededStoryLog, writeStoryLog } from '../../support/story-log.js';
 
 afterAll(removeTempDirs);
 
@@ -47,7 +43,7 @@ describe('the file reactor runner', () => {
   it('reacts once per applied event: a second run executes nothing again', async () => {
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    const events = storyEvents(1, 60);
+    const events = seededStoryLog(1, 60);
     await writeStoryLog(log, events);
     const { reactor, calls } = documents();
     const first = await createFileReactorRunner({
@@ -75,7 +71,7 @@ describe('the file reactor runner', () => {
   it('fires exactly the reminders not cancelled within 72 h in event time, computed independently', async () => {
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    const events = storyEvents(7, 150);
+    const events = seededStoryLog(7, 150);
     await writeStoryLog(log, events);
     const { reactor, calls } = recording('reminders', ({ event }) => {
       if (!('participantId' in event)) return [];
@@ -108,7 +104,7 @@ describe('the file reactor runner', () => {
   it('parks a failing effect after exactly maxAttempts, each delay inside the documented bounds; retry and skip act on it', async () => {
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    const events = storyEvents(3, 40);
+    const events = seededStoryLog(3, 40);
     await writeStoryLog(log, events);
     let failing = true;
     const completed = events.filter((e) => e.event.type === 'sign-request-completed');
@@ -170,7 +166,7 @@ describe('the file reactor runner', () => {
   it('starts a new reactor at the end of the log with from: end', async () => {
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    const events = storyEvents(5, 50);
+    const events = seededStoryLog(5, 50);
     const cut = Math.floor(events.length / 2);
     await writeStoryLog(log, events.slice(0, cut));
     const { reactor, calls } = documents();
@@ -203,7 +199,7 @@ describe('the file reactor runner', () => {
   it('follows appends until stopped, and refuses a second runner on the same log meanwhile', async () => {
     const dir = await tempDir();
     const log = join(dir, 'events.ndjson');
-    const events = storyEvents(9, 40);
+    const events = seededStoryLog(9, 40);
     await writeStoryLog(log, events.slice(0, 10));
     const { reactor, calls } = documents();
     const runner = createFileReactorRunner({ logPath: log, reactors: [reactor], pollMs: 20 });

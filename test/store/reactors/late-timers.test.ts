@@ -13,14 +13,18 @@ import { createFileReactorRunner } from '../../../src/store/reactors/file-reacto
 import { count, removeTempDirs, tempDir } from '../../reliability/fixtures/reliability-helpers.js';
 import {
   expectedReminders,
-  type LateSchedule,
-  lateScheduleArb,
+  firedReminders,
   REMIND_AFTER_MS,
   reminderFates,
   reminderOf,
+} from '../../support/reminder-rules.js';
+import {
+  envelopeLine,
+  type LateSchedule,
+  lateScheduleArb,
   type StoredEvent,
-} from '../../support/late-histories.js';
-import { firedReminders } from '../../support/reactor-logs.js';
+  wireEvent,
+} from '../../support/story-log.js';
 
 afterAll(removeTempDirs);
 
@@ -50,12 +54,7 @@ const reminders = () => {
 };
 
 const lineOf = (stored: StoredEvent, index: number): string =>
-  `${JSON.stringify({
-    position: index + 1,
-    receivedAt: new Date(stored.receivedAt).toISOString(),
-    deliveryId: stored.deliveryId,
-    event: stored.event,
-  })}\n`;
+  `${envelopeLine({ ...stored, position: index + 1 })}\n`;
 
 /** Stores `schedule`'s events, running the runner (drained) at each of its runs. */
 const play = async (schedule: LateSchedule): Promise<string[]> => {
@@ -77,26 +76,10 @@ const play = async (schedule: LateSchedule): Promise<string[]> => {
   return executed;
 };
 
-const sr = (signRequestId: number) => ({
-  companyId: 1,
-  ownerId: 10,
-  ownerName: 'Olive Owner',
-  signRequestId,
-  signRequestName: `Request ${signRequestId}`,
-  senderId: 20,
-  senderName: 'Sam Sender',
-  templateId: 100,
-  templateName: 'NDA',
-});
-const at = (receivedAt: number, deliveryId: string, event: Record<string, unknown>): StoredEvent =>
-  ({ receivedAt, deliveryId, event }) as StoredEvent;
-const participantEvent = (type: string, signRequestId: number, participantId: number) => ({
-  type,
-  ...sr(signRequestId),
-  participantId,
-  partcipantName: `P${participantId}`,
-  roleId: 7,
-  roleName: 'Signer',
+const at = (receivedAt: number, deliveryId: string, event: StoredEvent['event']): StoredEvent => ({
+  receivedAt,
+  deliveryId,
+  event,
 });
 
 describe('timers made by events stored behind the watermark (file engine)', () => {
@@ -105,16 +88,16 @@ describe('timers made by events stored behind the watermark (file engine)', () =
     const sent = now - 240 * HOUR;
     const schedule: LateSchedule = {
       stored: [
-        at(now, 'live', { type: 'sign-request-sent', ...sr(1) }),
-        at(sent, 'h1', { type: 'sign-request-sent', ...sr(2) }),
-        at(sent, 'h2', participantEvent('participant-sent', 2, 1)),
-        at(sent + 10 * HOUR, 'h3', participantEvent('participant-signed', 2, 1)),
+        at(now, 'live', wireEvent('sign-request-sent', 1)),
+        at(sent, 'h1', wireEvent('sign-request-sent', 2)),
+        at(sent, 'h2', wireEvent('participant-sent', 2, 1)),
+        at(sent + 10 * HOUR, 'h3', wireEvent('participant-signed', 2, 1)),
         // Two more of the same history: one who never signed (really due: it fires, once), and one
         // who signed 100 h after being sent, when the reminder had been due for 28 h: it fires too,
         // as it does when the same events are stored in time order.
-        at(sent, 'h4', participantEvent('participant-sent', 2, 2)),
-        at(sent, 'h5', participantEvent('participant-sent', 2, 3)),
-        at(sent + 100 * HOUR, 'h6', participantEvent('participant-signed', 2, 3)),
+        at(sent, 'h4', wireEvent('participant-sent', 2, 2)),
+        at(sent, 'h5', wireEvent('participant-sent', 2, 3)),
+        at(sent + 100 * HOUR, 'h6', wireEvent('participant-signed', 2, 3)),
       ],
       runsAt: [7],
     };
@@ -153,15 +136,10 @@ describe('timers made by events stored behind the watermark (file engine)', () =
         const once = { ...shuffled, runsAt: [shuffled.stored.length] };
         const executed = await play(once);
         const inOrder = [...shuffled.stored].sort((a, b) => a.receivedAt - b.receivedAt);
-        const logged = inOrder.map((e, i) => ({
-          position: i + 1,
-          receivedAt: e.receivedAt,
-          event: e.event,
-        }));
         // The independent rule of the in-order tests; live reminders are not due yet.
-        const fired = firedReminders(logged, REMIND_AFTER_MS)
+        const fired = firedReminders(inOrder, REMIND_AFTER_MS)
           .filter((e) => e.receivedAt + REMIND_AFTER_MS <= Date.now())
-          .map((e) => reminderOf(e.event as StoredEvent['event']));
+          .map((e) => reminderOf(e.event));
         expect([...executed].sort()).toEqual(fired.sort());
       }),
       { numRuns: count(25, 200) },

@@ -17,8 +17,8 @@ import { createFileReactorRunner } from '../../../src/store/reactors/file-reacto
 import { ROOT } from '../../cli/cli-helpers.js';
 import { removeTempDirs, tempDir } from '../../reliability/fixtures/reliability-helpers.js';
 import { startHttpSink } from '../../support/http-sink.js';
-import { writeStoryLog } from '../../support/reactor-logs.js';
-import { declineStories, requestReminders } from '../../support/request-stories.js';
+import { requestReminders } from '../../support/reminder-rules.js';
+import { seededStoryLog, writeStoryLog } from '../../support/story-log.js';
 
 afterAll(removeTempDirs);
 
@@ -27,7 +27,7 @@ const FIXTURE = join(ROOT, 'test/fixtures/reactors/request-reminders.mjs');
 
 describe('one cancel for a whole request (file engine)', () => {
   it('a decline cancels every reminder of its request and no other; its note lists the participants from change.state', async () => {
-    const events = declineStories(71, 30);
+    const events = seededStoryLog(71, 30, { ending: 'declined' });
     const log = join(await tempDir(), 'events.ndjson');
     await writeStoryLog(log, events);
     const definitions = (await import(FIXTURE)).default as ReactorDefinition[];
