@@ -109,7 +109,17 @@ describe('forgetFileLog', () => {
           expected = expected.replaceAll(name, pseudonym);
           expect(text.includes(name)).toBe(false);
         }
-        expect(JSON.stringify({ ...(await replayJson(log)), log: undefined })).toBe(expected);
+        const received = JSON.parse(JSON.stringify({ ...(await replayJson(log)), log: undefined }));
+        const wanted = JSON.parse(expected);
+        // One pseudonym stands for every name forgotten together: an event that differed from the
+        // state before it only by one of those names (a request's name given with Pn1x, then Pn5x)
+        // applied before and is a no-op after. Every event is still one or the other.
+        const { applied, noOps, ...stats } = received.stats;
+        const { applied: appliedBefore, noOps: noOpsBefore, ...statsBefore } = wanted.stats;
+        expect(applied + noOps).toBe(appliedBefore + noOpsBefore);
+        expect(applied).toBeLessThanOrEqual(appliedBefore);
+        expect(stats).toEqual(statsBefore);
+        expect({ ...received, stats: undefined }).toEqual({ ...wanted, stats: undefined });
       }),
       { numRuns: 40 },
     );
