@@ -64,6 +64,43 @@ const importedDatabase = async (name: string): Promise<{ url: string; pool: pg.P
   return { url, pool: new pg.Pool({ connectionString: url, max: 2 }) };
 };
 
+/**
+ * A database whose 120 requests were reacted to, then rebuilt and switched under upcasters that
+ * make 60 more positions applicable: 60 rows of `reactor_redo` wait for the reactors.
+ */
+const redoDatabase = async (name: string): Promise<string> => {
+  const url = await server.createDatabase(name);
+  const lines = [envelope(1, templateEvent('template-activated'), 't')];
+  for (let i = 0; i < 120; i += 1) {
+    const id = 7000 + i;
+    lines.push(envelope(lines.length + 1, requestEvent('sign-request-sent', id, true), `s${i}`));
+    const last = i % 2 === 0 ? 'sign-request-expired' : 'sign-request-declined';
+    lines.push(envelope(lines.length + 1, requestEvent(last, id, false), `e${i}`));
+  }
+  const log = join(await tempDir(), `${name}.ndjson`);
+  await writeFile(log, `${lines.join('\n')}\n`);
+  for (const args of [
+    ['pg', 'migrate', '--database', url],
+    ['pg', 'import', log, '--database', url],
+    ['pg', 'work', '--database', url, '--reactors', modules.reactors, '--drain'],
+  ]) {
+    const run = await runCli(args);
+    expect(run.code, run.stderr).toBe(0);
+  }
+  const switched = await runCli([
+    'pg',
+    'rebuild',
+    '--database',
+    url,
+    '--upcasters',
+    modules.upcasters,
+    '--switch',
+  ]);
+  expect(switched.code, switched.stderr).toBe(0);
+  expect(switched.stdout).toContain('60 newly applicable positions (60 to react to again)');
+  return url;
+};
+
 const rebuildProgress = async (pool: pg.Pool): Promise<{ sum: number; min: number }> => {
   const { rows } = await pool.query<{ sum: string | null; min: string | null }>(
     `SELECT sum(position) AS sum, min(position) AS min FROM signfold_rebuild.partitions`,
@@ -386,40 +423,9 @@ export default [{ name: 'slow', from: () => { if (ms > 0) Atomics.wait(cell, 0, 
   it('consumes the redo rows exactly once although workers are killed during their catch-up', async ({
     expect,
   }) => {
-    const url = await server.createDatabase('redo');
+    const url = await redoDatabase('redo');
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     try {
-      const lines = [envelope(1, templateEvent('template-activated'), 't')];
-      for (let i = 0; i < 120; i += 1) {
-        const id = 7000 + i;
-        lines.push(
-          envelope(lines.length + 1, requestEvent('sign-request-sent', id, true), `s${i}`),
-        );
-        const last = i % 2 === 0 ? 'sign-request-expired' : 'sign-request-declined';
-        lines.push(envelope(lines.length + 1, requestEvent(last, id, false), `e${i}`));
-      }
-      const log = join(await tempDir(), 'requests.ndjson');
-      await writeFile(log, `${lines.join('\n')}\n`);
-      for (const args of [
-        ['pg', 'migrate', '--database', url],
-        ['pg', 'import', log, '--database', url],
-        ['pg', 'work', '--database', url, '--reactors', modules.reactors, '--drain'],
-      ]) {
-        const run = await runCli(args);
-        expect(run.code, run.stderr).toBe(0);
-      }
-      const switched = await runCli([
-        'pg',
-        'rebuild',
-        '--database',
-        url,
-        '--upcasters',
-        modules.upcasters,
-        '--switch',
-      ]);
-      expect(switched.code, switched.stderr).toBe(0);
-      expect(switched.stdout).toContain('60 newly applicable positions (60 to react to again)');
-
       const redoLeft = async (): Promise<number> =>
         Number((await pool.query('SELECT count(*) AS n FROM signfold.reactor_redo')).rows[0].n);
       const left: number[] = [];
@@ -465,6 +471,43 @@ export default [{ name: 'slow', from: () => { if (ms > 0) Atomics.wait(cell, 0, 
       expect(effects.map((row) => Number(row.position))).toEqual(
         terminal.map((row) => Number(row.position)),
       );
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('drains the redo rows of a partition another worker held, once its lease lapsed', async ({
+    expect,
+  }) => {
+    const url = await redoDatabase('redo_held');
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    try {
+      // Another worker holds one partition with rows to redo, for 3 s more, and does nothing.
+      const { rows } = await pool.query<{ partition: number }>(
+        `UPDATE signfold.partitions SET owner = 'elsewhere', epoch = epoch + 1,
+                lease_until = clock_timestamp() + interval '3 seconds'
+          WHERE partition = (SELECT min(partition) FROM signfold.reactor_redo)
+          RETURNING partition`,
+      );
+      expect(rows).toHaveLength(1);
+      const run = await runCli([
+        'pg',
+        'work',
+        '--database',
+        url,
+        '--upcasters',
+        modules.upcasters,
+        '--reactors',
+        modules.reactors,
+        '--drain',
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const left = await pool.query('SELECT count(*)::int AS n FROM signfold.reactor_redo');
+      expect(left.rows[0].n).toBe(0);
+      const { rows: effects } = await pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM signfold.effects GROUP BY position HAVING count(*) <> 1',
+      );
+      expect(effects).toEqual([]);
     } finally {
       await pool.end();
     }
