@@ -4,31 +4,20 @@
  * reading it never throws, and what is read is either an error or a request whose observations
  * are valid observation records, rebuilt and keyed by their content.
  */
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeSignRequest } from '../../src/core/sign-request/decode-sign-request.js';
 import { parseWriterRequest } from '../../src/store/writer-requests.js';
-import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
+import {
+  hostileLines,
+  SAMPLE_OBSERVATION,
+  WRITER_REQUEST_TAG,
+} from '../support/writer-request-fixtures.js';
 
-const TAG = 'signfold-writer-request';
-const OBSERVATION = {
-  record: 'observation',
-  signRequestId: 1000,
-  companyId: 1,
-  fetchedAt: '2026-11-28T10:00:00.000Z',
-  signRequest: {
-    id: 1000,
-    name: 'R',
-    status: 'Completed',
-    formType: 'Form',
-    savedTime: '2026-11-20 10:00:00',
-  },
-};
+const TAG = WRITER_REQUEST_TAG;
+const OBSERVATION = SAMPLE_OBSERVATION;
 const VALID = JSON.stringify({ signfold: TAG, action: 'observations', records: [OBSERVATION] });
-const CORPUS = readFileSync(HOSTILE_CORPUS, 'utf8')
-  .split('\n')
-  .filter((line) => line !== '');
+const CORPUS = hostileLines();
 
 /** What a parsed request may be: an error, or only valid observations (or hello, or a forget). */
 const checkParsed = (text: string): void => {

@@ -9,7 +9,11 @@ import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { events } from '../../../src/testing/index.js';
-import { HOSTILE_CORPUS, SHARED_HOSTILE_CORPUS } from '../../support/hostile-corpus.js';
+import {
+  hostileLines,
+  SAMPLE_OBSERVATION,
+  WRITER_REQUEST_TAG,
+} from '../../support/writer-request-fixtures.js';
 import {
   envelope,
   participantEvent,
@@ -114,7 +118,12 @@ const observations = (lines: readonly Record<string, unknown>[]) =>
 const holdsName = async (dir: string): Promise<string[]> => {
   const held: string[] = [];
   for (const file of await readdir(dir)) {
-    const bytes = await readFile(join(dir, file));
+    // serve removes a claimed request once it answered, perhaps between the listing and the read:
+    // a file gone holds nothing.
+    const bytes = await readFile(join(dir, file)).catch((cause: NodeJS.ErrnoException) => {
+      if (cause.code === 'ENOENT') return Buffer.alloc(0);
+      throw cause;
+    });
     if (bytes.includes(Buffer.from(NAME)) || bytes.includes(Buffer.from('Ümlautsson'))) {
       held.push(file);
     }
@@ -419,24 +428,9 @@ describe('request files beside the log that serve holds', () => {
     const { dir, log } = await reconcileSetUp();
     const serve = await startServe(['--log', log]);
     const before = await readFile(log);
-    const corpus = [
-      ...(await readFile(HOSTILE_CORPUS, 'utf8')).split('\n'),
-      ...(await readFile(SHARED_HOSTILE_CORPUS, 'utf8').catch(() => '')).split('\n'),
-    ].filter((line) => line !== '');
-    const tag = 'signfold-writer-request';
-    const observation = {
-      record: 'observation',
-      signRequestId: 1000,
-      companyId: 1,
-      fetchedAt: '2026-11-28T10:00:00.000Z',
-      signRequest: {
-        id: 1000,
-        name: 'R',
-        status: 'Completed',
-        formType: 'Form',
-        savedTime: '2026-11-20 10:00:00',
-      },
-    };
+    const corpus = hostileLines();
+    const tag = WRITER_REQUEST_TAG;
+    const observation = SAMPLE_OBSERVATION;
     const wrapped = (records: unknown) =>
       JSON.stringify({ signfold: tag, action: 'observations', records });
     const bodies = [

@@ -64,6 +64,10 @@ const importedDatabase = async (name: string): Promise<{ url: string; pool: pg.P
   return { url, pool: new pg.Pool({ connectionString: url, max: 2 }) };
 };
 
+/** `pg rebuild --switch` under the test's upcasters. */
+const switchRebuild = (url: string) =>
+  runCli(['pg', 'rebuild', '--database', url, '--upcasters', modules.upcasters, '--switch']);
+
 /**
  * A database whose 120 requests were reacted to, then rebuilt and switched under upcasters that
  * make 60 more positions applicable: 60 rows of `reactor_redo` wait for the reactors.
@@ -87,15 +91,7 @@ const redoDatabase = async (name: string): Promise<string> => {
     const run = await runCli(args);
     expect(run.code, run.stderr).toBe(0);
   }
-  const switched = await runCli([
-    'pg',
-    'rebuild',
-    '--database',
-    url,
-    '--upcasters',
-    modules.upcasters,
-    '--switch',
-  ]);
+  const switched = await switchRebuild(url);
   expect(switched.code, switched.stderr).toBe(0);
   expect(switched.stdout).toContain('60 newly applicable positions (60 to react to again)');
   return url;
@@ -225,15 +221,7 @@ describe.concurrent('pg rebuild', () => {
 
       // The old projection, by which the upcast event is quarantined.
       expect((await runCli(['pg', 'work', '--database', url, '--drain'])).code).toBe(0);
-      const other = await runCli([
-        'pg',
-        'rebuild',
-        '--database',
-        url,
-        '--upcasters',
-        modules.upcasters,
-        '--switch',
-      ]);
+      const other = await switchRebuild(url);
       expect(other.code, other.stderr).toBe(0);
       expect(other.stderr).toBe(
         'signfold_rebuild was built with other upcasters (none): dropped; rebuilding signfold in signfold_rebuild (16 partitions, upcasters expired-as-declined)\n',
@@ -302,15 +290,7 @@ describe.concurrent('pg rebuild', () => {
         expect(run.stdout).toMatch(/^built signfold_rebuild: projected up to position 3917: /);
       }
       expect([...owners].sort()).toEqual(['a', 'b']);
-      const switched = await runCli([
-        'pg',
-        'rebuild',
-        '--database',
-        url,
-        '--upcasters',
-        modules.upcasters,
-        '--switch',
-      ]);
+      const switched = await switchRebuild(url);
       expect(switched.code, switched.stderr).toBe(0);
       expect(switched.stderr).toBe(
         'resuming the rebuild of signfold in signfold_rebuild (upcasters expired-as-declined)\n',
