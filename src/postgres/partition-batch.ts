@@ -18,7 +18,6 @@ import type { ProjectorStats } from '../engine/projector-types.js';
 import type { Tracing } from '../engine/tracing.js';
 import { keysOf, minus } from './batch-keys.js';
 import { type BatchTrace, startBatchTrace } from './batch-trace.js';
-import { type BoundQuery, withWrites } from './bound-query.js';
 import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
 import { type EventRow, partitionEventsSql, recordOfRow } from './event-rows.js';
 import { FirstSeen } from './first-seen.js';
@@ -31,6 +30,8 @@ import { quarantineStatement } from './quarantine-table.js';
 import { ReactorBatch } from './reactors/reactor-batch.js';
 import { catchUpReactorsOnce } from './reactors/reactor-catch-up.js';
 import type { SchemaName } from './schema-name.js';
+import { type BoundQuery, withWrites } from './sql/bound-query.js';
+import { integerLiteral, textLiteral } from './sql/sql-literal.js';
 import {
   checkOut,
   queryPrepared,
@@ -39,7 +40,6 @@ import {
   type SqlPool,
   type SqlPoolClient,
 } from './sql-client.js';
-import { integerLiteral, textLiteral } from './sql-literal.js';
 
 /** What a batch needs to know besides the partition. */
 export interface BatchContext {

@@ -8,7 +8,7 @@ import type { TemplateView } from '../core/projections/records.js';
 import { selectColumnsSql, type TableSpec, TEMPLATES } from './projection-columns.js';
 import type { TemplateRows } from './projection-tables.js';
 import { writeStatements } from './projection-tables.js';
-import { integerLiteral } from './sql-literal.js';
+import { integerLiteral } from './sql/sql-literal.js';
 
 type ScopedTemplate = TemplateView & { readonly partition: number };
 

@@ -11,7 +11,6 @@ import type {
   SignRequestView,
   TemplateView,
 } from '../core/projections/records.js';
-import type { BoundQuery } from './bound-query.js';
 import { type FirstSeen, participantKey } from './first-seen.js';
 import { FIRST_POSITION } from './migration-first-seen.js';
 import {
@@ -26,8 +25,9 @@ import {
   viewOfRow,
 } from './projection-columns.js';
 import type { SchemaName } from './schema-name.js';
+import type { BoundQuery } from './sql/bound-query.js';
+import { idArrayLiteral } from './sql/sql-literal.js';
 import { querySeveral, type SqlQueryable } from './sql-client.js';
-import { idArrayLiteral } from './sql-literal.js';
 
 /** The records a batch of events may read. */
 export interface RecordKeys {

@@ -3,8 +3,8 @@
  * count of the last, and all or nothing when one of them fails.
  */
 import { describe, expect, it } from 'vitest';
-import { withWrites } from '../../src/postgres/bound-query.js';
-import { throwawayPostgres } from '../support/postgres-server.js';
+import { withWrites } from '../../../src/postgres/sql/bound-query.js';
+import { throwawayPostgres } from '../../support/postgres-server.js';
 
 const db = throwawayPostgres(1);
 

@@ -5,7 +5,7 @@
  * anything but that value: a text quoted so it reads the same whatever the
  * server's `standard_conforming_strings`, and integers checked to be safe.
  */
-import { isWireId } from '../core/events/wire-id.js';
+import { isWireId } from '../../core/events/wire-id.js';
 
 /**
  * `text` as an SQL string literal: quotes doubled, and with a backslash in

@@ -7,10 +7,14 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { querySeveral, type SqlQueryable } from '../../src/postgres/sql-client.js';
-import { idArrayLiteral, integerLiteral, textLiteral } from '../../src/postgres/sql-literal.js';
-import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';
-import { throwawayPostgres } from '../support/postgres-server.js';
+import {
+  idArrayLiteral,
+  integerLiteral,
+  textLiteral,
+} from '../../../src/postgres/sql/sql-literal.js';
+import { querySeveral, type SqlQueryable } from '../../../src/postgres/sql-client.js';
+import { HOSTILE_CORPUS } from '../../support/hostile-corpus.js';
+import { throwawayPostgres } from '../../support/postgres-server.js';
 
 const db = throwawayPostgres(1);
 
