@@ -5,7 +5,7 @@
 import type { EncodedRecord } from '../engine/append-encoding.js';
 import type { LogRecord } from '../engine/event-log.js';
 import { routingOf } from './event-routing.js';
-import { EVERY_PARTITION } from './migration-partitions.js';
+import { EVERY_PARTITION } from './schema/migration-partitions.js';
 import type { SchemaName } from './schema-name.js';
 
 /** One row as {@link selectEventsSql} returns it. */

@@ -14,9 +14,6 @@ export type { ForgetPostgresOptions } from './forget-postgres.js';
 export { forgetPostgres } from './forget-postgres.js';
 export type { ImportOptions, ImportOutcome } from './import-events.js';
 export { importRecords } from './import-events.js';
-export type { MigrateOptions, MigrateOutcome, SchemaOptions } from './migrate.js';
-export { checkSchemaVersion, DEFAULT_PARTITIONS, migrate } from './migrate.js';
-export { SCHEMA_VERSION } from './migrations.js';
 export type {
   PartitionStatus,
   ProjectionStatus,
@@ -34,6 +31,9 @@ export type {
 export { createProjectionWorker } from './projection-worker.js';
 export type { StoredProjections, StoredQuarantineEntry } from './read-projections.js';
 export { readProjections } from './read-projections.js';
+export type { MigrateOptions, MigrateOutcome, SchemaOptions } from './schema/migrate.js';
+export { checkSchemaVersion, DEFAULT_PARTITIONS, migrate } from './schema/migrate.js';
+export { SCHEMA_VERSION } from './schema/migrations.js';
 export { DEFAULT_SCHEMA } from './schema-name.js';
 export type { SkipOptions, SkipOutcome } from './skip-position.js';
 export { DEFAULT_SKIP_REASON, skipPosition } from './skip-position.js';

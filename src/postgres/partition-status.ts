@@ -4,10 +4,10 @@
  * partition has been waiting for them) and last error; with the workers alive.
  */
 import type { Result } from 'neverthrow';
-import type { SchemaOptions } from './migrate.js';
-import { EVERY_PARTITION } from './migration-partitions.js';
 import type { PostgresError } from './postgres-error.js';
 import { readSnapshot } from './read-snapshot.js';
+import type { SchemaOptions } from './schema/migrate.js';
+import { EVERY_PARTITION } from './schema/migration-partitions.js';
 import type { SqlPool } from './sql-client.js';
 
 /** One partition's row in {@link ProjectionStatus}. */

@@ -15,8 +15,9 @@
  * stays true; and each row moves only under this worker's claim (owner,
  * epoch, live lease), from the checkpoint the statement read.
  */
-import { EVERY_PARTITION } from './migration-partitions.js';
+
 import { type Claims, leaseEnd } from './partition-leases.js';
+import { EVERY_PARTITION } from './schema/migration-partitions.js';
 import type { SchemaName } from './schema-name.js';
 import { queryPrepared, type SqlQueryable } from './sql-client.js';
 

@@ -29,8 +29,8 @@ import {
   selectEventsSql,
   storedItemOf,
 } from './event-rows.js';
-import { checkSchema, type SchemaOptions } from './migrate.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
+import { checkSchema, type SchemaOptions } from './schema/migrate.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import { connect, type SqlPool, type SqlPoolClient, type SqlQueryable } from './sql-client.js';
 

@@ -12,7 +12,6 @@ import type {
   TemplateView,
 } from '../core/projections/records.js';
 import { type FirstSeen, participantKey } from './first-seen.js';
-import { FIRST_POSITION } from './migration-first-seen.js';
 import {
   columnArrays,
   insertSql,
@@ -24,6 +23,7 @@ import {
   updateSql,
   viewOfRow,
 } from './projection-columns.js';
+import { FIRST_POSITION } from './schema/migration-first-seen.js';
 import type { SchemaName } from './schema-name.js';
 import type { BoundQuery } from './sql/bound-query.js';
 import { idArrayLiteral } from './sql/sql-literal.js';

@@ -16,7 +16,6 @@ import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import type { ProjectorStats } from '../engine/projector-types.js';
 import type { Tracing } from '../engine/tracing.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
-import { checkSchema, partitionCount, type SchemaOptions } from './migrate.js';
 import {
   type BatchContext,
   type BatchOutcome,
@@ -33,6 +32,7 @@ import {
   TablesReplacedError,
   tablesReplaced,
 } from './replaced-tables.js';
+import { checkSchema, partitionCount, type SchemaOptions } from './schema/migrate.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';
 import { readTotals, type WorkerProgress } from './worker-progress.js';

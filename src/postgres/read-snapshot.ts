@@ -4,8 +4,8 @@
  * Shared by every reader of the tables as a whole.
  */
 import { err, ok, type Result, safeTry } from 'neverthrow';
-import { checkSchema, type SchemaOptions } from './migrate.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
+import { checkSchema, type SchemaOptions } from './schema/migrate.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import { connect, rollBack, type SqlPool, type SqlQueryable } from './sql-client.js';
 

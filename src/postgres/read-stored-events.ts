@@ -6,9 +6,9 @@
  */
 import type { Result } from 'neverthrow';
 import { type EventRow, selectEventsAtSql, selectEventsSql } from './event-rows.js';
-import type { SchemaOptions } from './migrate.js';
 import type { PostgresError } from './postgres-error.js';
 import { readSnapshot } from './read-snapshot.js';
+import type { SchemaOptions } from './schema/migrate.js';
 import type { SqlPool } from './sql-client.js';
 
 export type { EventRow } from './event-rows.js';

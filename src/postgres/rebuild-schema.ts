@@ -8,8 +8,8 @@
  * interrupted rebuild is resumed only under the same rules.
  */
 import { err, ok, type Result } from 'neverthrow';
-import { checkSchema, migrateInTransaction, partitionCount } from './migrate.js';
 import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
+import { checkSchema, migrateInTransaction, partitionCount } from './schema/migrate.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import { checkOut, rollBack, type SqlPool, type SqlQueryable } from './sql-client.js';
 

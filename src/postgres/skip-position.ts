@@ -15,9 +15,9 @@
  */
 import { err, ok, type Result, safeTry } from 'neverthrow';
 import { sqlText } from './event-routing.js';
-import { checkSchema, type SchemaOptions } from './migrate.js';
-import { EVERY_PARTITION } from './migration-partitions.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
+import { checkSchema, type SchemaOptions } from './schema/migrate.js';
+import { EVERY_PARTITION } from './schema/migration-partitions.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import { connect, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
 

@@ -29,8 +29,8 @@
  * Events, `skipped`, the reactors' tables and the schema version stay in S.
  */
 import { err, ok, type Result } from 'neverthrow';
-import { APPEND_CHANNEL } from './migrations.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
+import { APPEND_CHANNEL } from './schema/migrations.js';
 import type { SchemaName } from './schema-name.js';
 import { checkOut, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
 

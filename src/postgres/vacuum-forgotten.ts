@@ -12,8 +12,8 @@
  */
 import { err, ok, type Result, safeTry } from 'neverthrow';
 import type { ForgetReport } from '../engine/forget-report.js';
-import type { SchemaOptions } from './migrate.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
+import type { SchemaOptions } from './schema/migrate.js';
 import { schemaName } from './schema-name.js';
 import { checkOut, type SqlPool } from './sql-client.js';
 

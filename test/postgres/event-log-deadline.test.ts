@@ -6,8 +6,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { migrate } from '../../src/postgres/schema/migrate.js';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.js';
 import { throwawayPostgres } from '../support/postgres-server.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { followAppends } from '../../src/postgres/follow-appends.js';
-import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
+import { migrate } from '../../src/postgres/schema/migrate.js';
 import { events } from '../../src/testing/index.js';
 import { throwawayPostgres } from '../support/postgres-server.js';
 

@@ -15,9 +15,9 @@ import { isPseudonym } from '../../src/core/privacy/pseudonym.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { forgetPostgres } from '../../src/postgres/forget-postgres.js';
 import { importRecords } from '../../src/postgres/import-events.js';
-import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
+import { migrate } from '../../src/postgres/schema/migrate.js';
 import {
   fillStore,
   forgottenRows,

@@ -4,8 +4,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/postgres/migrate.js';
 import { prepareRebuild } from '../../src/postgres/rebuild-schema.js';
+import { migrate } from '../../src/postgres/schema/migrate.js';
 import { sessionBounds } from '../../src/postgres/session-bounds.js';
 import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
 

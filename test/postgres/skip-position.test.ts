@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../src/postgres/migrate.js';
 import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
 import { readProjections } from '../../src/postgres/read-projections.js';
+import { migrate } from '../../src/postgres/schema/migrate.js';
 import { skipPosition } from '../../src/postgres/skip-position.js';
 import { requestEvent, runCli, templateEvent } from '../cli/cli-helpers.js';
 import { expectEqualsSequentialFold } from '../support/partition-checks.js';

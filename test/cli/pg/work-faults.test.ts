@@ -17,7 +17,7 @@ import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { generateEvents } from '../../../bench/generate-stream.js';
 import type { LogRecord } from '../../../src/engine/event-log.js';
 import { importRecords } from '../../../src/postgres/import-events.js';
-import { migrate } from '../../../src/postgres/migrate.js';
+import { migrate } from '../../../src/postgres/schema/migrate.js';
 import { recordsLog, recordsOf } from '../../support/engine-arbitraries.js';
 import { type FaultProxy, startFaultProxy } from '../../support/fault-proxy.js';
 import { expectEqualsSequentialFold } from '../../support/partition-checks.js';

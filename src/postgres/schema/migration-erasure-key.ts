@@ -6,7 +6,7 @@
  * not in the ledger, so that a copy of the ledger (which docs/privacy.md asks
  * operators to keep outside the database) cannot be searched for names.
  */
-import type { SchemaName } from './schema-name.js';
+import type { SchemaName } from '../schema-name.js';
 
 /** Version 7 (see the file comment). */
 export const version7 = (s: SchemaName): string => `

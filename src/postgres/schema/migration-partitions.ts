@@ -6,7 +6,7 @@
  * expiry), and its own copy of the templates, so that a partition folds the
  * template events in log order whatever the others are doing.
  */
-import type { SchemaName } from './schema-name.js';
+import type { SchemaName } from '../schema-name.js';
 
 /** What a migration may depend on besides the schema name. */
 export interface MigrationSettings {

@@ -4,15 +4,15 @@
  * the schema; never edit one that has shipped.
  */
 
+import { reactorTablesSql } from '../reactors/migration-reactors.js';
+import { reactorRedoSql } from '../reactors/migration-redo.js';
+import type { SchemaName } from '../schema-name.js';
 import { version7 } from './migration-erasure-key.js';
 import { version6 } from './migration-erasures.js';
 import { version8 } from './migration-first-seen.js';
 import { version9 } from './migration-outcome-times.js';
 import { type MigrationSettings, version2 } from './migration-partitions.js';
 import { version3 } from './migration-skips.js';
-import { reactorTablesSql } from './reactors/migration-reactors.js';
-import { reactorRedoSql } from './reactors/migration-redo.js';
-import type { SchemaName } from './schema-name.js';
 
 /** The two keys of the transaction-level advisory lock that serializes appends to one schema's events. */
 export const appendLockSql = (schema: SchemaName): string =>

@@ -1,8 +1,8 @@
 import { err, ok, type Result, safeTry } from 'neverthrow';
+import { databaseError, type PostgresError } from '../postgres-error.js';
+import { type SchemaName, schemaName } from '../schema-name.js';
+import { connect, type SqlPool, type SqlPoolClient, type SqlQueryable } from '../sql-client.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
-import { type SchemaName, schemaName } from './schema-name.js';
-import { connect, type SqlPool, type SqlPoolClient, type SqlQueryable } from './sql-client.js';
 
 /** Options of {@link migrate} and of everything that opens a schema. */
 export interface SchemaOptions {

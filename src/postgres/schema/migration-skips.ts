@@ -4,7 +4,7 @@
  * (so it is quarantined, counted once and visible, never silently dropped);
  * the row stays when a partition is rebuilt, so a rebuild skips it again.
  */
-import type { SchemaName } from './schema-name.js';
+import type { SchemaName } from '../schema-name.js';
 
 /** Version 3 (see the file comment). */
 export const version3 = (s: SchemaName): string => `

@@ -11,7 +11,7 @@
  * sign request), close to the truth and exact for logs where the first event
  * naming a record creates it; `pg rebuild --switch` makes it exact.
  */
-import type { SchemaName } from './schema-name.js';
+import type { SchemaName } from '../schema-name.js';
 
 /** The column, on each table of records. */
 export const FIRST_POSITION = 'first_position';

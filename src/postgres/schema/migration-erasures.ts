@@ -19,7 +19,7 @@
  *   order of their ids). A volatile function reads with a fresh snapshot, so
  *   it sees a forget that committed while the append waited for the lock.
  */
-import type { SchemaName } from './schema-name.js';
+import type { SchemaName } from '../schema-name.js';
 
 /** SQLSTATE raised by `ledger_unchanged`: the append must erase again with the new ledger. */
 export const LEDGER_CHANGED = 'SF001';

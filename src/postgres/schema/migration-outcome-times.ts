@@ -7,7 +7,7 @@
  * times are in the stored events, not in the rows, and a migration that
  * replayed them would hold the schema's lock for as long as a rebuild.
  */
-import type { SchemaName } from './schema-name.js';
+import type { SchemaName } from '../schema-name.js';
 
 /** Version 9 (see the file comment). */
 export const version9 = (s: SchemaName): string => `

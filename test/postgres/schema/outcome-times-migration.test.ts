@@ -6,13 +6,13 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEvent } from '../../src/core/builders/plain-builders.js';
-import { migrate } from '../../src/postgres/migrate.js';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/postgres/migrations.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
-import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
-import type { SchemaName } from '../../src/postgres/schema-name.js';
-import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
+import { buildEvent } from '../../../src/core/builders/plain-builders.js';
+import { openPostgresEventLog } from '../../../src/postgres/postgres-event-log.js';
+import { createProjectionWorker } from '../../../src/postgres/projection-worker.js';
+import { migrate } from '../../../src/postgres/schema/migrate.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/postgres/schema/migrations.js';
+import type { SchemaName } from '../../../src/postgres/schema-name.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 
 let server: PostgresServer;
 let pool: pg.Pool;
