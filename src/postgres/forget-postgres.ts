@@ -41,12 +41,12 @@ import { sqlText } from './event-routing.js';
 import { eraseEvents, namesInEvents, participantsNamedInEvents } from './forget-events.js';
 import { eraseTables } from './forget-tables.js';
 import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
-import { REBUILD_SUFFIX } from './rebuild-schema.js';
+import { REBUILD_SUFFIX } from './rebuild/rebuild-schema.js';
+import { RETIRED_SUFFIX } from './rebuild/switch-projection.js';
 import { checkSchema, type SchemaOptions } from './schema/migrate.js';
 import { appendLockSql } from './schema/migrations.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import { checkOut, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
-import { RETIRED_SUFFIX } from './switch-projection.js';
 
 /** Options of {@link forgetPostgres}. */
 export interface ForgetPostgresOptions extends SchemaOptions {

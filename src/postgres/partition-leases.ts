@@ -6,7 +6,7 @@
  * lost its claim (stopped, cut off, too slow) cannot write after another
  * took over.
  */
-import { checkTablesKept } from './replaced-tables.js';
+import { checkTablesKept } from './rebuild/replaced-tables.js';
 import type { SchemaName } from './schema-name.js';
 import type { SqlQueryable } from './sql-client.js';
 

@@ -31,7 +31,7 @@ import {
   partitionsTableOid,
   TablesReplacedError,
   tablesReplaced,
-} from './replaced-tables.js';
+} from './rebuild/replaced-tables.js';
 import { checkSchema, partitionCount, type SchemaOptions } from './schema/migrate.js';
 import { type SchemaName, schemaName } from './schema-name.js';
 import type { SqlPool } from './sql-client.js';

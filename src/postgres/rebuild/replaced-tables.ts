@@ -7,9 +7,9 @@
  * other rules. (The rebuild's own workers, whose schema the switch drops,
  * are told by `pg rebuild`, which knows what it works on.)
  */
-import type { PostgresError } from './postgres-error.js';
-import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
+import type { PostgresError } from '../postgres-error.js';
+import type { SchemaName } from '../schema-name.js';
+import type { SqlQueryable } from '../sql-client.js';
 
 /** The OID of `schema.partitions` now, as text; `undefined` when the table does not exist. */
 export const partitionsTableOid = async (

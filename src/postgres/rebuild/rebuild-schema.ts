@@ -8,10 +8,10 @@
  * interrupted rebuild is resumed only under the same rules.
  */
 import { err, ok, type Result } from 'neverthrow';
-import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
-import { checkSchema, migrateInTransaction, partitionCount } from './schema/migrate.js';
-import { type SchemaName, schemaName } from './schema-name.js';
-import { checkOut, rollBack, type SqlPool, type SqlQueryable } from './sql-client.js';
+import { databaseError, type PostgresError, sqlState } from '../postgres-error.js';
+import { checkSchema, migrateInTransaction, partitionCount } from '../schema/migrate.js';
+import { type SchemaName, schemaName } from '../schema-name.js';
+import { checkOut, rollBack, type SqlPool, type SqlQueryable } from '../sql-client.js';
 
 /** The suffix of a rebuild schema's name. */
 export const REBUILD_SUFFIX = '_rebuild';

@@ -4,10 +4,10 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareRebuild } from '../../src/postgres/rebuild-schema.js';
-import { migrate } from '../../src/postgres/schema/migrate.js';
-import { sessionBounds } from '../../src/postgres/session-bounds.js';
-import { type PostgresServer, postgresDatabase } from '../support/postgres-server.js';
+import { prepareRebuild } from '../../../src/postgres/rebuild/rebuild-schema.js';
+import { migrate } from '../../../src/postgres/schema/migrate.js';
+import { sessionBounds } from '../../../src/postgres/session-bounds.js';
+import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 
 let server: PostgresServer;
 beforeAll(async () => {

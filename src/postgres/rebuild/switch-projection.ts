@@ -29,10 +29,10 @@
  * Events, `skipped`, the reactors' tables and the schema version stay in S.
  */
 import { err, ok, type Result } from 'neverthrow';
-import { databaseError, type PostgresError } from './postgres-error.js';
-import { APPEND_CHANNEL } from './schema/migrations.js';
-import type { SchemaName } from './schema-name.js';
-import { checkOut, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
+import { databaseError, type PostgresError } from '../postgres-error.js';
+import { APPEND_CHANNEL } from '../schema/migrations.js';
+import type { SchemaName } from '../schema-name.js';
+import { checkOut, rollBack, type SqlPool, type SqlPoolClient } from '../sql-client.js';
 
 /** The projection tables that move; `checkpoints` is a view over `partitions`. */
 export const PROJECTION_TABLES = [
