@@ -20,12 +20,9 @@ import { keysOf, minus } from './batch-keys.js';
 import { type BatchTrace, startBatchTrace } from './batch-trace.js';
 import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
 import { type EventRow, partitionEventsSql, recordOfRow } from './event-rows.js';
-import { FirstSeen } from './first-seen.js';
 import { leaseEnd } from './partition-leases.js';
 import { templateRowsOf } from './partition-templates.js';
 import { sqlState } from './postgres-error.js';
-import { changeStatements, loadRecords } from './projection-tables.js';
-import { quarantineStatement } from './quarantine-table.js';
 import { ReactorBatch } from './reactors/reactor-batch.js';
 import { catchUpReactorsOnce } from './reactors/reactor-catch-up.js';
 import { EVERY_PARTITION } from './schema/migration-partitions.js';
@@ -40,6 +37,9 @@ import {
   type SqlPool,
   type SqlPoolClient,
 } from './sql-client.js';
+import { FirstSeen } from './tables/first-seen.js';
+import { changeStatements, loadRecords } from './tables/projection-tables.js';
+import { quarantineStatement } from './tables/quarantine-table.js';
 
 /** What a batch needs to know besides the partition. */
 export interface BatchContext {

@@ -5,10 +5,10 @@
  * their only writer), the others in private rows of `partition_templates`.
  */
 import type { TemplateView } from '../core/projections/records.js';
-import { selectColumnsSql, type TableSpec, TEMPLATES } from './projection-columns.js';
-import type { TemplateRows } from './projection-tables.js';
-import { writeStatements } from './projection-tables.js';
 import { integerLiteral } from './sql/sql-literal.js';
+import { selectColumnsSql, type TableSpec, TEMPLATES } from './tables/projection-columns.js';
+import type { TemplateRows } from './tables/projection-tables.js';
+import { writeStatements } from './tables/projection-tables.js';
 
 type ScopedTemplate = TemplateView & { readonly partition: number };
 

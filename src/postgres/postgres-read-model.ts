@@ -19,9 +19,14 @@ import {
   type SignRequestDocument,
 } from '../engine/read-model.js';
 import { type EventRow, recordOfRow } from './event-rows.js';
-import { PARTICIPANTS, SIGN_REQUESTS, selectColumnsSql, viewOfRow } from './projection-columns.js';
 import type { SchemaName } from './schema-name.js';
 import { checkOut, rollBack, type SqlPool, type SqlQueryable } from './sql-client.js';
+import {
+  PARTICIPANTS,
+  SIGN_REQUESTS,
+  selectColumnsSql,
+  viewOfRow,
+} from './tables/projection-columns.js';
 
 /**
  * The deadline of one read statement, in ms: an indexed lookup takes a

@@ -7,9 +7,9 @@ import type {
   ParticipantView,
   SignRequestView,
   TemplateView,
-} from '../core/projections/records.js';
-import { sqlText } from './event-routing.js';
-import { FIRST_POSITION } from './schema/migration-first-seen.js';
+} from '../../core/projections/records.js';
+import { sqlText } from '../event-routing.js';
+import { FIRST_POSITION } from '../schema/migration-first-seen.js';
 
 type SqlType = 'bigint' | 'integer' | 'text' | 'boolean' | 'json' | 'timestamptz';
 

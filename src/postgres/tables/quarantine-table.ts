@@ -1,8 +1,8 @@
 /** The quarantine table: records a worker could not apply, with why. */
-import type { QuarantineEntry } from '../engine/quarantine.js';
-import { sqlText } from './event-routing.js';
-import type { SchemaName } from './schema-name.js';
-import type { BoundQuery } from './sql/bound-query.js';
+import type { QuarantineEntry } from '../../engine/quarantine.js';
+import { sqlText } from '../event-routing.js';
+import type { SchemaName } from '../schema-name.js';
+import type { BoundQuery } from '../sql/bound-query.js';
 
 /** The structured part of a reason (the decode error or the conflict) as JSON text. */
 const detailOf = (entry: QuarantineEntry): string | null => {

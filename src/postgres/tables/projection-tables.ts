@@ -3,14 +3,19 @@
  * and writing back the records a batch changed.
  */
 import { freeze } from 'immer';
-import type { ParticipantId, SignRequestId, TemplateId } from '../core/ids.js';
-import type { ProjectionState } from '../core/projections/projection-state.js';
-import { markPublished } from '../core/projections/published-states.js';
+import type { ParticipantId, SignRequestId, TemplateId } from '../../core/ids.js';
+import type { ProjectionState } from '../../core/projections/projection-state.js';
+import { markPublished } from '../../core/projections/published-states.js';
 import type {
   ParticipantView,
   SignRequestView,
   TemplateView,
-} from '../core/projections/records.js';
+} from '../../core/projections/records.js';
+import { FIRST_POSITION } from '../schema/migration-first-seen.js';
+import type { SchemaName } from '../schema-name.js';
+import type { BoundQuery } from '../sql/bound-query.js';
+import { idArrayLiteral } from '../sql/sql-literal.js';
+import { querySeveral, type SqlQueryable } from '../sql-client.js';
 import { type FirstSeen, participantKey } from './first-seen.js';
 import {
   columnArrays,
@@ -23,11 +28,6 @@ import {
   updateSql,
   viewOfRow,
 } from './projection-columns.js';
-import { FIRST_POSITION } from './schema/migration-first-seen.js';
-import type { SchemaName } from './schema-name.js';
-import type { BoundQuery } from './sql/bound-query.js';
-import { idArrayLiteral } from './sql/sql-literal.js';
-import { querySeveral, type SqlQueryable } from './sql-client.js';
 
 /** The records a batch of events may read. */
 export interface RecordKeys {

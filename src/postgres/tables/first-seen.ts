@@ -5,10 +5,10 @@
  * if each row knows when it was created.
  */
 import type { Result } from 'neverthrow';
-import type { ProjectionState } from '../core/projections/projection-state.js';
-import type { LogRecord } from '../engine/event-log.js';
-import type { Projector } from '../engine/projector.js';
-import type { ApplyResult, Halted } from '../engine/projector-types.js';
+import type { ProjectionState } from '../../core/projections/projection-state.js';
+import type { LogRecord } from '../../engine/event-log.js';
+import type { Projector } from '../../engine/projector.js';
+import type { ApplyResult, Halted } from '../../engine/projector-types.js';
 
 const idOf = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isSafeInteger(value) ? value : undefined;
