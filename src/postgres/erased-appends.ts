@@ -14,8 +14,8 @@
  */
 import { err, type Result } from 'neverthrow';
 import type { AppendOutcome } from '../engine/event-log.js';
-import { readLedgerRows, type StoredLedger } from './erasure-rows.js';
 import type { StoredItem } from './event-rows.js';
+import { readLedgerRows, type StoredLedger } from './forget/erasure-rows.js';
 import { databaseError, type PostgresError } from './postgres-error.js';
 import { LEDGER_CHANGED } from './schema/migration-erasures.js';
 import type { SchemaName } from './schema-name.js';

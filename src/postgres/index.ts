@@ -10,8 +10,11 @@
  * the projection tables, the quarantine and the effects, and the erasure
  * recorded in the ledger; safe while appends and workers run (docs/privacy.md).
  */
-export type { ForgetPostgresOptions } from './forget-postgres.js';
-export { forgetPostgres } from './forget-postgres.js';
+export type { ForgetPostgresOptions } from './forget/forget-postgres.js';
+export { forgetPostgres } from './forget/forget-postgres.js';
+/** `VACUUM FULL` of the tables a forget rewrote, so no table file keeps the old row versions. */
+export type { VacuumOptions } from './forget/vacuum-forgotten.js';
+export { vacuumForgotten } from './forget/vacuum-forgotten.js';
 export type { ImportOptions, ImportOutcome } from './import-events.js';
 export { importRecords } from './import-events.js';
 export type {
@@ -44,6 +47,3 @@ export type {
   SqlQueryable,
   SqlResult,
 } from './sql-client.js';
-/** `VACUUM FULL` of the tables a forget rewrote, so no table file keeps the old row versions. */
-export type { VacuumOptions } from './vacuum-forgotten.js';
-export { vacuumForgotten } from './vacuum-forgotten.js';

@@ -7,10 +7,10 @@ import {
   decodeErasureEntry,
   type ErasureEntry,
   ErasureLedger,
-} from '../core/privacy/erasure-ledger.js';
+} from '../../core/privacy/erasure-ledger.js';
+import type { SchemaName } from '../schema-name.js';
+import type { SqlQueryable } from '../sql-client.js';
 import { readNameKeyRow } from './erasure-key-rows.js';
-import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
 
 /** The ledger as stored now, and its version (its number of rows: every forget adds two). */
 export interface StoredLedger {

@@ -30,23 +30,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import { err, ok, type Result, safeTry } from 'neverthrow';
-import type { NamesToErase } from '../core/privacy/erase-in-text.js';
-import { type ErasureEntry, ErasureLedger } from '../core/privacy/erasure-ledger.js';
-import type { ErasureSubject } from '../core/privacy/erasure-subject.js';
-import { newPseudonym } from '../core/privacy/pseudonym.js';
-import type { ForgetReport, ForgetRequest } from '../engine/forget-report.js';
+import type { NamesToErase } from '../../core/privacy/erase-in-text.js';
+import { type ErasureEntry, ErasureLedger } from '../../core/privacy/erasure-ledger.js';
+import type { ErasureSubject } from '../../core/privacy/erasure-subject.js';
+import { newPseudonym } from '../../core/privacy/pseudonym.js';
+import type { ForgetReport, ForgetRequest } from '../../engine/forget-report.js';
+import { sqlText } from '../event-routing.js';
+import { databaseError, type PostgresError, sqlState } from '../postgres-error.js';
+import { REBUILD_SUFFIX } from '../rebuild/rebuild-schema.js';
+import { RETIRED_SUFFIX } from '../rebuild/switch-projection.js';
+import { checkSchema, type SchemaOptions } from '../schema/migrate.js';
+import { appendLockSql } from '../schema/migrations.js';
+import { type SchemaName, schemaName } from '../schema-name.js';
+import { checkOut, rollBack, type SqlPool, type SqlPoolClient } from '../sql-client.js';
 import { ensureNameKeyRow } from './erasure-key-rows.js';
 import { readLedgerRows, writeErasureEntry } from './erasure-rows.js';
-import { sqlText } from './event-routing.js';
 import { eraseEvents, namesInEvents, participantsNamedInEvents } from './forget-events.js';
 import { eraseTables } from './forget-tables.js';
-import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
-import { REBUILD_SUFFIX } from './rebuild/rebuild-schema.js';
-import { RETIRED_SUFFIX } from './rebuild/switch-projection.js';
-import { checkSchema, type SchemaOptions } from './schema/migrate.js';
-import { appendLockSql } from './schema/migrations.js';
-import { type SchemaName, schemaName } from './schema-name.js';
-import { checkOut, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
 /** Options of {@link forgetPostgres}. */
 export interface ForgetPostgresOptions extends SchemaOptions {

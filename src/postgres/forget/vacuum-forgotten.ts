@@ -11,11 +11,11 @@
  * them (docs/privacy.md says what to do about those).
  */
 import { err, ok, type Result, safeTry } from 'neverthrow';
-import type { ForgetReport } from '../engine/forget-report.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
-import type { SchemaOptions } from './schema/migrate.js';
-import { schemaName } from './schema-name.js';
-import { checkOut, type SqlPool } from './sql-client.js';
+import type { ForgetReport } from '../../engine/forget-report.js';
+import { databaseError, type PostgresError } from '../postgres-error.js';
+import type { SchemaOptions } from '../schema/migrate.js';
+import { schemaName } from '../schema-name.js';
+import { checkOut, type SqlPool } from '../sql-client.js';
 
 /** Options of {@link vacuumForgotten}. */
 export interface VacuumOptions extends SchemaOptions {

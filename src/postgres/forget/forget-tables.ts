@@ -11,19 +11,19 @@
  * (effects, fields) as JSON (`eraseInJson`).
  */
 
-import { OBSERVATION_RECORD } from '../core/observations/observation.js';
-import { eraseInJson } from '../core/privacy/erase-in-json.js';
-import { eraseInText, type NamesToErase } from '../core/privacy/erase-in-text.js';
-import type { ErasureSubject } from '../core/privacy/erasure-subject.js';
-import { recordErasures } from '../core/privacy/record-erasures.js';
-import { jsonPathKey } from '../core/privacy/rewrite-json-strings.js';
-import { previewRaw } from '../engine/quarantine.js';
-import { sqlText } from './event-routing.js';
+import { OBSERVATION_RECORD } from '../../core/observations/observation.js';
+import { eraseInJson } from '../../core/privacy/erase-in-json.js';
+import { eraseInText, type NamesToErase } from '../../core/privacy/erase-in-text.js';
+import type { ErasureSubject } from '../../core/privacy/erasure-subject.js';
+import { recordErasures } from '../../core/privacy/record-erasures.js';
+import { jsonPathKey } from '../../core/privacy/rewrite-json-strings.js';
+import { previewRaw } from '../../engine/quarantine.js';
+import { sqlText } from '../event-routing.js';
+import type { SchemaName } from '../schema-name.js';
+import type { SqlQueryable } from '../sql-client.js';
 import type { RewrittenEvent } from './forget-events.js';
 import { pagedRows, type RowColumn, SqlParams, updateRows } from './forget-rows.js';
 import { nameCondition, nameFilterOf } from './name-filter.js';
-import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
 
 type Row = Record<string, unknown>;
 

@@ -10,14 +10,14 @@
  * forgotten id is stored with the pseudonym. A dry run changes nothing.
  */
 import { describe, expect, it } from 'vitest';
-import type { ErasureSubject } from '../../src/core/privacy/erasure-subject.js';
-import { isPseudonym } from '../../src/core/privacy/pseudonym.js';
-import type { LogRecord } from '../../src/engine/event-log.js';
-import { forgetPostgres } from '../../src/postgres/forget-postgres.js';
-import { importRecords } from '../../src/postgres/import-events.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
-import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
-import { migrate } from '../../src/postgres/schema/migrate.js';
+import type { ErasureSubject } from '../../../src/core/privacy/erasure-subject.js';
+import { isPseudonym } from '../../../src/core/privacy/pseudonym.js';
+import type { LogRecord } from '../../../src/engine/event-log.js';
+import { forgetPostgres } from '../../../src/postgres/forget/forget-postgres.js';
+import { importRecords } from '../../../src/postgres/import-events.js';
+import { openPostgresEventLog } from '../../../src/postgres/postgres-event-log.js';
+import { createProjectionWorker } from '../../../src/postgres/projection-worker.js';
+import { migrate } from '../../../src/postgres/schema/migrate.js';
 import {
   fillStore,
   forgottenRows,
@@ -29,9 +29,9 @@ import {
   storedEventRows,
   storyEvents,
   USER,
-} from '../support/forget-store.js';
-import { expectEqualsSequentialFold } from '../support/partition-checks.js';
-import { throwawayPostgres } from '../support/postgres-server.js';
+} from '../../support/forget-store.js';
+import { expectEqualsSequentialFold } from '../../support/partition-checks.js';
+import { throwawayPostgres } from '../../support/postgres-server.js';
 
 const db = throwawayPostgres(6);
 

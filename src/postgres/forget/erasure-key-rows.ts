@@ -4,9 +4,9 @@
  * forget that types a name.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { NameKey } from '../core/privacy/name-key.js';
-import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
+import type { NameKey } from '../../core/privacy/name-key.js';
+import type { SchemaName } from '../schema-name.js';
+import type { SqlQueryable } from '../sql-client.js';
 
 /**
  * HMAC-SHA-256 of the name's UTF-16 code units under `key` (UTF-16 keeps

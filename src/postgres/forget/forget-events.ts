@@ -5,16 +5,16 @@
  * and decided on in JS; only changed rows are written, through the
  * controlled path of migration 6 (body and bad_line only).
  */
-import type { NamesToErase } from '../core/privacy/erase-in-text.js';
-import { eraseInText } from '../core/privacy/erase-in-text.js';
-import type { ErasureSubject } from '../core/privacy/erasure-subject.js';
-import { participantsNamed } from '../core/privacy/person-names.js';
-import { namesHeldBy, recordErasures } from '../core/privacy/record-erasures.js';
-import { rewriteJsonStrings } from '../core/privacy/rewrite-json-strings.js';
+import type { NamesToErase } from '../../core/privacy/erase-in-text.js';
+import { eraseInText } from '../../core/privacy/erase-in-text.js';
+import type { ErasureSubject } from '../../core/privacy/erasure-subject.js';
+import { participantsNamed } from '../../core/privacy/person-names.js';
+import { namesHeldBy, recordErasures } from '../../core/privacy/record-erasures.js';
+import { rewriteJsonStrings } from '../../core/privacy/rewrite-json-strings.js';
+import type { SchemaName } from '../schema-name.js';
+import type { SqlQueryable } from '../sql-client.js';
 import { pagedRows, type RowColumn, SqlParams, updateRows } from './forget-rows.js';
 import { nameCondition, nameFilterOf } from './name-filter.js';
-import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
 
 /** An event row as the forget reads it. */
 interface StoredRow extends Record<string, unknown> {

@@ -4,7 +4,7 @@
  * each is decided on in JS, and the changed ones are written back by key
  * with one `UPDATE … FROM unnest(…)` per page.
  */
-import type { SqlQueryable } from './sql-client.js';
+import type { SqlQueryable } from '../sql-client.js';
 
 /** A column of a rewrite, and the SQL type its array is bound as. */
 export interface RowColumn {
