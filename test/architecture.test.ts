@@ -253,7 +253,7 @@ describe('architecture', () => {
       'dynamic core/g.ts',
       'type core/h.ts',
     ]);
-    expect(SOURCES.get('postgres/import-events.ts')).toContainEqual({
+    expect(SOURCES.get('postgres/log/import-events.ts')).toContainEqual({
       from: 'pg-copy-streams',
       target: 'pg-copy-streams',
       kind: 'dynamic',

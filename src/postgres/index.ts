@@ -15,8 +15,12 @@ export { forgetPostgres } from './forget/forget-postgres.js';
 /** `VACUUM FULL` of the tables a forget rewrote, so no table file keeps the old row versions. */
 export type { VacuumOptions } from './forget/vacuum-forgotten.js';
 export { vacuumForgotten } from './forget/vacuum-forgotten.js';
-export type { ImportOptions, ImportOutcome } from './import-events.js';
-export { importRecords } from './import-events.js';
+export type { ImportOptions, ImportOutcome } from './log/import-events.js';
+export { importRecords } from './log/import-events.js';
+export type { PostgresEventLog, PostgresEventLogOptions } from './log/postgres-event-log.js';
+export { openPostgresEventLog } from './log/postgres-event-log.js';
+export type { SkipOptions, SkipOutcome } from './log/skip-position.js';
+export { DEFAULT_SKIP_REASON, skipPosition } from './log/skip-position.js';
 export type {
   PartitionStatus,
   ProjectionStatus,
@@ -24,8 +28,6 @@ export type {
 } from './partition-status.js';
 export { readProjectionStatus } from './partition-status.js';
 export type { PostgresError } from './postgres-error.js';
-export type { PostgresEventLog, PostgresEventLogOptions } from './postgres-event-log.js';
-export { openPostgresEventLog } from './postgres-event-log.js';
 export type {
   ProjectionWorker,
   ProjectionWorkerOptions,
@@ -38,8 +40,6 @@ export type { MigrateOptions, MigrateOutcome, SchemaOptions } from './schema/mig
 export { checkSchemaVersion, DEFAULT_PARTITIONS, migrate } from './schema/migrate.js';
 export { SCHEMA_VERSION } from './schema/migrations.js';
 export { DEFAULT_SCHEMA } from './schema-name.js';
-export type { SkipOptions, SkipOutcome } from './skip-position.js';
-export { DEFAULT_SKIP_REASON, skipPosition } from './skip-position.js';
 export type {
   PreparedQuery,
   SqlPool,

@@ -19,7 +19,7 @@ import type { Tracing } from '../engine/tracing.js';
 import { keysOf, minus } from './batch-keys.js';
 import { type BatchTrace, startBatchTrace } from './batch-trace.js';
 import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
-import { type EventRow, partitionEventsSql, recordOfRow } from './event-rows.js';
+import { type EventRow, partitionEventsSql, recordOfRow } from './log/event-rows.js';
 import { leaseEnd } from './partition-leases.js';
 import { templateRowsOf } from './partition-templates.js';
 import { sqlState } from './postgres-error.js';

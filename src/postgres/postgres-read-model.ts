@@ -18,7 +18,7 @@ import {
   type ReadModel,
   type SignRequestDocument,
 } from '../engine/read-model.js';
-import { type EventRow, recordOfRow } from './event-rows.js';
+import { type EventRow, recordOfRow } from './log/event-rows.js';
 import type { SchemaName } from './schema-name.js';
 import { checkOut, rollBack, type SqlPool, type SqlQueryable } from './sql-client.js';
 import {

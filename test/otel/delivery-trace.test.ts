@@ -21,7 +21,7 @@ import type { Reactor } from '../../src/core/reactors/reactor-types.js';
 import type { EventLog } from '../../src/engine/event-log.js';
 import type { Tracing } from '../../src/engine/tracing.js';
 import { deliveryTrace } from '../../src/otel/delivery-trace.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
 import { PgEffectExecutor } from '../../src/postgres/reactors/pg-effect-executor.js';
 import { runEffects } from '../../src/postgres/reactors/run-effects.js';

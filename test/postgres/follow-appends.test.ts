@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { followAppends } from '../../src/postgres/follow-appends.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
 import { migrate } from '../../src/postgres/schema/migrate.js';
 import { events } from '../../src/testing/index.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
 import { partitionsWithWork } from '../../src/postgres/partitions-with-work.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { events } from '../../src/testing/index.js';
 import { oneEventSchema } from '../support/one-event-schema.js';
 import { throwawayPostgres } from '../support/postgres-server.js';

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEvents } from '../../bench/generate-stream.js';
-import { importRecords } from '../../src/postgres/import-events.js';
+import { importRecords } from '../../src/postgres/log/import-events.js';
 import { readProjectionStatus } from '../../src/postgres/partition-status.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
 import { migrate } from '../../src/postgres/schema/migrate.js';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { generateEvents } from '../../bench/generate-stream.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
 import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
 import { readProjections } from '../../src/postgres/read-projections.js';
 import { migrate } from '../../src/postgres/schema/migrate.js';

@@ -3,7 +3,7 @@
  * (the statement run again unprepared) where a pooler loses them.
  */
 import { describe, expect, it } from 'vitest';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
 import { migrate } from '../../src/postgres/schema/migrate.js';
 import { queryPrepared } from '../../src/postgres/sql-client.js';
 import { events } from '../../src/testing/index.js';

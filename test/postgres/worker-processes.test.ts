@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateEvents } from '../../bench/generate-stream.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
-import { importRecords } from '../../src/postgres/import-events.js';
+import { importRecords } from '../../src/postgres/log/import-events.js';
 import { migrate } from '../../src/postgres/schema/migrate.js';
 import { CLI, ROOT } from '../cli/cli-helpers.js';
 import { rawStreamArb, recordsLog, recordsOf } from '../support/engine-arbitraries.js';

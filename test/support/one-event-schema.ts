@@ -4,8 +4,8 @@
  */
 import type pg from 'pg';
 import { expect } from 'vitest';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
 import { maintainClaims } from '../../src/postgres/partition-leases.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
 import { migrate } from '../../src/postgres/schema/migrate.js';
 import { schemaName } from '../../src/postgres/schema-name.js';
 import { events } from '../../src/testing/index.js';

@@ -19,7 +19,7 @@
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createProjector } from '../../engine/projector.js';
-import { type EventRow, recordOfRow, selectPartitionEventsSql } from '../event-rows.js';
+import { type EventRow, recordOfRow, selectPartitionEventsSql } from '../log/event-rows.js';
 import type { SchemaName } from '../schema-name.js';
 import { checkOut, rollBack, type SqlPool } from '../sql-client.js';
 import { ReactorBatch } from './reactor-batch.js';

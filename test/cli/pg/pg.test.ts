@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProjector } from '../../../src/engine/projector.js';
-import { openPostgresEventLog } from '../../../src/postgres/postgres-event-log.js';
+import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
 import { readProjections } from '../../../src/postgres/read-projections.js';
 import { readFileEventLog } from '../../../src/store/file-record-stream.js';
 import { eventually } from '../../support/eventually.js';

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { generateEvents } from '../../../bench/generate-stream.js';
 import type { LogRecord } from '../../../src/engine/event-log.js';
-import { importRecords } from '../../../src/postgres/import-events.js';
+import { importRecords } from '../../../src/postgres/log/import-events.js';
 import { migrate } from '../../../src/postgres/schema/migrate.js';
 import { recordsLog, recordsOf } from '../../support/engine-arbitraries.js';
 import { type FaultProxy, startFaultProxy } from '../../support/fault-proxy.js';

@@ -14,8 +14,8 @@ import type { ErasureSubject } from '../../../src/core/privacy/erasure-subject.j
 import { isPseudonym } from '../../../src/core/privacy/pseudonym.js';
 import type { LogRecord } from '../../../src/engine/event-log.js';
 import { forgetPostgres } from '../../../src/postgres/forget/forget-postgres.js';
-import { importRecords } from '../../../src/postgres/import-events.js';
-import { openPostgresEventLog } from '../../../src/postgres/postgres-event-log.js';
+import { importRecords } from '../../../src/postgres/log/import-events.js';
+import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
 import { createProjectionWorker } from '../../../src/postgres/projection-worker.js';
 import { migrate } from '../../../src/postgres/schema/migrate.js';
 import {

@@ -2,11 +2,11 @@
  * Rows of the events table as log records, and appended items as the
  * arrays one `INSERT … SELECT FROM unnest(…)` stores.
  */
-import type { EncodedRecord } from '../engine/append-encoding.js';
-import type { LogRecord } from '../engine/event-log.js';
-import { routingOf } from './event-routing.js';
-import { EVERY_PARTITION } from './schema/migration-partitions.js';
-import type { SchemaName } from './schema-name.js';
+import type { EncodedRecord } from '../../engine/append-encoding.js';
+import type { LogRecord } from '../../engine/event-log.js';
+import { routingOf } from '../event-routing.js';
+import { EVERY_PARTITION } from '../schema/migration-partitions.js';
+import type { SchemaName } from '../schema-name.js';
 
 /** One row as {@link selectEventsSql} returns it. */
 export interface EventRow {

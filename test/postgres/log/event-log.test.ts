@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
-import { migrate } from '../../src/postgres/schema/migrate.js';
-import { SCHEMA_VERSION } from '../../src/postgres/schema/migrations.js';
-import { events } from '../../src/testing/index.js';
-import { readAll } from '../store/fixtures/log-helpers.js';
-import { throwawayPostgres } from '../support/postgres-server.js';
+import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
+import { migrate } from '../../../src/postgres/schema/migrate.js';
+import { SCHEMA_VERSION } from '../../../src/postgres/schema/migrations.js';
+import { events } from '../../../src/testing/index.js';
+import { readAll } from '../../store/fixtures/log-helpers.js';
+import { throwawayPostgres } from '../../support/postgres-server.js';
 
 const db = throwawayPostgres(8);
 

@@ -4,11 +4,11 @@
  * (stored before, or earlier in the same items).
  */
 import { err, ok, type Result } from 'neverthrow';
-import type { AppendOutcome } from '../engine/event-log.js';
+import type { AppendOutcome } from '../../engine/event-log.js';
+import { databaseError, type PostgresError } from '../postgres-error.js';
+import type { SchemaName } from '../schema-name.js';
+import { queryPrepared, type SqlQueryable } from '../sql-client.js';
 import { eventColumns, insertEventsSql, type StoredItem } from './event-rows.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
-import type { SchemaName } from './schema-name.js';
-import { queryPrepared, type SqlQueryable } from './sql-client.js';
 
 interface InsertedRow {
   readonly position: string;

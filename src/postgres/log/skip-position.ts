@@ -14,12 +14,12 @@
  * same locks; the second finds it skipped.
  */
 import { err, ok, type Result, safeTry } from 'neverthrow';
-import { sqlText } from './event-routing.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
-import { checkSchema, type SchemaOptions } from './schema/migrate.js';
-import { EVERY_PARTITION } from './schema/migration-partitions.js';
-import { type SchemaName, schemaName } from './schema-name.js';
-import { connect, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
+import { sqlText } from '../event-routing.js';
+import { databaseError, type PostgresError } from '../postgres-error.js';
+import { checkSchema, type SchemaOptions } from '../schema/migrate.js';
+import { EVERY_PARTITION } from '../schema/migration-partitions.js';
+import { type SchemaName, schemaName } from '../schema-name.js';
+import { connect, rollBack, type SqlPool, type SqlPoolClient } from '../sql-client.js';
 
 /** Options of {@link skipPosition}. */
 export interface SkipOptions extends SchemaOptions {

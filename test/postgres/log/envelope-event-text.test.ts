@@ -1,7 +1,7 @@
 /** envelopeEventText: the `event` member's text exactly as an envelope line writes it. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { envelopeEventText } from '../../src/postgres/envelope-event-text.js';
+import { envelopeEventText } from '../../../src/postgres/log/envelope-event-text.js';
 
 describe('envelopeEventText', () => {
   it('finds the text whose parse is the parsed line’s event, whatever the spacing and member order', () => {

@@ -4,9 +4,9 @@
  * and carriage return escaped. JSON is full of quotes, which this format
  * leaves alone (CSV would double each one).
  */
-import type { LogRecord } from '../engine/event-log.js';
+import type { LogRecord } from '../../engine/event-log.js';
+import { routingOf, sqlText } from '../event-routing.js';
 import { envelopeEventText } from './envelope-event-text.js';
-import { routingOf, sqlText } from './event-routing.js';
 
 /** The columns each row gives, in order. */
 export const IMPORT_COLUMNS =

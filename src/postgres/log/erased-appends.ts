@@ -13,13 +13,13 @@
  * process, and in each insert one index probe of an empty table.
  */
 import { err, type Result } from 'neverthrow';
-import type { AppendOutcome } from '../engine/event-log.js';
+import type { AppendOutcome } from '../../engine/event-log.js';
+import { readLedgerRows, type StoredLedger } from '../forget/erasure-rows.js';
+import { databaseError, type PostgresError } from '../postgres-error.js';
+import { LEDGER_CHANGED } from '../schema/migration-erasures.js';
+import type { SchemaName } from '../schema-name.js';
+import type { SqlQueryable } from '../sql-client.js';
 import type { StoredItem } from './event-rows.js';
-import { readLedgerRows, type StoredLedger } from './forget/erasure-rows.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
-import { LEDGER_CHANGED } from './schema/migration-erasures.js';
-import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
 import { storeRecords } from './store-records.js';
 
 /** How many times one group reads the ledger again before it reports the failure (forgets in a row). */

@@ -5,7 +5,7 @@
  * held to commit, so positions become visible in increasing order).
  */
 import { err, ok, type Result, safeTry } from 'neverthrow';
-import { encodeItems } from '../engine/append-encoding.js';
+import { encodeItems } from '../../engine/append-encoding.js';
 import type {
   AppendOutcome,
   AppendRefusal,
@@ -14,13 +14,17 @@ import type {
   LogRecord,
   NewRecord,
   ReadOptions,
-} from '../engine/event-log.js';
-import { appendOne, firstPosition } from '../engine/event-log.js';
-import { GroupCommitQueue } from '../engine/group-commit.js';
-import { eventValueOf } from '../engine/json-text.js';
-import { closedError, EventLogReadError } from '../engine/log-errors.js';
-import { byteLimit, type WriteLimits, writeLimits } from '../engine/log-limits.js';
-import { unstorableText } from '../engine/storable-text.js';
+} from '../../engine/event-log.js';
+import { appendOne, firstPosition } from '../../engine/event-log.js';
+import { GroupCommitQueue } from '../../engine/group-commit.js';
+import { eventValueOf } from '../../engine/json-text.js';
+import { closedError, EventLogReadError } from '../../engine/log-errors.js';
+import { byteLimit, type WriteLimits, writeLimits } from '../../engine/log-limits.js';
+import { unstorableText } from '../../engine/storable-text.js';
+import { databaseError, type PostgresError } from '../postgres-error.js';
+import { checkSchema, type SchemaOptions } from '../schema/migrate.js';
+import { type SchemaName, schemaName } from '../schema-name.js';
+import { connect, type SqlPool, type SqlPoolClient, type SqlQueryable } from '../sql-client.js';
 import { ErasedAppends } from './erased-appends.js';
 import {
   type EventRow,
@@ -29,10 +33,6 @@ import {
   selectEventsSql,
   storedItemOf,
 } from './event-rows.js';
-import { databaseError, type PostgresError } from './postgres-error.js';
-import { checkSchema, type SchemaOptions } from './schema/migrate.js';
-import { type SchemaName, schemaName } from './schema-name.js';
-import { connect, type SqlPool, type SqlPoolClient, type SqlQueryable } from './sql-client.js';
 
 /** Options of {@link openPostgresEventLog}. */
 export interface PostgresEventLogOptions extends SchemaOptions {

@@ -6,10 +6,10 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
-import { migrate } from '../../src/postgres/schema/migrate.js';
-import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.js';
-import { throwawayPostgres } from '../support/postgres-server.js';
+import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
+import { migrate } from '../../../src/postgres/schema/migrate.js';
+import { type FaultProxy, startFaultProxy } from '../../support/fault-proxy.js';
+import { throwawayPostgres } from '../../support/postgres-server.js';
 
 const db = throwawayPostgres(2);
 let proxy: FaultProxy;

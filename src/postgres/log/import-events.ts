@@ -9,17 +9,17 @@
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { err, ok, type Result, safeTry } from 'neverthrow';
-import type { ErasureLedger } from '../core/privacy/erasure-ledger.js';
-import type { LogRecord } from '../engine/event-log.js';
-import { EventLogReadError } from '../engine/log-errors.js';
-import { sqlText } from './event-routing.js';
-import { readLedgerRows } from './forget/erasure-rows.js';
+import type { ErasureLedger } from '../../core/privacy/erasure-ledger.js';
+import type { LogRecord } from '../../engine/event-log.js';
+import { EventLogReadError } from '../../engine/log-errors.js';
+import { sqlText } from '../event-routing.js';
+import { readLedgerRows } from '../forget/erasure-rows.js';
+import { databaseError, type PostgresError, sqlState } from '../postgres-error.js';
+import { checkSchema, type SchemaOptions } from '../schema/migrate.js';
+import { appendLockSql } from '../schema/migrations.js';
+import { type SchemaName, schemaName } from '../schema-name.js';
+import { connect, rollBack, type SqlPool, type SqlPoolClient } from '../sql-client.js';
 import { IMPORT_COLUMNS, importRow } from './import-rows.js';
-import { databaseError, type PostgresError, sqlState } from './postgres-error.js';
-import { checkSchema, type SchemaOptions } from './schema/migrate.js';
-import { appendLockSql } from './schema/migrations.js';
-import { type SchemaName, schemaName } from './schema-name.js';
-import { connect, rollBack, type SqlPool, type SqlPoolClient } from './sql-client.js';
 import { storedPositions } from './store-records.js';
 
 /** Options of {@link importRecords}. */
