@@ -28,12 +28,6 @@ export type {
 } from './partition-status.js';
 export { readProjectionStatus } from './partition-status.js';
 export type { PostgresError } from './postgres-error.js';
-export type {
-  ProjectionWorker,
-  ProjectionWorkerOptions,
-  WorkerProgress,
-} from './projection-worker.js';
-export { createProjectionWorker } from './projection-worker.js';
 export type { StoredProjections, StoredQuarantineEntry } from './read-projections.js';
 export { readProjections } from './read-projections.js';
 export type { MigrateOptions, MigrateOutcome, SchemaOptions } from './schema/migrate.js';
@@ -47,3 +41,9 @@ export type {
   SqlQueryable,
   SqlResult,
 } from './sql-client.js';
+export type {
+  ProjectionWorker,
+  ProjectionWorkerOptions,
+  WorkerProgress,
+} from './worker/projection-worker.js';
+export { createProjectionWorker } from './worker/projection-worker.js';

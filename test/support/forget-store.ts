@@ -15,7 +15,7 @@ import { defineReactor } from '../../src/core/reactors/define-reactor.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { importRecords } from '../../src/postgres/log/import-events.js';
 import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
-import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
+import { createProjectionWorker } from '../../src/postgres/worker/projection-worker.js';
 
 /** The person: a name found nowhere else, a participant id and a user id. */
 export const NAME = 'Zyxwvut Qlmnopr';

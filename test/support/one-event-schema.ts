@@ -5,9 +5,9 @@
 import type pg from 'pg';
 import { expect } from 'vitest';
 import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
-import { maintainClaims } from '../../src/postgres/partition-leases.js';
 import { migrate } from '../../src/postgres/schema/migrate.js';
 import { schemaName } from '../../src/postgres/schema-name.js';
+import { maintainClaims } from '../../src/postgres/worker/partition-leases.js';
 import { events } from '../../src/testing/index.js';
 
 /** Migrates `schema` (4 partitions), appends one event and claims every partition for `worker`. */

@@ -8,7 +8,6 @@
  */
 
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
-import { followAppends } from '../../postgres/follow-appends.js';
 import {
   createProjectionWorker,
   type PostgresError,
@@ -18,6 +17,7 @@ import {
 import { type PreparedRebuild, prepareRebuild } from '../../postgres/rebuild/rebuild-schema.js';
 import { type SwitchOutcome, switchProjection } from '../../postgres/rebuild/switch-projection.js';
 import type { SchemaName } from '../../postgres/schema-name.js';
+import { followAppends } from '../../postgres/worker/follow-appends.js';
 import { EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { postgresFailure } from './failure.js';

@@ -16,8 +16,8 @@ import type { LogRecord } from '../../../src/engine/event-log.js';
 import { forgetPostgres } from '../../../src/postgres/forget/forget-postgres.js';
 import { importRecords } from '../../../src/postgres/log/import-events.js';
 import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
-import { createProjectionWorker } from '../../../src/postgres/projection-worker.js';
 import { migrate } from '../../../src/postgres/schema/migrate.js';
+import { createProjectionWorker } from '../../../src/postgres/worker/projection-worker.js';
 import {
   fillStore,
   forgottenRows,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
 import { skipPosition } from '../../../src/postgres/log/skip-position.js';
-import { createProjectionWorker } from '../../../src/postgres/projection-worker.js';
 import { readProjections } from '../../../src/postgres/read-projections.js';
 import { migrate } from '../../../src/postgres/schema/migrate.js';
+import { createProjectionWorker } from '../../../src/postgres/worker/projection-worker.js';
 import { requestEvent, runCli, templateEvent } from '../../cli/cli-helpers.js';
 import { expectEqualsSequentialFold } from '../../support/partition-checks.js';
 import { throwawayPostgres } from '../../support/postgres-server.js';

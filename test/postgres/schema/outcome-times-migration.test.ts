@@ -8,10 +8,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEvent } from '../../../src/core/builders/plain-builders.js';
 import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
-import { createProjectionWorker } from '../../../src/postgres/projection-worker.js';
 import { migrate } from '../../../src/postgres/schema/migrate.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/postgres/schema/migrations.js';
 import type { SchemaName } from '../../../src/postgres/schema-name.js';
+import { createProjectionWorker } from '../../../src/postgres/worker/projection-worker.js';
 import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';
 
 let server: PostgresServer;

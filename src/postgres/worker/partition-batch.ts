@@ -11,24 +11,19 @@
  * their positions, which the worker narrows down to one event.
  */
 
-import type { Reactor } from '../core/reactors/reactor-types.js';
-import type { Upcaster } from '../core/upcasters/upcaster-types.js';
-import { createProjector } from '../engine/projector.js';
-import type { ProjectorStats } from '../engine/projector-types.js';
-import type { Tracing } from '../engine/tracing.js';
-import { keysOf, minus } from './batch-keys.js';
-import { type BatchTrace, startBatchTrace } from './batch-trace.js';
-import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
-import { type EventRow, partitionEventsSql, recordOfRow } from './log/event-rows.js';
-import { leaseEnd } from './partition-leases.js';
-import { templateRowsOf } from './partition-templates.js';
-import { sqlState } from './postgres-error.js';
-import { ReactorBatch } from './reactors/reactor-batch.js';
-import { catchUpReactorsOnce } from './reactors/reactor-catch-up.js';
-import { EVERY_PARTITION } from './schema/migration-partitions.js';
-import type { SchemaName } from './schema-name.js';
-import { type BoundQuery, withWrites } from './sql/bound-query.js';
-import { integerLiteral, textLiteral } from './sql/sql-literal.js';
+import type { Reactor } from '../../core/reactors/reactor-types.js';
+import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
+import { createProjector } from '../../engine/projector.js';
+import type { ProjectorStats } from '../../engine/projector-types.js';
+import type { Tracing } from '../../engine/tracing.js';
+import { type EventRow, partitionEventsSql, recordOfRow } from '../log/event-rows.js';
+import { sqlState } from '../postgres-error.js';
+import { ReactorBatch } from '../reactors/reactor-batch.js';
+import { catchUpReactorsOnce } from '../reactors/reactor-catch-up.js';
+import { EVERY_PARTITION } from '../schema/migration-partitions.js';
+import type { SchemaName } from '../schema-name.js';
+import { type BoundQuery, withWrites } from '../sql/bound-query.js';
+import { integerLiteral, textLiteral } from '../sql/sql-literal.js';
 import {
   checkOut,
   queryPrepared,
@@ -36,10 +31,15 @@ import {
   rollBack,
   type SqlPool,
   type SqlPoolClient,
-} from './sql-client.js';
-import { FirstSeen } from './tables/first-seen.js';
-import { changeStatements, loadRecords } from './tables/projection-tables.js';
-import { quarantineStatement } from './tables/quarantine-table.js';
+} from '../sql-client.js';
+import { FirstSeen } from '../tables/first-seen.js';
+import { changeStatements, loadRecords } from '../tables/projection-tables.js';
+import { quarantineStatement } from '../tables/quarantine-table.js';
+import { keysOf, minus } from './batch-keys.js';
+import { type BatchTrace, startBatchTrace } from './batch-trace.js';
+import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
+import { leaseEnd } from './partition-leases.js';
+import { templateRowsOf } from './partition-templates.js';
 
 /** What a batch needs to know besides the partition. */
 export interface BatchContext {

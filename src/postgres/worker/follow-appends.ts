@@ -7,11 +7,11 @@
  * carries on where the checkpoints say.
  */
 import { err, ok, type Result } from 'neverthrow';
-import { type Backoff, Outage, type OutageReports, pause } from './outage.js';
-import { databaseError, isRetryable, type PostgresError } from './postgres-error.js';
+import { type Backoff, Outage, type OutageReports, pause } from '../outage.js';
+import { databaseError, isRetryable, type PostgresError } from '../postgres-error.js';
+import { APPEND_CHANNEL } from '../schema/migrations.js';
+import { connect, type SqlPool, type SqlPoolClient } from '../sql-client.js';
 import type { ProjectionWorker, WorkerProgress } from './projection-worker.js';
-import { APPEND_CHANNEL } from './schema/migrations.js';
-import { connect, type SqlPool, type SqlPoolClient } from './sql-client.js';
 
 /** Options of {@link followAppends}. */
 export interface FollowOptions {

@@ -6,9 +6,9 @@
  * lost its claim (stopped, cut off, too slow) cannot write after another
  * took over.
  */
-import { checkTablesKept } from './rebuild/replaced-tables.js';
-import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
+import { checkTablesKept } from '../rebuild/replaced-tables.js';
+import type { SchemaName } from '../schema-name.js';
+import type { SqlQueryable } from '../sql-client.js';
 
 /**
  * The condition that the row is one of the table of OID `$param` (see

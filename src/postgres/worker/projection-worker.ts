@@ -11,10 +11,25 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { err, ok, type Result, ResultAsync, safeTry } from 'neverthrow';
-import type { MinimalAbortSignal, Reactor } from '../core/reactors/reactor-types.js';
-import type { Upcaster } from '../core/upcasters/upcaster-types.js';
-import type { ProjectorStats } from '../engine/projector-types.js';
-import type { Tracing } from '../engine/tracing.js';
+import type { MinimalAbortSignal, Reactor } from '../../core/reactors/reactor-types.js';
+import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
+import type { ProjectorStats } from '../../engine/projector-types.js';
+import type { Tracing } from '../../engine/tracing.js';
+import {
+  databaseError,
+  isRetryableCause,
+  type PostgresError,
+  sqlState,
+} from '../postgres-error.js';
+import {
+  checkTablesKept,
+  partitionsTableOid,
+  TablesReplacedError,
+  tablesReplaced,
+} from '../rebuild/replaced-tables.js';
+import { checkSchema, partitionCount, type SchemaOptions } from '../schema/migrate.js';
+import { type SchemaName, schemaName } from '../schema-name.js';
+import type { SqlPool } from '../sql-client.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import {
   type BatchContext,
@@ -25,16 +40,6 @@ import {
 } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
 import { partitionsWithWork } from './partitions-with-work.js';
-import { databaseError, isRetryableCause, type PostgresError, sqlState } from './postgres-error.js';
-import {
-  checkTablesKept,
-  partitionsTableOid,
-  TablesReplacedError,
-  tablesReplaced,
-} from './rebuild/replaced-tables.js';
-import { checkSchema, partitionCount, type SchemaOptions } from './schema/migrate.js';
-import { type SchemaName, schemaName } from './schema-name.js';
-import type { SqlPool } from './sql-client.js';
 import { readTotals, type WorkerProgress } from './worker-progress.js';
 
 export type { WorkerProgress } from './worker-progress.js';

@@ -6,8 +6,8 @@
  * whether the batch committed is the batch span's outcome, since the record
  * spans end when it is folded, before the transaction ends.
  */
-import { TRACE_ATTRIBUTE } from '../engine/trace-attributes.js';
-import type { TraceSpan, TraceSpanOptions, Tracing } from '../engine/tracing.js';
+import { TRACE_ATTRIBUTE } from '../../engine/trace-attributes.js';
+import type { TraceSpan, TraceSpanOptions, Tracing } from '../../engine/tracing.js';
 
 /** The trace of one batch. */
 export interface BatchTrace {

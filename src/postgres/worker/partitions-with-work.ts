@@ -16,10 +16,10 @@
  * epoch, live lease), from the checkpoint the statement read.
  */
 
+import { EVERY_PARTITION } from '../schema/migration-partitions.js';
+import type { SchemaName } from '../schema-name.js';
+import { queryPrepared, type SqlQueryable } from '../sql-client.js';
 import { type Claims, leaseEnd } from './partition-leases.js';
-import { EVERY_PARTITION } from './schema/migration-partitions.js';
-import type { SchemaName } from './schema-name.js';
-import { queryPrepared, type SqlQueryable } from './sql-client.js';
 
 /**
  * Advances the held partitions with no event after their checkpoint up to

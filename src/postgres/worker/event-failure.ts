@@ -9,8 +9,8 @@ import {
   errorCode,
   mayBeAboutTheData,
   type PostgresError,
-} from './postgres-error.js';
-import { DEFAULT_SCHEMA, type SchemaName } from './schema-name.js';
+} from '../postgres-error.js';
+import { DEFAULT_SCHEMA, type SchemaName } from '../schema-name.js';
 
 /** A failure of the batch of `partition` that read `events` events, `first`..`last`. */
 export class BatchWriteError extends Error {

@@ -1,10 +1,10 @@
 /** What a partition batch reads and counts, apart from the batch itself. */
 
-import { wireId } from '../core/events/wire-id.js';
-import { isObservationValue } from '../core/observations/observation.js';
-import type { LogRecord } from '../engine/event-log.js';
-import type { ProjectorStats } from '../engine/projector-types.js';
-import type { RecordKeys } from './tables/projection-tables.js';
+import { wireId } from '../../core/events/wire-id.js';
+import { isObservationValue } from '../../core/observations/observation.js';
+import type { LogRecord } from '../../engine/event-log.js';
+import type { ProjectorStats } from '../../engine/projector-types.js';
+import type { RecordKeys } from '../tables/projection-tables.js';
 
 /**
  * The records a batch may read, keyed by the ids the decoder would read

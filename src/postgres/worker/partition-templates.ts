@@ -4,11 +4,11 @@
  * partition 0 keeps them in the `templates` table applications read (it is
  * their only writer), the others in private rows of `partition_templates`.
  */
-import type { TemplateView } from '../core/projections/records.js';
-import { integerLiteral } from './sql/sql-literal.js';
-import { selectColumnsSql, type TableSpec, TEMPLATES } from './tables/projection-columns.js';
-import type { TemplateRows } from './tables/projection-tables.js';
-import { writeStatements } from './tables/projection-tables.js';
+import type { TemplateView } from '../../core/projections/records.js';
+import { integerLiteral } from '../sql/sql-literal.js';
+import { selectColumnsSql, type TableSpec, TEMPLATES } from '../tables/projection-columns.js';
+import type { TemplateRows } from '../tables/projection-tables.js';
+import { writeStatements } from '../tables/projection-tables.js';
 
 type ScopedTemplate = TemplateView & { readonly partition: number };
 

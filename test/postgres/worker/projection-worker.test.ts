@@ -1,20 +1,20 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createProjector } from '../../src/engine/projector.js';
-import { importRecords } from '../../src/postgres/log/import-events.js';
-import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
-import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
-import { readProjections } from '../../src/postgres/read-projections.js';
-import { migrate } from '../../src/postgres/schema/migrate.js';
-import { readFileEventLog } from '../../src/store/file-record-stream.js';
-import { events } from '../../src/testing/index.js';
-import { rawStreamArb, recordsLog, recordsOf } from '../support/engine-arbitraries.js';
-import { expectEqualsSequentialFold } from '../support/partition-checks.js';
-import { throwawayPostgres } from '../support/postgres-server.js';
-import { sortedRecords } from '../support/projection-records.js';
+import { createProjector } from '../../../src/engine/projector.js';
+import { importRecords } from '../../../src/postgres/log/import-events.js';
+import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
+import { readProjections } from '../../../src/postgres/read-projections.js';
+import { migrate } from '../../../src/postgres/schema/migrate.js';
+import { createProjectionWorker } from '../../../src/postgres/worker/projection-worker.js';
+import { readFileEventLog } from '../../../src/store/file-record-stream.js';
+import { events } from '../../../src/testing/index.js';
+import { rawStreamArb, recordsLog, recordsOf } from '../../support/engine-arbitraries.js';
+import { expectEqualsSequentialFold } from '../../support/partition-checks.js';
+import { throwawayPostgres } from '../../support/postgres-server.js';
+import { sortedRecords } from '../../support/projection-records.js';
 
-const EXAMPLE = join(import.meta.dirname, '../../examples/events.ndjson');
+const EXAMPLE = join(import.meta.dirname, '../../../examples/events.ndjson');
 
 const db = throwawayPostgres();
 let schemas = 0;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { followAppends } from '../../src/postgres/follow-appends.js';
-import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
-import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
-import { migrate } from '../../src/postgres/schema/migrate.js';
-import { events } from '../../src/testing/index.js';
-import { throwawayPostgres } from '../support/postgres-server.js';
+import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
+import { migrate } from '../../../src/postgres/schema/migrate.js';
+import { followAppends } from '../../../src/postgres/worker/follow-appends.js';
+import { createProjectionWorker } from '../../../src/postgres/worker/projection-worker.js';
+import { events } from '../../../src/testing/index.js';
+import { throwawayPostgres } from '../../support/postgres-server.js';
 
 const db = throwawayPostgres();
 

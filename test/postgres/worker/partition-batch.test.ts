@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type BatchContext, projectPartitionBatch } from '../../src/postgres/partition-batch.js';
-import type { SqlPool, SqlPoolClient } from '../../src/postgres/sql-client.js';
-import { oneEventSchema } from '../support/one-event-schema.js';
-import { throwawayPostgres } from '../support/postgres-server.js';
+import type { SqlPool, SqlPoolClient } from '../../../src/postgres/sql-client.js';
+import {
+  type BatchContext,
+  projectPartitionBatch,
+} from '../../../src/postgres/worker/partition-batch.js';
+import { oneEventSchema } from '../../support/one-event-schema.js';
+import { throwawayPostgres } from '../../support/postgres-server.js';
 
 const db = throwawayPostgres(3);
 

@@ -1,7 +1,7 @@
 /** Where a projection worker reports the projection stands, read off the `checkpoints` view. */
-import type { ProjectorStats } from '../engine/projector-types.js';
-import type { SchemaName } from './schema-name.js';
-import { queryPrepared, type SqlPool } from './sql-client.js';
+import type { ProjectorStats } from '../../engine/projector-types.js';
+import type { SchemaName } from '../schema-name.js';
+import { queryPrepared, type SqlPool } from '../sql-client.js';
 
 /** Where the projection stands after a batch (over every partition). */
 export interface WorkerProgress extends ProjectorStats {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
-import { partitionsWithWork } from '../../src/postgres/partitions-with-work.js';
-import { events } from '../../src/testing/index.js';
-import { oneEventSchema } from '../support/one-event-schema.js';
-import { throwawayPostgres } from '../support/postgres-server.js';
+import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
+import { partitionsWithWork } from '../../../src/postgres/worker/partitions-with-work.js';
+import { events } from '../../../src/testing/index.js';
+import { oneEventSchema } from '../../support/one-event-schema.js';
+import { throwawayPostgres } from '../../support/postgres-server.js';
 
 const db = throwawayPostgres(3);
 
