@@ -377,7 +377,7 @@ describe('architecture', () => {
           .map((f) => `${f.kind} ${file} → ${f.target}`),
       );
     expect(reached.sort()).toEqual([
-      'dynamic http/open-read-model.ts → postgres/open-read-model.ts',
+      'dynamic http/open-read-model.ts → postgres/read/open-read-model.ts',
       'dynamic http/open-read-model.ts → store/file-read-model.ts',
       'dynamic http/read-routes.ts → report/company-report.ts',
     ]);

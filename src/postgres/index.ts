@@ -21,15 +21,15 @@ export type { PostgresEventLog, PostgresEventLogOptions } from './log/postgres-e
 export { openPostgresEventLog } from './log/postgres-event-log.js';
 export type { SkipOptions, SkipOutcome } from './log/skip-position.js';
 export { DEFAULT_SKIP_REASON, skipPosition } from './log/skip-position.js';
+export type { PostgresError } from './postgres-error.js';
 export type {
   PartitionStatus,
   ProjectionStatus,
   WorkerStatus,
-} from './partition-status.js';
-export { readProjectionStatus } from './partition-status.js';
-export type { PostgresError } from './postgres-error.js';
-export type { StoredProjections, StoredQuarantineEntry } from './read-projections.js';
-export { readProjections } from './read-projections.js';
+} from './read/partition-status.js';
+export { readProjectionStatus } from './read/partition-status.js';
+export type { StoredProjections, StoredQuarantineEntry } from './read/read-projections.js';
+export { readProjections } from './read/read-projections.js';
 export type { MigrateOptions, MigrateOutcome, SchemaOptions } from './schema/migrate.js';
 export { checkSchemaVersion, DEFAULT_PARTITIONS, migrate } from './schema/migrate.js';
 export { SCHEMA_VERSION } from './schema/migrations.js';

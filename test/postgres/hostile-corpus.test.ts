@@ -19,7 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector, type Projector } from '../../src/engine/projector.js';
 import { sqlText } from '../../src/postgres/event-routing.js';
-import { readProjections } from '../../src/postgres/read-projections.js';
+import { readProjections } from '../../src/postgres/read/read-projections.js';
 import { migrate } from '../../src/postgres/schema/migrate.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { CLI, ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEvents } from '../../bench/generate-stream.js';
 import { importRecords } from '../../src/postgres/log/import-events.js';
-import { readProjectionStatus } from '../../src/postgres/partition-status.js';
+import { readProjectionStatus } from '../../src/postgres/read/partition-status.js';
 import { migrate } from '../../src/postgres/schema/migrate.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/postgres/schema/migrations.js';
 import type { SchemaName } from '../../src/postgres/schema-name.js';

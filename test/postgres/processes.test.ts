@@ -11,7 +11,7 @@ import { generateEvents } from '../../bench/generate-stream.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
-import { readProjections } from '../../src/postgres/read-projections.js';
+import { readProjections } from '../../src/postgres/read/read-projections.js';
 import { migrate } from '../../src/postgres/schema/migrate.js';
 import { createProjectionWorker } from '../../src/postgres/worker/projection-worker.js';
 import { ROOT } from '../cli/cli-helpers.js';

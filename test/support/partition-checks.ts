@@ -12,7 +12,7 @@ import {
 import { createProjector } from '../../src/engine/projector.js';
 import { sqlText } from '../../src/postgres/event-routing.js';
 import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
-import { readProjections } from '../../src/postgres/read-projections.js';
+import { readProjections } from '../../src/postgres/read/read-projections.js';
 
 /**
  * Every string of a value as PostgreSQL text holds it: NUL and unpaired

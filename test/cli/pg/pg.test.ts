@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProjector } from '../../../src/engine/projector.js';
 import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
-import { readProjections } from '../../../src/postgres/read-projections.js';
+import { readProjections } from '../../../src/postgres/read/read-projections.js';
 import { readFileEventLog } from '../../../src/store/file-record-stream.js';
 import { eventually } from '../../support/eventually.js';
 import { type PostgresServer, postgresDatabase } from '../../support/postgres-server.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
 import { skipPosition } from '../../../src/postgres/log/skip-position.js';
-import { readProjections } from '../../../src/postgres/read-projections.js';
+import { readProjections } from '../../../src/postgres/read/read-projections.js';
 import { migrate } from '../../../src/postgres/schema/migrate.js';
 import { createProjectionWorker } from '../../../src/postgres/worker/projection-worker.js';
 import { requestEvent, runCli, templateEvent } from '../../cli/cli-helpers.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createProjector } from '../../../src/engine/projector.js';
 import { importRecords } from '../../../src/postgres/log/import-events.js';
 import { openPostgresEventLog } from '../../../src/postgres/log/postgres-event-log.js';
-import { readProjections } from '../../../src/postgres/read-projections.js';
+import { readProjections } from '../../../src/postgres/read/read-projections.js';
 import { migrate } from '../../../src/postgres/schema/migrate.js';
 import { createProjectionWorker } from '../../../src/postgres/worker/projection-worker.js';
 import { readFileEventLog } from '../../../src/store/file-record-stream.js';

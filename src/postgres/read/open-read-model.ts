@@ -2,11 +2,11 @@
  * The PostgreSQL read model from what a user names: a URL (a pool of its
  * own is opened, and ended with the model) or a pool they own (left open).
  */
-import type { ReadModel } from '../engine/read-model.js';
+import type { ReadModel } from '../../engine/read-model.js';
+import { schemaName } from '../schema-name.js';
+import type { SqlPool } from '../sql-client.js';
 import { postgresReadModel } from './postgres-read-model.js';
 import { openReadPool } from './read-pool.js';
-import { schemaName } from './schema-name.js';
-import type { SqlPool } from './sql-client.js';
 
 /**
  * The read model on `database` for the tables of `schema` (default

@@ -4,9 +4,9 @@
  * and each reactor's effects by state with its next timer. Shared state,
  * read from the tables, so every process that exports it says the same.
  */
-import { EVERY_PARTITION } from './schema/migration-partitions.js';
-import type { SchemaName } from './schema-name.js';
-import type { SqlQueryable } from './sql-client.js';
+import { EVERY_PARTITION } from '../schema/migration-partitions.js';
+import type { SchemaName } from '../schema-name.js';
+import type { SqlQueryable } from '../sql-client.js';
 
 /** One partition's lag. */
 export interface PartitionLag {

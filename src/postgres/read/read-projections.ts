@@ -1,12 +1,12 @@
 import type { Result } from 'neverthrow';
-import type { ProjectionState } from '../core/projections/projection-state.js';
-import type { QuarantineReason } from '../engine/quarantine.js';
-import type { PostgresError } from './postgres-error.js';
+import type { ProjectionState } from '../../core/projections/projection-state.js';
+import type { QuarantineReason } from '../../engine/quarantine.js';
+import type { PostgresError } from '../postgres-error.js';
+import type { SchemaOptions } from '../schema/migrate.js';
+import type { SqlPool } from '../sql-client.js';
+import { readAllRecords } from '../tables/projection-tables.js';
+import { PROJECTION_NAME } from '../worker/projection-worker.js';
 import { readSnapshot } from './read-snapshot.js';
-import type { SchemaOptions } from './schema/migrate.js';
-import type { SqlPool } from './sql-client.js';
-import { readAllRecords } from './tables/projection-tables.js';
-import { PROJECTION_NAME } from './worker/projection-worker.js';
 
 /** What the projection tables hold, read back whole. */
 export interface StoredProjections {

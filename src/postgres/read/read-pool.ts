@@ -4,9 +4,10 @@
  * statement bounded by {@link READ_QUERY_TIMEOUT_MS}. Loads `pg` only here,
  * when asked: it is an optional peer dependency.
  */
+
+import { sessionBounds } from '../session-bounds.js';
+import type { SqlPool } from '../sql-client.js';
 import { READ_QUERY_TIMEOUT_MS } from './postgres-read-model.js';
-import { sessionBounds } from './session-bounds.js';
-import type { SqlPool } from './sql-client.js';
 
 /** How long opening one connection may take, in ms: the CLI's default `--connect-timeout`. */
 export const READ_CONNECT_TIMEOUT_MS = 10_000;

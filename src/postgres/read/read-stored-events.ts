@@ -5,13 +5,13 @@
  * record's text as that file holds it.
  */
 import type { Result } from 'neverthrow';
-import { type EventRow, selectEventsAtSql, selectEventsSql } from './log/event-rows.js';
-import type { PostgresError } from './postgres-error.js';
+import { type EventRow, selectEventsAtSql, selectEventsSql } from '../log/event-rows.js';
+import type { PostgresError } from '../postgres-error.js';
+import type { SchemaOptions } from '../schema/migrate.js';
+import type { SqlPool } from '../sql-client.js';
 import { readSnapshot } from './read-snapshot.js';
-import type { SchemaOptions } from './schema/migrate.js';
-import type { SqlPool } from './sql-client.js';
 
-export type { EventRow } from './log/event-rows.js';
+export type { EventRow } from '../log/event-rows.js';
 
 /** Rows per round trip: a few MB of bodies at most, whatever the store's size. */
 const BATCH_ROWS = 2000;

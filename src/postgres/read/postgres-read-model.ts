@@ -8,25 +8,25 @@
  * stored events up to its partition's checkpoint, folded again to say what
  * each did (the tables keep the result, not the outcome of every event).
  */
-import type { SignRequestId } from '../core/ids.js';
-import { createProjector } from '../engine/projector.js';
-import type { ReadableLog } from '../engine/projector-types.js';
+import type { SignRequestId } from '../../core/ids.js';
+import { createProjector } from '../../engine/projector.js';
+import type { ReadableLog } from '../../engine/projector-types.js';
 import {
   type ListPage,
   type ListQuery,
   MAX_AUDIT_ENTRIES,
   type ReadModel,
   type SignRequestDocument,
-} from '../engine/read-model.js';
-import { type EventRow, recordOfRow } from './log/event-rows.js';
-import type { SchemaName } from './schema-name.js';
-import { checkOut, rollBack, type SqlPool, type SqlQueryable } from './sql-client.js';
+} from '../../engine/read-model.js';
+import { type EventRow, recordOfRow } from '../log/event-rows.js';
+import type { SchemaName } from '../schema-name.js';
+import { checkOut, rollBack, type SqlPool, type SqlQueryable } from '../sql-client.js';
 import {
   PARTICIPANTS,
   SIGN_REQUESTS,
   selectColumnsSql,
   viewOfRow,
-} from './tables/projection-columns.js';
+} from '../tables/projection-columns.js';
 
 /**
  * The deadline of one read statement, in ms: an indexed lookup takes a

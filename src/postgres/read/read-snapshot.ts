@@ -4,10 +4,10 @@
  * Shared by every reader of the tables as a whole.
  */
 import { err, ok, type Result, safeTry } from 'neverthrow';
-import { databaseError, type PostgresError } from './postgres-error.js';
-import { checkSchema, type SchemaOptions } from './schema/migrate.js';
-import { type SchemaName, schemaName } from './schema-name.js';
-import { connect, rollBack, type SqlPool, type SqlQueryable } from './sql-client.js';
+import { databaseError, type PostgresError } from '../postgres-error.js';
+import { checkSchema, type SchemaOptions } from '../schema/migrate.js';
+import { type SchemaName, schemaName } from '../schema-name.js';
+import { connect, rollBack, type SqlPool, type SqlQueryable } from '../sql-client.js';
 
 /**
  * Checks the schema's name and version, then runs `read` in a snapshot. A

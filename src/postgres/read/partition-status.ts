@@ -4,11 +4,11 @@
  * partition has been waiting for them) and last error; with the workers alive.
  */
 import type { Result } from 'neverthrow';
-import type { PostgresError } from './postgres-error.js';
+import type { PostgresError } from '../postgres-error.js';
+import type { SchemaOptions } from '../schema/migrate.js';
+import { EVERY_PARTITION } from '../schema/migration-partitions.js';
+import type { SqlPool } from '../sql-client.js';
 import { readSnapshot } from './read-snapshot.js';
-import type { SchemaOptions } from './schema/migrate.js';
-import { EVERY_PARTITION } from './schema/migration-partitions.js';
-import type { SqlPool } from './sql-client.js';
 
 /** One partition's row in {@link ProjectionStatus}. */
 export interface PartitionStatus {
