@@ -157,9 +157,37 @@ const allowed = (layer: string, target: string): boolean => {
 };
 
 /**
+ * The PostgreSQL adapter's folders, lowest first: SQL building, the schema
+ * and its migrations, `pg rebuild`'s schema and switch, the projection
+ * tables, the erasure ledger and forgets, the event log, reactors, the
+ * projection worker, and the read side. Each imports only the files directly
+ * in `src/postgres/` and the folders before it, but one way back: the schema's
+ * list of migrations names the reactors' own, which live with them.
+ */
+const POSTGRES_ORDER = [
+  'sql',
+  'schema',
+  'rebuild',
+  'tables',
+  'forget',
+  'log',
+  'reactors',
+  'worker',
+  'read',
+] as const;
+
+const postgresOrder = POSTGRES_ORDER.map((folder, i) => ({
+  folder: `postgres/${folder}/`,
+  mustNotImport: POSTGRES_ORDER.slice(i + 1)
+    .filter((above) => !(folder === 'schema' && above === 'reactors'))
+    .map((above) => `postgres/${above}/`),
+}));
+
+/**
  * Inside a layer, folders that must not reach up: the report's model knows
- * nothing of charts or rendering, its charts nothing of the page, and the
- * CLI's shared files nothing of the commands that use them.
+ * nothing of charts or rendering, its charts nothing of the page, the
+ * CLI's shared files nothing of the commands that use them, and the
+ * PostgreSQL adapter's folders follow {@link POSTGRES_ORDER}.
  */
 const INNER_ORDER: readonly { readonly folder: string; readonly mustNotImport: string[] }[] = [
   {
@@ -178,6 +206,7 @@ const INNER_ORDER: readonly { readonly folder: string; readonly mustNotImport: s
   },
   { folder: 'cli/sources/', mustNotImport: ['cli/commands/', 'cli/serve/'] },
   { folder: 'cli/pg/', mustNotImport: ['cli/commands/', 'cli/serve/'] },
+  ...postgresOrder,
 ];
 
 /** Every file a module loads when imported, following static (not type, not dynamic) imports. */
@@ -335,6 +364,15 @@ describe('architecture', () => {
         folder,
       ).toBe(true);
     }
+  });
+
+  it('the files directly in src/postgres/ import none of its folders, but its entry point', () => {
+    const wrong = [...SOURCES]
+      .filter(([file]) => /^postgres\/[^/]+$/.test(file) && file !== 'postgres/index.ts')
+      .flatMap(([file, found]) =>
+        found.filter((f) => /^postgres\/.+\//.test(f.target)).map((f) => `${file} → ${f.target}`),
+      );
+    expect(wrong).toEqual([]);
   });
 
   it('the engine knows no adapter: its ports name no file, lock or database', () => {
