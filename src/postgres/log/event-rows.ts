@@ -7,6 +7,7 @@ import type { LogRecord } from '../../engine/event-log.js';
 import { routingOf } from '../event-routing.js';
 import { EVERY_PARTITION } from '../schema/migration-partitions.js';
 import type { SchemaName } from '../schema-name.js';
+import { type Sql, sql } from '../sql/sql.js';
 
 /** One row as {@link selectEventsSql} returns it. */
 export interface EventRow {
@@ -23,21 +24,21 @@ export interface EventRow {
 /** The quarantine message of a skipped event: a bad line, so it is visible and counted once. */
 export const skippedReason = (reason: string): string => `skipped with signfold pg skip: ${reason}`;
 
-/** The `skipped` column of the reads: the reason of a skip, joined by position. */
-const SKIPPED = (schema: SchemaName, events: string): string =>
-  `(SELECT s.reason FROM ${schema}.skipped AS s WHERE s.position = ${events}.position) AS skipped`;
+/** The columns of an {@link EventRow} read from the events table as `e`. */
+const EVENT_COLUMNS = (schema: SchemaName): Sql =>
+  sql`position, delivery_id, body, bad_line,
+      (SELECT s.reason FROM ${sql.id(schema, 'skipped')} AS s WHERE s.position = e.position) AS skipped,
+      (extract(epoch FROM received_at) * 1000)::bigint AS received_ms`;
 
-/** Reads `limit` events from position `$1` on, in position order. */
-export const selectEventsSql = (schema: SchemaName): string =>
-  `SELECT position, delivery_id, body, bad_line, ${SKIPPED(schema, 'e')},
-          (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
-     FROM ${schema}.events AS e WHERE position >= $1 ORDER BY position LIMIT $2`;
+/** Reads `limit` events from position `from` on, in position order. */
+export const selectEventsSql = (schema: SchemaName, from: number, limit: number): Sql =>
+  sql`SELECT ${EVENT_COLUMNS(schema)}
+        FROM ${sql.id(schema, 'events')} AS e WHERE position >= ${from} ORDER BY position LIMIT ${limit}`;
 
-/** Reads the events at the positions in `$1` (a `bigint[]`), in position order. */
-export const selectEventsAtSql = (schema: SchemaName): string =>
-  `SELECT position, delivery_id, body, bad_line, ${SKIPPED(schema, 'e')},
-          (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
-     FROM ${schema}.events AS e WHERE position = ANY($1::bigint[]) ORDER BY position`;
+/** Reads the events at `positions`, in position order. */
+export const selectEventsAtSql = (schema: SchemaName, positions: readonly number[]): Sql =>
+  sql`SELECT ${EVENT_COLUMNS(schema)}
+        FROM ${sql.id(schema, 'events')} AS e WHERE position = ANY(${positions}::bigint[]) ORDER BY position`;
 
 /**
  * The log record of a row; an imported bad line, a body that is not JSON and
@@ -78,20 +79,25 @@ export const recordOfRow = (row: EventRow): LogRecord => {
 
 /**
  * Inserts the unnest()ed arrays in array order, skipping delivery ids
- * already stored. `$9` is the version of the erasure ledger the bodies were
- * erased with: the statement fails with `LEDGER_CHANGED` when a forget
- * committed since (see erased-appends.ts). The check is an InitPlan, run
- * once, after the insert trigger took the append lock.
+ * already stored. `ledgerVersion` is the version of the erasure ledger the
+ * bodies were erased with: the statement fails with `LEDGER_CHANGED` when a
+ * forget committed since (see erased-appends.ts). The check is an InitPlan,
+ * run once, after the insert trigger took the append lock.
  */
-export const insertEventsSql = (schema: SchemaName): string =>
-  `INSERT INTO ${schema}.events
+export const insertEventsSql = (
+  schema: SchemaName,
+  [deliveryIds, receivedAts, bodies, badLines, types, companies, templates, requests]: EventColumns,
+  ledgerVersion: number,
+): Sql =>
+  sql`INSERT INTO ${sql.id(schema, 'events')}
      (delivery_id, received_at, body, bad_line, event_type, company_id, template_id, sign_request_id)
    SELECT delivery_id, received_at, body, bad_line, event_type, company_id, template_id, sign_request_id
-     FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[],
-                 $6::bigint[], $7::bigint[], $8::bigint[])
+     FROM unnest(${deliveryIds}::text[], ${receivedAts}::timestamptz[], ${bodies}::text[],
+                 ${badLines}::text[], ${types}::text[], ${companies}::bigint[],
+                 ${templates}::bigint[], ${requests}::bigint[])
           WITH ORDINALITY AS item(delivery_id, received_at, body, bad_line, event_type,
                                   company_id, template_id, sign_request_id, n)
-    WHERE (SELECT ${schema}.ledger_unchanged($9::bigint))
+    WHERE (SELECT ${sql.id(schema, 'ledger_unchanged')}(${ledgerVersion}::bigint))
     ORDER BY n
    ON CONFLICT (delivery_id) DO NOTHING
    RETURNING position, delivery_id`;
@@ -145,33 +151,30 @@ export const eventColumns = (items: readonly StoredItem[]): EventColumns => {
   return columns;
 };
 
-/** The SQL expressions {@link partitionEventsSql} reads between. */
+/**
+ * What {@link partitionEventsSql} reads between: values, or expressions of
+ * an enclosing query (`sql\`p.position\``).
+ */
 export interface PartitionEventsBounds {
-  readonly partition: string;
-  readonly after: string;
-  readonly upTo: string;
-  readonly limit: string;
+  readonly partition: Sql | number;
+  readonly after: Sql | number;
+  readonly upTo: Sql | number;
+  readonly limit: Sql | number;
 }
 
 /**
  * A query of a partition's events and the template events every partition
- * reads, in position order, after `after` up to `upTo`, at most `limit`
- * (SQL expressions: parameters or columns of an enclosing query): two index
- * range scans merged, never a scan of the other partitions' events.
+ * reads, in position order, after `after` up to `upTo`, at most `limit`:
+ * two index range scans merged, never a scan of the other partitions' events.
  */
 export const partitionEventsSql = (
   schema: SchemaName,
   { partition, after, upTo, limit }: PartitionEventsBounds,
-): string => {
-  const part = (of: string): string =>
-    `(SELECT position, delivery_id, body, bad_line, partition, ${SKIPPED(schema, 'e')},
-             (extract(epoch FROM received_at) * 1000)::bigint AS received_ms
-        FROM ${schema}.events AS e
+): Sql => {
+  const part = (of: Sql | number): Sql =>
+    sql`(SELECT partition, ${EVENT_COLUMNS(schema)}
+        FROM ${sql.id(schema, 'events')} AS e
        WHERE partition = ${of} AND position > ${after} AND position <= ${upTo}
        ORDER BY position LIMIT ${limit})`;
-  return `SELECT * FROM (${part(partition)} UNION ALL ${part(String(EVERY_PARTITION))}) AS e ORDER BY position LIMIT ${limit}`;
+  return sql`SELECT * FROM (${part(partition)} UNION ALL ${part(EVERY_PARTITION)}) AS e ORDER BY position LIMIT ${limit}`;
 };
-
-/** {@link partitionEventsSql} of partition `$1`, after `$2` up to `$3`, at most `$4`. */
-export const selectPartitionEventsSql = (schema: SchemaName): string =>
-  partitionEventsSql(schema, { partition: '$1', after: '$2', upTo: '$3', limit: '$4' });

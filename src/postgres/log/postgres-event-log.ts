@@ -330,7 +330,8 @@ const logOn = (pool: SqlPool, schema: SchemaName, settings: LogSettings): Postgr
     for (;;) {
       let rows: EventRow[];
       try {
-        rows = (await pool.query<EventRow>(selectEventsSql(schema), [from, readBatchSize])).rows;
+        const read = selectEventsSql(schema, from, readBatchSize);
+        rows = (await pool.query<EventRow>(read.text, read.values)).rows;
       } catch (cause) {
         throw new EventLogReadError(toLogError(databaseError(cause, `reading ${schema}.events`)));
       }

@@ -7,6 +7,7 @@ import { err, ok, type Result } from 'neverthrow';
 import type { AppendOutcome } from '../../engine/event-log.js';
 import { databaseError, type PostgresError } from '../postgres-error.js';
 import type { SchemaName } from '../schema-name.js';
+import { sql } from '../sql/sql.js';
 import { queryPrepared, type SqlQueryable } from '../sql-client.js';
 import { eventColumns, insertEventsSql, type StoredItem } from './event-rows.js';
 
@@ -22,9 +23,11 @@ export const storedPositions = async (
   ids: readonly string[],
 ): Promise<Map<string, number>> => {
   if (ids.length === 0) return new Map();
+  const select = sql`SELECT position, delivery_id FROM ${sql.id(schema, 'events')}
+                      WHERE delivery_id = ANY(${ids}::text[])`;
   const found = await db.query<{ position: string; delivery_id: string }>(
-    `SELECT position, delivery_id FROM ${schema}.events WHERE delivery_id = ANY($1::text[])`,
-    [ids],
+    select.text,
+    select.values,
   );
   return new Map(found.rows.map((row) => [row.delivery_id, Number(row.position)]));
 };
@@ -44,12 +47,8 @@ export const storeRecords = async (
   let inserted: InsertedRow[];
   let earlier = new Map<string, number>();
   try {
-    inserted = (
-      await queryPrepared<InsertedRow>(db, insertEventsSql(schema), [
-        ...eventColumns(items),
-        ledgerVersion,
-      ])
-    ).rows;
+    const insert = insertEventsSql(schema, eventColumns(items), ledgerVersion);
+    inserted = (await queryPrepared<InsertedRow>(db, insert.text, insert.values)).rows;
     const insertedIds = new Set(inserted.map((row) => row.delivery_id));
     const missing = items.flatMap((item) =>
       item.deliveryId !== undefined && !insertedIds.has(item.deliveryId) ? [item.deliveryId] : [],

@@ -19,7 +19,7 @@
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createProjector } from '../../engine/projector.js';
-import { type EventRow, recordOfRow, selectPartitionEventsSql } from '../log/event-rows.js';
+import { type EventRow, partitionEventsSql, recordOfRow } from '../log/event-rows.js';
 import type { SchemaName } from '../schema-name.js';
 import { checkOut, rollBack, type SqlPool } from '../sql-client.js';
 import { ReactorBatch } from './reactor-batch.js';
@@ -123,10 +123,8 @@ export const catchUpReactorsOnce = async (
       },
     });
     for (let after = 0; after < to; ) {
-      const page = await pool.query<EventRow & { partition: number }>(
-        selectPartitionEventsSql(schema),
-        [partition, after, to, PAGE],
-      );
+      const read = partitionEventsSql(schema, { partition, after, upTo: to, limit: PAGE });
+      const page = await pool.query<EventRow & { partition: number }>(read.text, read.values);
       for (const row of page.rows) projector.applyRecord(recordOfRow(row));
       if (page.rows.length < PAGE) break;
       after = Number(page.rows.at(-1)?.position);

@@ -30,7 +30,8 @@ export const readStoredEvents = (
     let from = 1;
     let count = 0;
     for (;;) {
-      const { rows } = await db.query<EventRow>(selectEventsSql(schema), [from, BATCH_ROWS]);
+      const read = selectEventsSql(schema, from, BATCH_ROWS);
+      const { rows } = await db.query<EventRow>(read.text, read.values);
       if (rows.length === 0) return count;
       count += rows.length;
       await onRows(rows);
@@ -46,6 +47,7 @@ export const readEventRowsAt = (
 ): Promise<Result<EventRow[], PostgresError>> =>
   readSnapshot(pool, options, 'the stored events', async (db, schema) => {
     if (positions.length === 0) return [];
-    const { rows } = await db.query<EventRow>(selectEventsAtSql(schema), [positions]);
+    const read = selectEventsAtSql(schema, positions);
+    const { rows } = await db.query<EventRow>(read.text, read.values);
     return rows;
   });

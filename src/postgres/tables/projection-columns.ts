@@ -10,6 +10,7 @@ import type {
 } from '../../core/projections/records.js';
 import { sqlText } from '../event-routing.js';
 import { FIRST_POSITION } from '../schema/migration-first-seen.js';
+import { type Sql, sql } from '../sql/sql.js';
 
 type SqlType = 'bigint' | 'integer' | 'text' | 'boolean' | 'json' | 'timestamptz';
 
@@ -102,43 +103,63 @@ export const PARTICIPANTS: TableSpec<ParticipantView> = {
   ],
 };
 
-const ARRAY_TYPE: Readonly<Record<SqlType, string>> = {
-  bigint: 'bigint[]',
-  integer: 'integer[]',
-  text: 'text[]',
-  boolean: 'boolean[]',
-  json: 'text[]',
-  timestamptz: 'timestamptz[]',
+const ARRAY_TYPE: Readonly<Record<SqlType, Sql>> = {
+  bigint: sql`bigint[]`,
+  integer: sql`integer[]`,
+  text: sql`text[]`,
+  boolean: sql`boolean[]`,
+  json: sql`text[]`,
+  timestamptz: sql`timestamptz[]`,
 };
+
+const namesOf = (names: readonly string[]): Sql => sql.join(names.map((name) => sql.id(name)));
 
 /** `SELECT` of every column (bigints come back as strings: ids may exceed 2³¹). */
-export const selectColumnsSql = <View>(spec: TableSpec<View>, schema: string): string =>
-  `SELECT ${spec.columns.map((c) => c.name).join(', ')} FROM ${schema}.${spec.table}`;
+export const selectColumnsSql = <View>(spec: TableSpec<View>, schema: string): Sql =>
+  sql`SELECT ${namesOf(spec.columns.map((c) => c.name))} FROM ${sql.id(schema, spec.table)}`;
 
-const unnestOf = <View>(spec: TableSpec<View>): string =>
-  `unnest(${spec.columns.map((c, i) => `$${i + 1}::${ARRAY_TYPE[c.type]}`).join(', ')})`;
+/** The column arrays of `views`, each cast to its column's array type. */
+const unnestOf = <View>(spec: TableSpec<View>, views: readonly View[]): Sql[] =>
+  columnArrays(spec, views).map((values, i) => {
+    const type = spec.columns[i]?.type ?? 'text';
+    return sql`${values}::${ARRAY_TYPE[type]}`;
+  });
 
 /**
- * Inserts new rows given as one array per column (`$1` … `$n`), then their
- * `first_position` (`$n+1`), which no view holds and no update rewrites: a
- * record is created once.
+ * Inserts `views` as new rows, given as one array per column, with their
+ * `first_position` (`firstPositions`, index for index), which no view holds
+ * and no update rewrites: a record is created once.
  */
-export const insertSql = <View>(spec: TableSpec<View>, schema: string): string => {
-  const unnest = `${unnestOf(spec).slice(0, -1)}, $${spec.columns.length + 1}::bigint[])`;
-  return `INSERT INTO ${schema}.${spec.table} (${spec.columns.map((c) => c.name).join(', ')}, ${FIRST_POSITION})
-    SELECT * FROM ${unnest}`;
+export const insertSql = <View>(
+  spec: TableSpec<View>,
+  schema: string,
+  views: readonly View[],
+  firstPositions: readonly number[],
+): Sql => {
+  const names = namesOf([...spec.columns.map((c) => c.name), FIRST_POSITION]);
+  const arrays = [...unnestOf(spec, views), sql`${firstPositions}::bigint[]`];
+  return sql`INSERT INTO ${sql.id(schema, spec.table)} (${names})
+    SELECT * FROM unnest(${sql.join(arrays)})`;
 };
 
 /**
- * Rewrites existing rows given as one array per column. Cheaper than an
- * upsert: the worker knows which records it loaded and which it created.
+ * Rewrites the existing rows of `views`, given as one array per column.
+ * Cheaper than an upsert: the worker knows which records it loaded and
+ * which it created.
  */
-export const updateSql = <View>(spec: TableSpec<View>, schema: string): string => {
+export const updateSql = <View>(
+  spec: TableSpec<View>,
+  schema: string,
+  views: readonly View[],
+): Sql => {
   const names = spec.columns.map((c) => c.name);
-  const sets = names.filter((n) => !spec.key.includes(n)).map((n) => `${n} = u.${n}`);
-  const match = spec.key.map((k) => `t.${k} = u.${k}`).join(' AND ');
-  return `UPDATE ${schema}.${spec.table} AS t SET ${sets.join(', ')}
-    FROM ${unnestOf(spec)} AS u(${names.join(', ')}) WHERE ${match}`;
+  const sets = names
+    .filter((n) => !spec.key.includes(n))
+    .map((n) => sql`${sql.id(n)} = ${sql.id('u', n)}`);
+  const match = spec.key.map((k) => sql`${sql.id('t', k)} = ${sql.id('u', k)}`);
+  return sql`UPDATE ${sql.id(schema, spec.table)} AS t SET ${sql.join(sets)}
+    FROM unnest(${sql.join(unnestOf(spec, views))}) AS u(${namesOf(names)})
+   WHERE ${sql.join(match, sql` AND `)}`;
 };
 
 const toSql = (type: SqlType, value: unknown): unknown => {
@@ -148,7 +169,7 @@ const toSql = (type: SqlType, value: unknown): unknown => {
   return value;
 };
 
-/** The column arrays of `views`, for {@link insertSql} and {@link updateSql}. */
+/** The column arrays of `views`, one per column, as {@link insertSql} and {@link updateSql} send them. */
 export const columnArrays = <View>(spec: TableSpec<View>, views: readonly View[]): unknown[][] =>
   spec.columns.map((c) => views.map((view) => toSql(c.type, view[c.member])));
 

@@ -13,12 +13,12 @@ import type {
 } from '../../core/projections/records.js';
 import { FIRST_POSITION } from '../schema/migration-first-seen.js';
 import type { SchemaName } from '../schema-name.js';
-import type { BoundQuery } from '../sql/bound-query.js';
-import { idArrayLiteral } from '../sql/sql-literal.js';
+import { send } from '../sql/send.js';
+import { type Sql, sql } from '../sql/sql.js';
+import { inlined } from '../sql/sql-literal.js';
 import { querySeveral, type SqlQueryable } from '../sql-client.js';
 import { type FirstSeen, participantKey } from './first-seen.js';
 import {
-  columnArrays,
   insertSql,
   PARTICIPANTS,
   SIGN_REQUESTS,
@@ -37,16 +37,14 @@ export interface RecordKeys {
   readonly participantsOf: ReadonlySet<number>;
 }
 
-/** The rows of `spec`'s table matching `where`, as views. */
+/** The rows of `spec`'s table in the order `orderBy` gives, as views. */
 const select = async <View>(
   db: SqlQueryable,
   spec: TableSpec<View>,
   schema: SchemaName,
-  where: string,
-  values: unknown[],
+  orderBy: Sql,
 ): Promise<View[]> => {
-  const sql = `${selectColumnsSql(spec, schema)} ${where}`;
-  const { rows } = await db.query<Record<string, unknown>>(sql, values);
+  const { rows } = await send(db, sql`${selectColumnsSql(spec, schema)} ORDER BY ${orderBy}`);
   return rows.map((row) => viewOfRow(spec, row));
 };
 
@@ -93,24 +91,26 @@ export const loadRecords = async (
   keys: RecordKeys,
   templateRows: TemplateRows,
 ): Promise<ProjectionState> => {
-  const selects: string[] = [];
-  const slot = (ids: ReadonlySet<number>, sql: (ids: string) => string): number | undefined => {
+  const selects: Sql[] = [];
+  const slot = (ids: ReadonlySet<number>, select: (ids: number[]) => Sql): number | undefined => {
     if (ids.size === 0) return undefined;
-    selects.push(sql(idArrayLiteral([...ids])));
+    selects.push(select([...ids]));
     return selects.length - 1;
   };
   const at = {
     templates: slot(keys.templates, (ids) => templateRows.selectSql(schema, ids)),
     signRequests: slot(
       keys.signRequests,
-      (ids) => `${selectColumnsSql(SIGN_REQUESTS, schema)} WHERE id = ANY(${ids})`,
+      (ids) => sql`${selectColumnsSql(SIGN_REQUESTS, schema)} WHERE id = ANY(${ids}::bigint[])`,
     ),
     participants: slot(
       keys.participantsOf,
-      (ids) => `${selectColumnsSql(PARTICIPANTS, schema)} WHERE sign_request_id = ANY(${ids})`,
+      (ids) =>
+        sql`${selectColumnsSql(PARTICIPANTS, schema)} WHERE sign_request_id = ANY(${ids}::bigint[])`,
     ),
   };
-  const results = selects.length === 0 ? [] : await querySeveral(db, selects);
+  // Sent as one text, one round trip: the ids go in as literals.
+  const results = selects.length === 0 ? [] : await querySeveral(db, selects.map(inlined));
   const views = <View>(spec: TableSpec<View>, i: number | undefined): View[] =>
     i === undefined ? [] : (results[i]?.rows ?? []).map((row) => viewOfRow(spec, row));
   const templates = views(TEMPLATES, at.templates);
@@ -130,16 +130,15 @@ export const readAllRecords = async (
   db: SqlQueryable,
   schema: SchemaName,
 ): Promise<ProjectionState> => {
-  const order = `ORDER BY ${FIRST_POSITION}, id`;
-  const templates = await select(db, TEMPLATES, schema, order, []);
-  const signRequests = await select(db, SIGN_REQUESTS, schema, order, []);
+  const first = sql.id(FIRST_POSITION);
+  const order = sql`${first}, id`;
+  const templates = await select(db, TEMPLATES, schema, order);
+  const signRequests = await select(db, SIGN_REQUESTS, schema, order);
   const participants = await select(
     db,
     PARTICIPANTS,
     schema,
-    `ORDER BY min(${FIRST_POSITION}) OVER (PARTITION BY sign_request_id), sign_request_id,
-              ${FIRST_POSITION}, id`,
-    [],
+    sql`min(${first}) OVER (PARTITION BY sign_request_id), sign_request_id, ${first}, id`,
   );
   return toState(templates, signRequests, participants);
 };
@@ -158,13 +157,10 @@ export interface Changes<V> {
  * {@link writeStatements} without the two importing each other.
  */
 export interface TemplateRows {
-  /**
-   * The `SELECT` of the templates of `ids` (a `bigint[]` literal: it is sent
-   * with other statements), every column of the templates table.
-   */
-  selectSql(schema: SchemaName, ids: string): string;
+  /** The `SELECT` of the templates of `ids`, every column of the templates table. */
+  selectSql(schema: SchemaName, ids: readonly number[]): Sql;
   /** The statements that write `changes`. */
-  writes(schema: SchemaName, changes: Changes<TemplateView>): BoundQuery[];
+  writes(schema: SchemaName, changes: Changes<TemplateView>): Sql[];
 }
 
 const collect = <K, V>(
@@ -188,18 +184,11 @@ export const writeStatements = <View>(
   schema: SchemaName,
   spec: TableSpec<View>,
   changes: Changes<View>,
-): BoundQuery[] => [
+): Sql[] => [
   ...(changes.created.length === 0
     ? []
-    : [
-        {
-          text: insertSql(spec, schema),
-          values: [...columnArrays(spec, changes.created), changes.firstPositions],
-        },
-      ]),
-  ...(changes.updated.length === 0
-    ? []
-    : [{ text: updateSql(spec, schema), values: columnArrays(spec, changes.updated) }]),
+    : [insertSql(spec, schema, changes.created, changes.firstPositions)]),
+  ...(changes.updated.length === 0 ? [] : [updateSql(spec, schema, changes.updated)]),
 ];
 
 /**
@@ -218,7 +207,7 @@ export const changeStatements = (
   templateRows: TemplateRows,
   firstSeen: FirstSeen,
   fallback: number,
-): BoundQuery[] => {
+): Sql[] => {
   const templates: Changes<TemplateView> = { created: [], firstPositions: [], updated: [] };
   const signRequests: Changes<SignRequestView> = { created: [], firstPositions: [], updated: [] };
   const participants: Changes<ParticipantView> = { created: [], firstPositions: [], updated: [] };

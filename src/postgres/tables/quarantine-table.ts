@@ -2,7 +2,7 @@
 import type { QuarantineEntry } from '../../engine/quarantine.js';
 import { sqlText } from '../event-routing.js';
 import type { SchemaName } from '../schema-name.js';
-import type { BoundQuery } from '../sql/bound-query.js';
+import { type Sql, sql } from '../sql/sql.js';
 
 /** The structured part of a reason (the decode error or the conflict) as JSON text. */
 const detailOf = (entry: QuarantineEntry): string | null => {
@@ -16,19 +16,14 @@ const detailOf = (entry: QuarantineEntry): string | null => {
 export const quarantineStatement = (
   schema: SchemaName,
   entries: readonly QuarantineEntry[],
-): BoundQuery | undefined =>
+): Sql | undefined =>
   entries.length === 0
     ? undefined
-    : {
-        text: `INSERT INTO ${schema}.quarantine (position, line, reason, message, raw, detail)
-     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
-     ON CONFLICT (position) DO NOTHING`,
-        values: [
-          entries.map((e) => e.position),
-          entries.map((e) => e.line ?? null),
-          entries.map((e) => e.reason.kind),
-          entries.map((e) => sqlText(e.reason.message)),
-          entries.map((e) => sqlText(e.raw)),
-          entries.map(detailOf),
-        ],
-      };
+    : sql`INSERT INTO ${sql.id(schema, 'quarantine')} (position, line, reason, message, raw, detail)
+     SELECT * FROM unnest(${entries.map((e) => e.position)}::bigint[],
+                          ${entries.map((e) => e.line ?? null)}::bigint[],
+                          ${entries.map((e) => e.reason.kind)}::text[],
+                          ${entries.map((e) => sqlText(e.reason.message))}::text[],
+                          ${entries.map((e) => sqlText(e.raw))}::text[],
+                          ${entries.map(detailOf)}::text[])
+     ON CONFLICT (position) DO NOTHING`;

@@ -8,20 +8,22 @@
  */
 import { checkTablesKept } from '../rebuild/replaced-tables.js';
 import type { SchemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { type Sql, sql } from '../sql/sql.js';
 import type { SqlQueryable } from '../sql-client.js';
 
 /**
- * The condition that the row is one of the table of OID `$param` (see
+ * The condition that the row is one of the table of OID `oid` (see
  * replaced-tables.ts); always true when the worker pinned none.
  */
-const sameTable = (param: string): string => `(${param}::oid IS NULL OR tableoid = ${param}::oid)`;
+const sameTable = (oid: string | null): Sql => sql`(${oid}::oid IS NULL OR tableoid = ${oid}::oid)`;
 
 /** A partition this worker holds, with the epoch of its claim. */
 export type Claims = Map<number, number>;
 
-/** `$n` milliseconds from the database's clock now, as SQL. */
-export const leaseEnd = (param: string): string =>
-  `clock_timestamp() + ${param}::double precision * interval '1 millisecond'`;
+/** `ms` milliseconds (a value or an expression) from the database's clock now, as SQL. */
+export const leaseEnd = (ms: Sql | number): Sql =>
+  sql`clock_timestamp() + ${ms}::double precision * interval '1 millisecond'`;
 
 interface ClaimRow {
   readonly partition: number;
@@ -50,48 +52,51 @@ export const maintainClaims = async (
 ): Promise<Claims> => {
   if (pinned !== undefined) await checkTablesKept(db, schema, pinned);
   const oid = pinned ?? null;
-  await db.query(
-    `INSERT INTO ${schema}.workers (id, started_at, lease_until)
-       VALUES ($1, clock_timestamp(), ${leaseEnd('$2')})
+  const table = sql.id(schema, 'partitions');
+  await send(
+    db,
+    sql`INSERT INTO ${sql.id(schema, 'workers')} (id, started_at, lease_until)
+       VALUES (${workerId}, clock_timestamp(), ${leaseEnd(leaseMs)})
      ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until`,
-    [workerId, leaseMs],
   );
   // A lease this worker let expire is renewed as long as nobody claimed it:
   // nobody else can have written meanwhile (a claim would have set the owner).
-  const renewed = await db.query<ClaimRow>(
-    `UPDATE ${schema}.partitions SET lease_until = ${leaseEnd('$2')}
-      WHERE owner = $1 AND ${sameTable('$3')} RETURNING partition, epoch`,
-    [workerId, leaseMs, oid],
+  const renewed = await send<ClaimRow>(
+    db,
+    sql`UPDATE ${table} SET lease_until = ${leaseEnd(leaseMs)}
+      WHERE owner = ${workerId} AND ${sameTable(oid)} RETURNING partition, epoch`,
   );
   const held = claimsOf(renewed.rows);
-  const live = await db.query<{ n: string }>(
-    `SELECT count(*) AS n FROM ${schema}.workers WHERE lease_until > clock_timestamp()`,
+  const live = await send<{ n: string }>(
+    db,
+    sql`SELECT count(*) AS n FROM ${sql.id(schema, 'workers')} WHERE lease_until > clock_timestamp()`,
   );
   const share = Math.ceil(partitions / Math.max(1, Number(live.rows[0]?.n ?? 1)));
   if (held.size > share) {
     const extra = [...held.keys()].sort((a, b) => b - a).slice(0, held.size - share);
-    await db.query(
-      `UPDATE ${schema}.partitions SET owner = NULL, lease_until = NULL
-        WHERE owner = $1 AND partition = ANY($2::integer[]) AND ${sameTable('$3')}`,
-      [workerId, extra, oid],
+    await send(
+      db,
+      sql`UPDATE ${table} SET owner = NULL, lease_until = NULL
+        WHERE owner = ${workerId} AND partition = ANY(${extra}::integer[]) AND ${sameTable(oid)}`,
     );
     for (const partition of extra) held.delete(partition);
   } else if (held.size < share) {
-    const claimed = await db.query<ClaimRow>(
-      `UPDATE ${schema}.partitions SET owner = $1, epoch = epoch + 1, lease_until = ${leaseEnd('$2')}
+    const claimed = await send<ClaimRow>(
+      db,
+      sql`UPDATE ${table} SET owner = ${workerId}, epoch = epoch + 1, lease_until = ${leaseEnd(leaseMs)}
         WHERE partition IN (
-          SELECT partition FROM ${schema}.partitions
-           WHERE (owner IS NULL OR lease_until < clock_timestamp()) AND ${sameTable('$4')}
-           ORDER BY partition LIMIT $3 FOR UPDATE SKIP LOCKED)
-          AND ${sameTable('$4')}
+          SELECT partition FROM ${table}
+           WHERE (owner IS NULL OR lease_until < clock_timestamp()) AND ${sameTable(oid)}
+           ORDER BY partition LIMIT ${share - held.size} FOR UPDATE SKIP LOCKED)
+          AND ${sameTable(oid)}
         RETURNING partition, epoch`,
-      [workerId, leaseMs, share - held.size, oid],
     );
     for (const [partition, epoch] of claimsOf(claimed.rows)) held.set(partition, epoch);
   }
   // Rows of workers gone for a while only clutter `pg status`.
-  await db.query(
-    `DELETE FROM ${schema}.workers WHERE lease_until < clock_timestamp() - interval '10 minutes'`,
+  await send(
+    db,
+    sql`DELETE FROM ${sql.id(schema, 'workers')} WHERE lease_until < clock_timestamp() - interval '10 minutes'`,
   );
   return held;
 };
@@ -103,10 +108,10 @@ export const releaseClaims = async (
   workerId: string,
   pinned?: string,
 ): Promise<void> => {
-  await db.query(
-    `UPDATE ${schema}.partitions SET owner = NULL, lease_until = NULL
-      WHERE owner = $1 AND ${sameTable('$2')}`,
-    [workerId, pinned ?? null],
+  await send(
+    db,
+    sql`UPDATE ${sql.id(schema, 'partitions')} SET owner = NULL, lease_until = NULL
+      WHERE owner = ${workerId} AND ${sameTable(pinned ?? null)}`,
   );
-  await db.query(`DELETE FROM ${schema}.workers WHERE id = $1`, [workerId]);
+  await send(db, sql`DELETE FROM ${sql.id(schema, 'workers')} WHERE id = ${workerId}`);
 };

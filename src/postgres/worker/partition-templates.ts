@@ -5,7 +5,7 @@
  * their only writer), the others in private rows of `partition_templates`.
  */
 import type { TemplateView } from '../../core/projections/records.js';
-import { integerLiteral } from '../sql/sql-literal.js';
+import { sql } from '../sql/sql.js';
 import { selectColumnsSql, type TableSpec, TEMPLATES } from '../tables/projection-columns.js';
 import type { TemplateRows } from '../tables/projection-tables.js';
 import { writeStatements } from '../tables/projection-tables.js';
@@ -28,7 +28,8 @@ const PARTITION_TEMPLATE_VIEWS: TableSpec<TemplateView> = {
 
 /** The templates table itself (partition 0, and the single-partition schema). */
 const publicTemplates: TemplateRows = {
-  selectSql: (schema, ids) => `${selectColumnsSql(TEMPLATES, schema)} WHERE id = ANY(${ids})`,
+  selectSql: (schema, ids) =>
+    sql`${selectColumnsSql(TEMPLATES, schema)} WHERE id = ANY(${ids}::bigint[])`,
   writes: (schema, changes) => writeStatements(schema, TEMPLATES, changes),
 };
 
@@ -37,8 +38,8 @@ const privateTemplates = (partition: number): TemplateRows => {
     views.map((view) => ({ ...view, partition }));
   return {
     selectSql: (schema, ids) =>
-      `${selectColumnsSql(PARTITION_TEMPLATE_VIEWS, schema)}
-        WHERE partition = ${integerLiteral(partition)} AND id = ANY(${ids})`,
+      sql`${selectColumnsSql(PARTITION_TEMPLATE_VIEWS, schema)}
+        WHERE partition = ${partition} AND id = ANY(${ids}::bigint[])`,
     writes: (schema, { created, firstPositions, updated }) =>
       writeStatements(schema, PARTITION_TEMPLATES, {
         created: scoped(created),

@@ -18,7 +18,9 @@
 
 import { EVERY_PARTITION } from '../schema/migration-partitions.js';
 import type { SchemaName } from '../schema-name.js';
-import { queryPrepared, type SqlQueryable } from '../sql-client.js';
+import { sendPrepared } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
+import type { SqlQueryable } from '../sql-client.js';
 import { type Claims, leaseEnd } from './partition-leases.js';
 
 /**
@@ -35,27 +37,29 @@ export const partitionsWithWork = async (
   leaseMs: number,
 ): Promise<Set<number>> => {
   if (claims.size === 0) return new Set();
-  const { rows } = await queryPrepared<{ partition: number }>(
+  const events = sql.id(schema, 'events');
+  const partitions = sql.id(schema, 'partitions');
+  const { rows } = await sendPrepared<{ partition: number }>(
     db,
-    `WITH held AS (
-       SELECT * FROM unnest($2::integer[], $3::bigint[]) AS h(partition, epoch)
+    sql`WITH held AS (
+       SELECT * FROM unnest(${[...claims.keys()]}::integer[], ${[...claims.values()]}::bigint[])
+                  AS h(partition, epoch)
      ), newest AS (
-       SELECT coalesce(max(position), 0) AS high FROM ${schema}.events
+       SELECT coalesce(max(position), 0) AS high FROM ${events}
      ), advanced AS (
-       UPDATE ${schema}.partitions AS p
-          SET position = newest.high, updated_at = clock_timestamp(), lease_until = ${leaseEnd('$4')}
+       UPDATE ${partitions} AS p
+          SET position = newest.high, updated_at = clock_timestamp(), lease_until = ${leaseEnd(leaseMs)}
          FROM held, newest
-        WHERE p.partition = held.partition AND p.epoch = held.epoch AND p.owner = $1
+        WHERE p.partition = held.partition AND p.epoch = held.epoch AND p.owner = ${workerId}
           AND p.lease_until > clock_timestamp() AND p.position < newest.high
           AND NOT EXISTS (
-            SELECT 1 FROM ${schema}.events AS e
+            SELECT 1 FROM ${events} AS e
              WHERE e.partition IN (p.partition, ${EVERY_PARTITION})
                AND e.position > p.position AND e.position <= newest.high)
        RETURNING p.partition
      )
-     SELECT p.partition FROM ${schema}.partitions AS p JOIN held USING (partition), newest
+     SELECT p.partition FROM ${partitions} AS p JOIN held USING (partition), newest
       WHERE p.position < newest.high AND p.partition NOT IN (SELECT partition FROM advanced)`,
-    [workerId, [...claims.keys()], [...claims.values()], leaseMs],
   );
   return new Set(rows.map((row) => row.partition));
 };

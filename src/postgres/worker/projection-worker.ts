@@ -30,13 +30,13 @@ import {
 import { checkSchema, partitionCount, type SchemaOptions } from '../schema/migrate.js';
 import { type SchemaName, schemaName } from '../schema-name.js';
 import type { SqlPool } from '../sql-client.js';
+import { stillHeld } from './batch-write.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
 import {
   type BatchContext,
   type BatchOutcome,
   projectPartitionBatch,
   retryOneAtATime,
-  stillHeld,
 } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
 import { partitionsWithWork } from './partitions-with-work.js';
@@ -232,7 +232,7 @@ const workerOn = (
       if (outcome.kind === 'lost') {
         claims.delete(partition);
         behind.delete(partition);
-        if (await stillHeld(pool, schema, id, partition, epoch)) {
+        if (await stillHeld(pool, { schema, workerId: id, partition, epoch })) {
           // Only the lease lapsed (this worker was blocked past it) and nobody
           // claimed the partition: the next heartbeat, made at once, renews it.
           lastHeartbeat = Number.NEGATIVE_INFINITY;

@@ -92,11 +92,11 @@ describe('integerLiteral and idArrayLiteral', () => {
   it('write safe integers and ids as the server reads them', async () => {
     const ids = [0, -1, 7, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
     const { rows } = await db.pool.query<{ ids: string[]; n: string }>(
-      `SELECT ${idArrayLiteral(ids)} AS ids, ${integerLiteral(-42)}::bigint AS n`,
+      `SELECT ${idArrayLiteral(ids)}::bigint[] AS ids, ${integerLiteral(-42)}::bigint AS n`,
     );
     expect(rows[0]?.ids.map(Number)).toEqual(ids);
     expect(rows[0]?.n).toBe('-42');
-    expect((await db.pool.query(`SELECT ${idArrayLiteral([])} AS ids`)).rows[0]).toEqual({
+    expect((await db.pool.query(`SELECT ${idArrayLiteral([])}::bigint[] AS ids`)).rows[0]).toEqual({
       ids: [],
     });
   });
