@@ -29,6 +29,8 @@ import {
 } from '../rebuild/replaced-tables.js';
 import { checkSchema, partitionCount, type SchemaOptions } from '../schema/migrate.js';
 import { type SchemaName, schemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import type { SqlPool } from '../sql-client.js';
 import { stillHeld } from './batch-write.js';
 import { eventFailure, isEventFailure } from './event-failure.js';
@@ -150,7 +152,7 @@ export const createProjectionWorker = async (
       databaseError(cause, `reading the partitions of ${schema}`),
     );
     return ok(
-      workerOn(pool, options, {
+      new PartitionWorker(pool, options, {
         schema,
         batchSize,
         leaseMs,
@@ -170,114 +172,206 @@ interface WorkerSettings {
   readonly tableOid: string;
 }
 
-/** The worker of {@link createProjectionWorker}, holding no partition yet. */
-const workerOn = (
-  pool: SqlPool,
-  options: ProjectionWorkerOptions,
-  { schema, batchSize, leaseMs, partitionTotal, tableOid }: WorkerSettings,
-): ProjectionWorker => {
-  const id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const context: BatchContext = {
-    schema,
-    workerId: id,
-    leaseMs,
-    batchSize,
-    strict: options.strict ?? false,
-    upcasters: options.upcasters ?? [],
-    onFolded: options.onFolded,
-    reactors: options.reactors,
-    onProjected: options.onProjected,
-    tracing: options.tracing?.enabled === true ? options.tracing : undefined,
-  };
-  const heartbeatMs = leaseMs / 4;
-  let claims: Claims = new Map();
-  let lastHeartbeat = Number.NEGATIVE_INFINITY;
+/**
+ * The worker of {@link createProjectionWorker}, holding no partition yet:
+ * its state (the partitions it holds and those that may have work) and what
+ * it does with it. Its public members are arrow functions: a
+ * caller may hand them on unbound.
+ */
+class PartitionWorker implements ProjectionWorker {
+  readonly id: string;
+  readonly schema: SchemaName;
+  readonly heartbeatMs: number;
+  readonly #pool: SqlPool;
+  readonly #options: ProjectionWorkerOptions;
+  readonly #settings: WorkerSettings;
+  readonly #context: BatchContext;
+  #claims: Claims = new Map();
+  #lastHeartbeat = Number.NEGATIVE_INFINITY;
   /** Partitions that may have work; refilled with every held partition once all are caught up. */
-  let behind = new Set<number>();
+  #behind = new Set<number>();
 
-  const heartbeat = async (force = false): Promise<void> => {
-    if (!force && performance.now() - lastHeartbeat < heartbeatMs) return;
-    lastHeartbeat = performance.now();
-    const held = await maintainClaims(pool, schema, id, leaseMs, partitionTotal, tableOid);
-    for (const partition of held.keys()) if (!claims.has(partition)) behind.add(partition);
-    for (const partition of claims.keys()) if (!held.has(partition)) behind.delete(partition);
-    claims = held;
-  };
+  constructor(pool: SqlPool, options: ProjectionWorkerOptions, settings: WorkerSettings) {
+    this.#pool = pool;
+    this.#options = options;
+    this.#settings = settings;
+    this.id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.schema = settings.schema;
+    this.heartbeatMs = settings.leaseMs / 4;
+    this.#context = {
+      schema: settings.schema,
+      workerId: this.id,
+      leaseMs: settings.leaseMs,
+      batchSize: settings.batchSize,
+      strict: options.strict ?? false,
+      upcasters: options.upcasters ?? [],
+      onFolded: options.onFolded,
+      reactors: options.reactors,
+      onProjected: options.onProjected,
+      tracing: options.tracing?.enabled === true ? options.tracing : undefined,
+    };
+  }
+
+  readonly runBatch = (): Promise<Result<WorkerProgress, PostgresError>> =>
+    this.#guarded(`projecting a batch of ${this.schema}.events`, async () => {
+      let processed = await this.#nextBatch();
+      if (processed === 0) {
+        // Everything held was caught up: look again at every partition next time.
+        this.#behind = new Set(this.#claims.keys());
+        processed = await this.#nextBatch();
+        if (processed === 0) this.#behind = new Set(this.#claims.keys());
+      }
+      return readTotals(this.#pool, this.schema, processed);
+    });
+
+  readonly catchUp = (
+    onBatch?: (progress: WorkerProgress) => void,
+    signal?: MinimalAbortSignal,
+  ): Promise<Result<WorkerProgress, PostgresError>> =>
+    this.#guarded(`projecting ${this.schema}.events`, async () => {
+      await this.#heartbeat();
+      const processed = await this.#catchUpLoop(onBatch, signal);
+      return readTotals(this.#pool, this.schema, processed);
+    });
+
+  readonly drain = (
+    onBatch?: (progress: WorkerProgress) => void,
+  ): Promise<Result<WorkerProgress, PostgresError>> =>
+    this.#guarded(`projecting ${this.schema}.events`, async () => {
+      const high = await send<{ high: string | null }>(
+        this.#pool,
+        sql`SELECT max(position) AS high FROM ${sql.id(this.schema, 'events')}`,
+      );
+      const target = Number(high.rows[0]?.high ?? 0);
+      let processed = 0;
+      await this.#heartbeat(true);
+      for (;;) {
+        processed += await this.#catchUpLoop(onBatch);
+        const totals = await readTotals(this.#pool, this.schema, processed);
+        if (totals.checkpoint >= target && !(await this.#redoHeldElsewhere())) {
+          await releaseClaims(this.#pool, this.schema, this.id, this.#settings.tableOid);
+          this.#claims = new Map();
+          return totals;
+        }
+        // Others still hold partitions with work (events, or redo rows): wait, and take over any
+        // whose owner stops.
+        await sleep(Math.min(this.heartbeatMs, 250));
+        await this.#heartbeat(true);
+      }
+    });
+
+  readonly partitions = (): readonly number[] => [...this.#claims.keys()].sort((a, b) => a - b);
+
+  readonly release = (): Promise<Result<void, PostgresError>> =>
+    this.#guarded(`releasing the partitions of ${this.schema}`, async () => {
+      await releaseClaims(this.#pool, this.schema, this.id, this.#settings.tableOid);
+      this.#claims = new Map();
+      this.#behind = new Set();
+    });
+
+  /** Renews the claims (once a heartbeat, unless `force`); newly held partitions may have work. */
+  async #heartbeat(force = false): Promise<void> {
+    if (!force && performance.now() - this.#lastHeartbeat < this.heartbeatMs) return;
+    this.#lastHeartbeat = performance.now();
+    const { schema, leaseMs, partitionTotal, tableOid } = this.#settings;
+    const held = await maintainClaims(
+      this.#pool,
+      schema,
+      this.id,
+      leaseMs,
+      partitionTotal,
+      tableOid,
+    );
+    for (const partition of held.keys())
+      if (!this.#claims.has(partition)) this.#behind.add(partition);
+    for (const partition of this.#claims.keys())
+      if (!held.has(partition)) this.#behind.delete(partition);
+    this.#claims = held;
+  }
 
   /** One batch of work, if any partition has some; the number of records processed. */
-  const nextBatch = async (): Promise<number> => {
-    await heartbeat();
+  async #nextBatch(): Promise<number> {
+    await this.#heartbeat();
     for (;;) {
-      const partition = behind.values().next().value;
+      const partition = this.#behind.values().next().value;
       if (partition === undefined) return 0;
-      const epoch = claims.get(partition);
+      const epoch = this.#claims.get(partition);
       if (epoch === undefined) {
-        behind.delete(partition);
+        this.#behind.delete(partition);
         continue;
       }
-      let outcome: BatchOutcome;
-      try {
-        outcome = await projectPartitionBatch(pool, context, partition, epoch);
-      } catch (cause) {
-        try {
-          outcome = await retryOneAtATime(pool, context, partition, epoch, cause);
-        } catch (failure) {
-          // A batch that failed because its tables were swapped under it is no error
-          // of its partition's: the worker stops.
-          if (sqlState(failure) !== undefined) await checkTablesKept(pool, schema, tableOid);
-          await recordError(partition, failure);
-          throw failure;
-        }
-      }
+      const outcome = await this.#project(partition, epoch);
       if (outcome.kind === 'lost') {
-        claims.delete(partition);
-        behind.delete(partition);
-        if (await stillHeld(pool, { schema, workerId: id, partition, epoch })) {
-          // Only the lease lapsed (this worker was blocked past it) and nobody
-          // claimed the partition: the next heartbeat, made at once, renews it.
-          lastHeartbeat = Number.NEGATIVE_INFINITY;
-        } else {
-          options.onLostClaim?.(partition);
-        }
+        await this.#lost(partition, epoch);
         continue;
       }
       // Round robin: a partition with more to do goes to the back.
-      behind.delete(partition);
-      if (!outcome.caughtUp) behind.add(partition);
+      this.#behind.delete(partition);
+      if (!outcome.caughtUp) this.#behind.add(partition);
       if (outcome.processed > 0) return outcome.processed;
-      await heartbeat();
+      await this.#heartbeat();
     }
-  };
+  }
 
-  const recordError = async (partition: number, cause: unknown): Promise<void> => {
+  /** One batch of `partition`; a refused one again event by event, to name the event refused. */
+  async #project(partition: number, epoch: number): Promise<BatchOutcome> {
+    try {
+      return await projectPartitionBatch(this.#pool, this.#context, partition, epoch);
+    } catch (cause) {
+      try {
+        return await retryOneAtATime(this.#pool, this.#context, partition, epoch, cause);
+      } catch (failure) {
+        // A batch that failed because its tables were swapped under it is no error
+        // of its partition's: the worker stops.
+        if (sqlState(failure) !== undefined) {
+          await checkTablesKept(this.#pool, this.schema, this.#settings.tableOid);
+        }
+        await this.#recordError(partition, failure);
+        throw failure;
+      }
+    }
+  }
+
+  /** Forgets a partition whose batch found its claim lost, unless only its lease lapsed. */
+  async #lost(partition: number, epoch: number): Promise<void> {
+    this.#claims.delete(partition);
+    this.#behind.delete(partition);
+    if (await stillHeld(this.#pool, { schema: this.schema, workerId: this.id, partition, epoch })) {
+      // Only the lease lapsed (this worker was blocked past it) and nobody
+      // claimed the partition: the next heartbeat, made at once, renews it.
+      this.#lastHeartbeat = Number.NEGATIVE_INFINITY;
+    } else {
+      this.#options.onLostClaim?.(partition);
+    }
+  }
+
+  /** Writes why `partition` failed on its row, for `pg status`. */
+  async #recordError(partition: number, cause: unknown): Promise<void> {
     // A server that did not answer cannot record anything either; asking would
     // only wait out another deadline before the outage is reported.
     if (sqlState(cause) === undefined && isRetryableCause(cause)) return;
     const message = isEventFailure(cause)
-      ? eventFailure(schema, cause).message
+      ? eventFailure(this.schema, cause).message
       : cause instanceof Error
         ? cause.message
         : String(cause);
-    await pool
-      .query(
-        `UPDATE ${schema}.partitions SET last_error = $2, last_error_at = clock_timestamp()
-          WHERE partition = $1`,
-        [partition, message],
-      )
-      .catch(() => undefined);
-  };
+    await send(
+      this.#pool,
+      sql`UPDATE ${sql.id(this.schema, 'partitions')}
+             SET last_error = ${message}, last_error_at = clock_timestamp()
+           WHERE partition = ${partition}`,
+    ).catch(() => undefined);
+  }
 
-  const guarded = async <T>(
-    doing: string,
-    run: () => Promise<T>,
-  ): Promise<Result<T, PostgresError>> => {
+  /** `run`'s result, its failure as the error an operator can act on. */
+  async #guarded<T>(doing: string, run: () => Promise<T>): Promise<Result<T, PostgresError>> {
     try {
       return ok(await run());
     } catch (cause) {
       if (cause instanceof TablesReplacedError) return err(tablesReplaced(cause));
       // A statement refused because the tables it named were swapped under it.
       if (sqlState(cause) === '42P01') {
-        const kept = await checkTablesKept(pool, schema, tableOid).then(
+        const kept = await checkTablesKept(this.#pool, this.schema, this.#settings.tableOid).then(
           () => undefined,
           (failure: unknown) => failure,
         );
@@ -285,54 +379,40 @@ const workerOn = (
       }
       // A refusal narrowed down to one event names it and how to skip it.
       if (isEventFailure(cause)) {
-        return err(eventFailure(schema, cause));
+        return err(eventFailure(this.schema, cause));
       }
       return err(databaseError(cause, doing));
     }
-  };
+  }
 
-  const runBatch = (): Promise<Result<WorkerProgress, PostgresError>> =>
-    guarded(`projecting a batch of ${schema}.events`, async () => {
-      let processed = await nextBatch();
-      if (processed === 0) {
-        // Everything held was caught up: look again at every partition next time.
-        behind = new Set(claims.keys());
-        processed = await nextBatch();
-        if (processed === 0) behind = new Set(claims.keys());
-      }
-      return readTotals(pool, schema, processed);
-    });
-
-  const catchUpLoop = async (
+  /** Batches until no held partition has work, or `signal` aborts; the records processed. */
+  async #catchUpLoop(
     onBatch?: (progress: WorkerProgress) => void,
     signal?: MinimalAbortSignal,
-  ): Promise<number> => {
+  ): Promise<number> {
+    const { reactors } = this.#context;
     // Partitions with nothing new are advanced in one statement, not a batch each; with
     // reactors every partition takes its batch (caught up, it releases the timers due).
-    behind =
-      context.reactors === undefined || context.reactors.length === 0
-        ? await partitionsWithWork(pool, schema, id, claims, leaseMs)
-        : new Set(claims.keys());
+    this.#behind =
+      reactors === undefined || reactors.length === 0
+        ? await partitionsWithWork(
+            this.#pool,
+            this.schema,
+            this.id,
+            this.#claims,
+            this.#settings.leaseMs,
+          )
+        : new Set(this.#claims.keys());
     let processed = 0;
     for (;;) {
       // A stop waits for the batch in progress, not for the whole backlog.
       if (signal?.aborted === true) return processed;
-      const done = await nextBatch();
+      const done = await this.#nextBatch();
       if (done === 0) return processed;
       processed += done;
-      if (onBatch !== undefined) onBatch(await readTotals(pool, schema, processed));
+      if (onBatch !== undefined) onBatch(await readTotals(this.#pool, this.schema, processed));
     }
-  };
-
-  const catchUp = (
-    onBatch?: (progress: WorkerProgress) => void,
-    signal?: MinimalAbortSignal,
-  ): Promise<Result<WorkerProgress, PostgresError>> =>
-    guarded(`projecting ${schema}.events`, async () => {
-      await heartbeat();
-      const processed = await catchUpLoop(onBatch, signal);
-      return readTotals(pool, schema, processed);
-    });
+  }
 
   /**
    * Whether positions `pg rebuild --switch` gave the reactors to react to again wait in
@@ -341,59 +421,17 @@ const workerOn = (
    * was killed holding the partition. Rows in partitions it holds arrived after its claim's
    * catch-up; they wait for the next claim, as they would for a following worker.
    */
-  const redoHeldElsewhere = async (): Promise<boolean> => {
-    const names = (context.reactors ?? []).map((reactor) => reactor.name);
+  async #redoHeldElsewhere(): Promise<boolean> {
+    const names = (this.#context.reactors ?? []).map((reactor) => reactor.name);
     if (names.length === 0) return false;
-    const { rows } = await pool.query<{ waiting: boolean }>(
-      `SELECT EXISTS (
-         SELECT 1 FROM ${schema}.reactor_redo
-          WHERE reactor = ANY($1::text[]) AND NOT (partition = ANY($2::integer[]))
+    const { rows } = await send<{ waiting: boolean }>(
+      this.#pool,
+      sql`SELECT EXISTS (
+         SELECT 1 FROM ${sql.id(this.schema, 'reactor_redo')}
+          WHERE reactor = ANY(${names}::text[])
+            AND NOT (partition = ANY(${[...this.#claims.keys()]}::integer[]))
        ) AS waiting`,
-      [names, [...claims.keys()]],
     );
     return rows[0]?.waiting === true;
-  };
-
-  const drain = (
-    onBatch?: (progress: WorkerProgress) => void,
-  ): Promise<Result<WorkerProgress, PostgresError>> =>
-    guarded(`projecting ${schema}.events`, async () => {
-      const high = await pool.query<{ high: string | null }>(
-        `SELECT max(position) AS high FROM ${schema}.events`,
-      );
-      const target = Number(high.rows[0]?.high ?? 0);
-      let processed = 0;
-      await heartbeat(true);
-      for (;;) {
-        processed += await catchUpLoop(onBatch);
-        const totals = await readTotals(pool, schema, processed);
-        if (totals.checkpoint >= target && !(await redoHeldElsewhere())) {
-          await releaseClaims(pool, schema, id, tableOid);
-          claims = new Map();
-          return totals;
-        }
-        // Others still hold partitions with work (events, or redo rows): wait, and take over any
-        // whose owner stops.
-        await sleep(Math.min(heartbeatMs, 250));
-        await heartbeat(true);
-      }
-    });
-
-  const release = (): Promise<Result<void, PostgresError>> =>
-    guarded(`releasing the partitions of ${schema}`, async () => {
-      await releaseClaims(pool, schema, id, tableOid);
-      claims = new Map();
-      behind = new Set();
-    });
-
-  return {
-    id,
-    schema,
-    heartbeatMs,
-    runBatch,
-    catchUp,
-    drain,
-    partitions: () => [...claims.keys()].sort((a, b) => a - b),
-    release,
-  };
-};
+  }
+}
