@@ -40,12 +40,19 @@ import { databaseError, type PostgresError, sqlState } from '../postgres-error.j
 import { REBUILD_SUFFIX } from '../rebuild/rebuild-schema.js';
 import { RETIRED_SUFFIX } from '../rebuild/switch-projection.js';
 import { checkSchema, type SchemaOptions } from '../schema/migrate.js';
-import { appendLockSql } from '../schema/migrations.js';
+import { appendLock } from '../schema/migrations.js';
 import { type SchemaName, schemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import { checkOut, rollBack, type SqlPool, type SqlPoolClient } from '../sql-client.js';
 import { ensureNameKeyRow } from './erasure-key-rows.js';
 import { readLedgerRows, writeErasureEntry } from './erasure-rows.js';
-import { eraseEvents, namesInEvents, participantsNamedInEvents } from './forget-events.js';
+import {
+  type ErasedEvents,
+  eraseEvents,
+  namesInEvents,
+  participantsNamedInEvents,
+} from './forget-events.js';
 import { eraseTables } from './forget-tables.js';
 
 /** Options of {@link forgetPostgres}. */
@@ -86,9 +93,9 @@ const besideSchemas = async (
 ): Promise<{ readonly rebuild?: SchemaName; readonly retired?: SchemaName }> => {
   const rebuild = `${live}${REBUILD_SUFFIX}`;
   const retired = `${live}${RETIRED_SUFFIX}`;
-  const { rows } = await client.query<{ nspname: string }>(
-    'SELECT nspname FROM pg_namespace WHERE nspname = ANY($1::text[])',
-    [[rebuild, retired]],
+  const { rows } = await send<{ nspname: string }>(
+    client,
+    sql`SELECT nspname FROM pg_namespace WHERE nspname = ANY(${[rebuild, retired]}::text[])`,
   );
   const found = new Set(rows.map((row) => row.nspname));
   return {
@@ -105,8 +112,35 @@ interface Try {
   readonly now: () => Date;
 }
 
-/** T's statements up to its commit (the caller commits, or rolls back a dry run). */
-const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetReport> => {
+/** A try of T once it knows whom it forgets, and where. */
+interface Forget extends Try {
+  /** Not a dry run. */
+  readonly write: boolean;
+  /** The person as the request names them, for the ledger's pseudonym. */
+  readonly who: Omit<ErasureSubject, 'pseudonym'>;
+  /** The pseudonym an earlier forget of the person gave them, if any. */
+  readonly earlier: string | undefined;
+  readonly subject: ErasureSubject;
+  /** This erasure's id in the ledger. */
+  readonly erasure: string;
+  /** The ledger entry of this erasure in `state`. */
+  readonly entry: (state: ErasureEntry['state'], counts?: Record<string, number>) => ErasureEntry;
+  readonly beside: { readonly rebuild?: SchemaName; readonly retired?: SchemaName };
+}
+
+/** What T found and rewrote so far. */
+interface Progress {
+  /** The names the forgotten ids were stored with. */
+  found: string[];
+  names: NamesToErase;
+  events: ErasedEvents;
+  /** Rows rewritten per table (`schema.table` for the schemas beside the live one). */
+  readonly tableCounts: Record<string, number>;
+}
+
+/** Whom T forgets: the subject, its pseudonym (an earlier forget's, or a new one) and its ledger entries. */
+const startForget = async (t: Try): Promise<Forget> => {
+  const { client, schema, request, now } = t;
   const write = !request.dryRun;
   const { ledger } = await readLedgerRows(client, schema);
   const who = {
@@ -134,100 +168,102 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
     ...(subject.companyId === undefined ? {} : { companyId: subject.companyId }),
     ...(counts === undefined ? {} : { counts }),
   });
-  if (write) await writeErasureEntry(client, schema, entry('started'));
   const beside = await besideSchemas(client, schema);
-  // The bulk of the work, up to the last position now, while appends go on.
-  const high = Number(
-    (
-      await client.query<{ high: string | null }>(
-        `SELECT max(position) AS high FROM ${schema}.events`,
-      )
-    ).rows[0]?.high ?? 0,
-  );
-  const upToHigh = { after: 0, upTo: high };
-  let found = await namesInEvents(client, schema, subject, upToHigh);
-  let names: NamesToErase = { typed: storedForms(request.names), found: storedForms(found) };
-  let events = await eraseEvents(client, schema, subject, names, upToHigh, write);
-  if (write) {
-    // The fence (see the file comment): no batch that read events before T commits after it, and
-    // those that committed before it are seen by the rewrites below.
-    for (const fenced of [schema, beside.rebuild]) {
-      if (fenced !== undefined)
-        await client.query(`UPDATE ${fenced}.partitions SET epoch = epoch + 1`);
+  return { ...t, write, who, earlier, subject, erasure, entry, beside };
+};
+
+/** The events that now hold the names, `more` before `events`, counted together. */
+const together = (events: ErasedEvents, more: ErasedEvents): ErasedEvents => ({
+  rows: new Map([...events.rows, ...more.rows]),
+  events: events.events + more.events,
+  badLines: events.badLines + more.badLines,
+});
+
+/**
+ * The fence (see the file comment): no batch that read events before T
+ * commits after it, and those that committed before it are seen by the
+ * rewrites of the tables that follow.
+ */
+const fenceWorkers = async ({ client, schema, beside }: Forget): Promise<void> => {
+  for (const fenced of [schema, beside.rebuild]) {
+    if (fenced !== undefined) {
+      await send(client, sql`UPDATE ${sql.id(fenced, 'partitions')} SET epoch = epoch + 1`);
     }
   }
+};
+
+/** Rewrites the tables of the live schema and of those beside it, adding to the counts. */
+const eraseAllTables = async (f: Forget, progress: Progress): Promise<void> => {
+  const { beside } = f;
   const tables = [
-    { at: schema, live: true, label: '' },
+    { at: f.schema, live: true, label: '' },
     { at: beside.rebuild, live: false, label: `${beside.rebuild}.` },
     { at: beside.retired, live: false, label: `${beside.retired}.` },
   ];
-  const tableCounts: Record<string, number> = {};
-  const eraseAllTables = async (): Promise<void> => {
-    const erasing = { subject, names, events: events.rows };
-    for (const { at, live, label } of tables) {
-      if (at === undefined) continue;
-      const changed = await eraseTables(client, at, live, erasing, write);
-      for (const [table, n] of Object.entries(changed)) {
-        tableCounts[`${label}${table}`] = (tableCounts[`${label}${table}`] ?? 0) + n;
-      }
-    }
-  };
-  await eraseAllTables();
-  if (write) {
-    // Then no append commits until T does: the events stored since are erased too, and an append
-    // that waits for the lock sees the ledger entries of T (erased-appends.ts).
-    await client.query(`SELECT ${appendLockSql(schema)}`);
-    // T reads its own started entry: the others' decide whether the person was forgotten meanwhile.
-    const current = (await readLedgerRows(client, schema)).ledger;
-    const others = current.entries.filter((other) => other.erasure !== erasure);
-    if (new ErasureLedger(others, current.nameKey).pseudonymFor(who) !== earlier) {
-      // Another forget of the same person committed meanwhile: try again, with its pseudonym.
-      throw Object.assign(new Error('another forget of the same person committed'), {
-        code: '40001',
-      });
-    }
-    const since = { after: high };
-    const more = (await namesInEvents(client, schema, subject, since)).filter(
-      (n) => !found.includes(n),
-    );
-    if (more.length > 0) {
-      // A new spelling of the person arrived meanwhile: every event may hold it in free text.
-      found = [...found, ...more];
-      names = { typed: names.typed, found: storedForms(found) };
-      const again = await eraseEvents(client, schema, subject, names, { after: 0 }, write);
-      events = {
-        rows: new Map([...events.rows, ...again.rows]),
-        events: events.events + again.events,
-        badLines: events.badLines + again.badLines,
-      };
-      await eraseAllTables();
-    } else {
-      const tail = await eraseEvents(client, schema, subject, names, since, write);
-      events = {
-        rows: new Map([...events.rows, ...tail.rows]),
-        events: events.events + tail.events,
-        badLines: events.badLines + tail.badLines,
-      };
+  const erasing = { subject: f.subject, names: progress.names, events: progress.events.rows };
+  for (const { at, live, label } of tables) {
+    if (at === undefined) continue;
+    const changed = await eraseTables(f.client, at, live, erasing, f.write);
+    for (const [table, n] of Object.entries(changed)) {
+      const counted = `${label}${table}`;
+      progress.tableCounts[counted] = (progress.tableCounts[counted] ?? 0) + n;
     }
   }
-  const sameName = await participantsNamedInEvents(client, schema, subject, found);
-  const counts: Record<string, number> = {
-    events: events.events,
-    'bad lines': events.badLines,
-    ...tableCounts,
-  };
-  if (write) await writeErasureEntry(client, schema, entry('done', counts));
+};
+
+/**
+ * Under the append lock, the events stored after `high`: no append commits
+ * until T does, so they are erased too, and an append that waits for the
+ * lock sees the ledger entries of T (erased-appends.ts).
+ */
+const eraseTail = async (f: Forget, high: number, progress: Progress): Promise<void> => {
+  const { client, schema, subject, write } = f;
+  await send(client, sql`SELECT ${appendLock(schema)}`);
+  // T reads its own started entry: the others' decide whether the person was forgotten meanwhile.
+  const current = (await readLedgerRows(client, schema)).ledger;
+  const others = current.entries.filter((other) => other.erasure !== f.erasure);
+  if (new ErasureLedger(others, current.nameKey).pseudonymFor(f.who) !== f.earlier) {
+    // Another forget of the same person committed meanwhile: try again, with its pseudonym.
+    throw Object.assign(new Error('another forget of the same person committed'), {
+      code: '40001',
+    });
+  }
+  const since = { after: high };
+  const more = (await namesInEvents(client, schema, subject, since)).filter(
+    (n) => !progress.found.includes(n),
+  );
+  if (more.length === 0) {
+    const tail = await eraseEvents(client, schema, subject, progress.names, since, write);
+    progress.events = together(progress.events, tail);
+    return;
+  }
+  // A new spelling of the person arrived meanwhile: every event may hold it in free text.
+  progress.found = [...progress.found, ...more];
+  progress.names = { typed: progress.names.typed, found: storedForms(progress.found) };
+  const again = await eraseEvents(client, schema, subject, progress.names, { after: 0 }, write);
+  progress.events = together(progress.events, again);
+  await eraseAllTables(f, progress);
+};
+
+/** What T did, as {@link forgetPostgres} reports it. */
+const reportOf = (
+  f: Forget,
+  progress: Progress,
+  sameNameParticipantIds: readonly number[],
+  counts: Record<string, number>,
+): ForgetReport => {
+  const { subject, write, beside } = f;
   return {
-    erasure,
+    erasure: f.erasure,
     pseudonym: subject.pseudonym,
-    reused: earlier !== undefined,
-    dryRun: request.dryRun,
+    reused: f.earlier !== undefined,
+    dryRun: f.request.dryRun,
     participantIds: subject.participantIds,
     userIds: subject.userIds,
     typedNames: subject.names.length,
     ...(subject.companyId === undefined ? {} : { companyId: subject.companyId }),
-    foundNames: found.length,
-    sameNameParticipantIds: sameName,
+    foundNames: progress.found.length,
+    sameNameParticipantIds,
     counts,
     remaining: [],
     notes: [
@@ -241,6 +277,35 @@ const forgetIn = async ({ client, schema, request, now }: Try): Promise<ForgetRe
         : []),
     ],
   };
+};
+
+/** T's statements up to its commit (the caller commits, or rolls back a dry run). */
+const forgetIn = async (t: Try): Promise<ForgetReport> => {
+  const f = await startForget(t);
+  const { client, schema, subject, write } = f;
+  if (write) await writeErasureEntry(client, schema, f.entry('started'));
+  // The bulk of the work, up to the last position now, while appends go on.
+  const newest = await send<{ high: string | null }>(
+    client,
+    sql`SELECT max(position) AS high FROM ${sql.id(schema, 'events')}`,
+  );
+  const high = Number(newest.rows[0]?.high ?? 0);
+  const upToHigh = { after: 0, upTo: high };
+  const found = await namesInEvents(client, schema, subject, upToHigh);
+  const names: NamesToErase = { typed: storedForms(t.request.names), found: storedForms(found) };
+  const events = await eraseEvents(client, schema, subject, names, upToHigh, write);
+  const progress: Progress = { found, names, events, tableCounts: {} };
+  if (write) await fenceWorkers(f);
+  await eraseAllTables(f, progress);
+  if (write) await eraseTail(f, high, progress);
+  const sameName = await participantsNamedInEvents(client, schema, subject, progress.found);
+  const counts: Record<string, number> = {
+    events: progress.events.events,
+    'bad lines': progress.events.badLines,
+    ...progress.tableCounts,
+  };
+  if (write) await writeErasureEntry(client, schema, f.entry('done', counts));
+  return reportOf(f, progress, sameName, counts);
 };
 
 /** One try of T: the report, `undefined` when T gave way on a lock (rolled back), or an error. */

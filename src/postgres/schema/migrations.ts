@@ -7,6 +7,7 @@
 import { reactorTablesSql } from '../reactors/migration-reactors.js';
 import { reactorRedoSql } from '../reactors/migration-redo.js';
 import type { SchemaName } from '../schema-name.js';
+import { type Sql, sql } from '../sql/sql.js';
 import { version7 } from './migration-erasure-key.js';
 import { version6 } from './migration-erasures.js';
 import { version8 } from './migration-first-seen.js';
@@ -17,6 +18,14 @@ import { version3 } from './migration-skips.js';
 /** The two keys of the transaction-level advisory lock that serializes appends to one schema's events. */
 export const appendLockSql = (schema: SchemaName): string =>
   `pg_advisory_xact_lock(hashtext('signfold.append'), hashtext('${schema}'))`;
+
+/**
+ * The append lock of `schema` as an expression to `SELECT`, its schema a
+ * parameter: the same lock as {@link appendLockSql}'s, which the append
+ * trigger's body takes.
+ */
+export const appendLock = (schema: SchemaName): Sql =>
+  sql`pg_advisory_xact_lock(hashtext('signfold.append'), hashtext(${schema}))`;
 
 /** The channel `NOTIFY`'d when events are appended to a schema (payload: the schema name). */
 export const APPEND_CHANNEL = 'signfold_events';
