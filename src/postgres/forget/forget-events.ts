@@ -12,8 +12,9 @@ import { participantsNamed } from '../../core/privacy/person-names.js';
 import { namesHeldBy, recordErasures } from '../../core/privacy/record-erasures.js';
 import { rewriteJsonStrings } from '../../core/privacy/rewrite-json-strings.js';
 import type { SchemaName } from '../schema-name.js';
+import { type Sql, sql } from '../sql/sql.js';
 import type { SqlQueryable } from '../sql-client.js';
-import { pagedRows, type RowColumn, SqlParams, updateRows } from './forget-rows.js';
+import { pagedRows, type RowColumn, updateRows } from './forget-rows.js';
 import { nameCondition, nameFilterOf } from './name-filter.js';
 
 /** An event row as the forget reads it. */
@@ -33,27 +34,23 @@ const ODD_NUMBER = ':[ \\t\\n\\r]*-?[0-9]+(\\.[0-9]|[eE])';
 const ID_KEY: readonly RowColumn[] = [{ name: 'position', type: 'bigint' }];
 
 /** The SQL condition of rows that may name one of the subject's ids, or one of `names`. */
-const candidates = (
-  subject: ErasureSubject,
-  names: readonly string[],
-  params: SqlParams,
-): string => {
+const candidates = (subject: ErasureSubject, names: readonly string[]): Sql => {
   const ids = [...subject.participantIds, ...subject.userIds].map(String);
-  const parts: string[] = [];
+  const parts: Sql[] = [];
   if (ids.length > 0) {
     parts.push(
-      `EXISTS (SELECT 1 FROM unnest(${params.add(ids)}::text[]) AS id(t) WHERE strpos(body, id.t) > 0)`,
-      `body ~ ${params.add(ODD_NUMBER)}`,
+      sql`EXISTS (SELECT 1 FROM unnest(${ids}::text[]) AS id(t) WHERE strpos(body, id.t) > 0)`,
+      sql`body ~ ${ODD_NUMBER}`,
     );
   }
   if (names.length > 0) {
     const filter = nameFilterOf(names);
-    parts.push(nameCondition('body', filter, params.add(filter.needles)));
-    parts.push(nameCondition('bad_line', filter, params.add(filter.needles)));
+    parts.push(nameCondition(sql`body`, filter));
+    parts.push(nameCondition(sql`bad_line`, filter));
     // A member may spell any of its characters as a \u escape.
-    parts.push(`strpos(body, ${params.add('\\u')}) > 0`);
+    parts.push(sql`strpos(body, ${'\\u'}) > 0`);
   }
-  return parts.length === 0 ? 'false' : parts.join(' OR ');
+  return parts.length === 0 ? sql`false` : sql.join(parts, sql` OR `);
 };
 
 /** Positions after `after`, up to `upTo` (inclusive) when given. */
@@ -62,24 +59,22 @@ export interface PositionRange {
   readonly upTo?: number;
 }
 
-const inRange = (range: PositionRange, params: SqlParams): string =>
+const inRange = (range: PositionRange): Sql =>
   range.upTo === undefined
-    ? `position > ${params.add(range.after)}::bigint`
-    : `position > ${params.add(range.after)}::bigint AND position <= ${params.add(range.upTo)}::bigint`;
+    ? sql`position > ${range.after}::bigint`
+    : sql`position > ${range.after}::bigint AND position <= ${range.upTo}::bigint`;
 
 /** The event rows of `schema` that `where` selects, page by page in position order. */
 const eventPages = (
   db: SqlQueryable,
   schema: SchemaName,
-  where: string,
-  params: SqlParams,
+  where: Sql,
 ): AsyncGenerator<readonly StoredRow[]> =>
   pagedRows<StoredRow>(db, {
-    table: `${schema}.events`,
+    table: sql.id(schema, 'events'),
     key: ID_KEY,
-    columns: 'body, bad_line',
+    columns: sql`body, bad_line`,
     where,
-    params,
   });
 
 /** The parsed JSON object of an event row, or `undefined` for a bad line or text that is none. */
@@ -104,10 +99,9 @@ export const namesInEvents = async (
   subject: ErasureSubject,
   range: PositionRange,
 ): Promise<string[]> => {
-  const params = new SqlParams();
-  const where = `${inRange(range, params)} AND bad_line IS NULL AND (${candidates(subject, subject.names, params)})`;
+  const where = sql`${inRange(range)} AND bad_line IS NULL AND (${candidates(subject, subject.names)})`;
   const found = new Set<string>();
-  for await (const rows of eventPages(db, schema, where, params)) {
+  for await (const rows of eventPages(db, schema, where)) {
     for (const row of rows) {
       const value = eventValue(row);
       if (value === undefined) continue;
@@ -128,11 +122,10 @@ export const participantsNamedInEvents = async (
   names: readonly string[],
 ): Promise<number[]> => {
   if (names.length === 0) return [];
-  const params = new SqlParams();
   const byName = { ...subject, participantIds: [], userIds: [] };
-  const where = `bad_line IS NULL AND (${candidates(byName, names, params)})`;
+  const where = sql`bad_line IS NULL AND (${candidates(byName, names)})`;
   const found = new Set<number>();
-  for await (const rows of eventPages(db, schema, where, params)) {
+  for await (const rows of eventPages(db, schema, where)) {
     for (const row of rows) {
       const value = eventValue(row);
       if (value === undefined) continue;
@@ -175,12 +168,11 @@ export const eraseEvents = async (
   range: PositionRange,
   write: boolean,
 ): Promise<ErasedEvents> => {
-  const params = new SqlParams();
-  const where = `${inRange(range, params)} AND (${candidates(subject, [...names.typed, ...names.found], params)})`;
+  const where = sql`${inRange(range)} AND (${candidates(subject, [...names.typed, ...names.found])})`;
   const rewritten = new Map<number, RewrittenEvent>();
   let events = 0;
   let badLines = 0;
-  for await (const rows of eventPages(db, schema, where, params)) {
+  for await (const rows of eventPages(db, schema, where)) {
     const changed: unknown[][] = [];
     for (const row of rows) {
       const value = eventValue(row);
@@ -200,7 +192,7 @@ export const eraseEvents = async (
       changed.push([row.position, body, badLine]);
     }
     if (write) {
-      await updateRows(db, `${schema}.events`, ID_KEY, EVENT_COLUMNS, changed);
+      await updateRows(db, sql.id(schema, 'events'), ID_KEY, EVENT_COLUMNS, changed);
     }
   }
   return { rows: rewritten, events, badLines };

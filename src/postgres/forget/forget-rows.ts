@@ -4,6 +4,8 @@
  * each is decided on in JS, and the changed ones are written back by key
  * with one `UPDATE … FROM unnest(…)` per page.
  */
+import { send } from '../sql/send.js';
+import { type Sql, sql } from '../sql/sql.js';
 import type { SqlQueryable } from '../sql-client.js';
 
 /** A column of a rewrite, and the SQL type its array is bound as. */
@@ -15,16 +17,20 @@ export interface RowColumn {
 /** Rows read per page. */
 export const PAGE_ROWS = 2000;
 
-/** Builds the `$n` placeholders of a statement as values are added. */
-export class SqlParams {
-  readonly values: unknown[] = [];
+const TYPE_OF: Readonly<Record<RowColumn['type'], Sql>> = {
+  bigint: sql`bigint`,
+  integer: sql`integer`,
+  text: sql`text`,
+  json: sql`json`,
+};
 
-  /** The placeholder of `value`, added now. */
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
+// json arrays go in as text[] and are cast per element: a json[] parameter would be parsed twice.
+const ARRAY_OF: Readonly<Record<RowColumn['type'], Sql>> = {
+  bigint: sql`bigint[]`,
+  integer: sql`integer[]`,
+  text: sql`text[]`,
+  json: sql`text[]`,
+};
 
 /**
  * Writes `rows` (the key values, then the column values, in the order of
@@ -32,26 +38,27 @@ export class SqlParams {
  */
 export const updateRows = async (
   db: SqlQueryable,
-  table: string,
+  table: Sql,
   key: readonly RowColumn[],
   columns: readonly RowColumn[],
   rows: readonly (readonly unknown[])[],
 ): Promise<number> => {
   if (rows.length === 0) return 0;
   const all = [...key, ...columns];
-  const arrays = all.map((_, i) => rows.map((row) => row[i] ?? null));
-  // json arrays go in as text[] and are cast per element: a json[] parameter would be parsed twice.
-  const unnested = all
-    .map((column, i) => `$${i + 1}::${column.type === 'json' ? 'text' : column.type}[]`)
-    .join(', ');
-  const names = all.map((column) => column.name).join(', ');
-  const set = columns
-    .map((c) => `${c.name} = v.${c.name}${c.type === 'json' ? '::json' : ''}`)
-    .join(', ');
-  const where = key.map((c) => `t.${c.name} = v.${c.name}`).join(' AND ');
-  const updated = await db.query(
-    `UPDATE ${table} AS t SET ${set} FROM unnest(${unnested}) AS v(${names}) WHERE ${where}`,
-    arrays,
+  const arrays = all.map((column, i) => {
+    const values = rows.map((row) => row[i] ?? null);
+    return sql`${values}::${ARRAY_OF[column.type]}`;
+  });
+  const names = sql.join(all.map((column) => sql.id(column.name)));
+  const set = columns.map((c) => {
+    const value = sql.id('v', c.name);
+    return sql`${sql.id(c.name)} = ${c.type === 'json' ? sql`${value}::json` : value}`;
+  });
+  const where = key.map((c) => sql`${sql.id('t', c.name)} = ${sql.id('v', c.name)}`);
+  const updated = await send(
+    db,
+    sql`UPDATE ${table} AS t SET ${sql.join(set)}
+          FROM unnest(${sql.join(arrays)}) AS v(${names}) WHERE ${sql.join(where, sql` AND `)}`,
   );
   return updated.rowCount ?? 0;
 };
@@ -59,14 +66,13 @@ export const updateRows = async (
 /** What {@link pagedRows} reads. */
 export interface PagedSelect {
   /** Schema-qualified. */
-  readonly table: string;
+  readonly table: Sql;
   /** The primary key (integer columns), pages follow its order. */
   readonly key: readonly RowColumn[];
   /** The other columns read (SQL expressions, each named as the row's member). */
-  readonly columns: string;
-  /** Which rows (SQL over the table's columns, placeholders of `params`). */
-  readonly where: string;
-  readonly params: SqlParams;
+  readonly columns: Sql;
+  /** Which rows (SQL over the table's columns). */
+  readonly where: Sql;
 }
 
 /**
@@ -76,20 +82,20 @@ export interface PagedSelect {
  */
 export async function* pagedRows<Row extends Record<string, unknown>>(
   db: SqlQueryable,
-  select: PagedSelect,
+  { table, key, columns, where }: PagedSelect,
 ): AsyncGenerator<readonly Row[]> {
-  const { table, key, columns, where, params } = select;
-  const names = key.map((c) => c.name).join(', ');
-  const first = params.values.length + 1;
-  const after = key.map((c, i) => `$${first + i}::${c.type}`).join(', ');
-  const sql = `SELECT ${names}, ${columns} FROM ${table}
-                WHERE (${names}) > (${after}) AND (${where})
-                ORDER BY ${names} LIMIT ${PAGE_ROWS}`;
+  const names = sql.join(key.map((c) => sql.id(c.name)));
   let last: unknown[] = key.map((c) =>
     c.type === 'integer' ? '-2147483648' : '-9223372036854775808',
   );
   for (;;) {
-    const { rows } = await db.query<Row>(sql, [...params.values, ...last]);
+    const after = sql.join(key.map((c, i) => sql`${last[i]}::${TYPE_OF[c.type]}`));
+    const { rows } = await send<Row>(
+      db,
+      sql`SELECT ${names}, ${columns} FROM ${table}
+           WHERE (${names}) > (${after}) AND (${where})
+           ORDER BY ${names} LIMIT ${PAGE_ROWS}`,
+    );
     if (rows.length > 0) yield rows;
     if (rows.length < PAGE_ROWS) return;
     const end = rows.at(-1) as Row;

@@ -20,9 +20,11 @@ import { jsonPathKey } from '../../core/privacy/rewrite-json-strings.js';
 import { previewRaw } from '../../engine/quarantine.js';
 import { sqlText } from '../event-routing.js';
 import type { SchemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { type Sql, sql } from '../sql/sql.js';
 import type { SqlQueryable } from '../sql-client.js';
 import type { RewrittenEvent } from './forget-events.js';
-import { pagedRows, type RowColumn, SqlParams, updateRows } from './forget-rows.js';
+import { pagedRows, type RowColumn, updateRows } from './forget-rows.js';
 import { nameCondition, nameFilterOf } from './name-filter.js';
 
 type Row = Record<string, unknown>;
@@ -34,7 +36,7 @@ interface TableRule {
   /** The columns rewritten (read under their own names). */
   readonly columns: readonly RowColumn[];
   /** More columns read, for the decision only. */
-  readonly reads?: string;
+  readonly reads?: readonly string[];
   /** Rows that may hold the subject: id columns matched against its ids (bound here). */
   readonly ids?: { readonly participant?: string; readonly user?: readonly string[] };
   /** The new values of `columns`, in order; `undefined` when the row keeps them. */
@@ -99,7 +101,7 @@ const templateRule = (table: string, key: readonly RowColumn[], e: Erasing): Tab
   table,
   key,
   columns: [TEXT('owner_name'), TEXT('name')],
-  reads: 'owner_id, company_id',
+  reads: ['owner_id', 'company_id'],
   ids: { user: ['owner_id'] },
   decide: (row) => {
     const old = [row.owner_name, row.name];
@@ -127,7 +129,7 @@ const projectionRules = (e: Erasing): TableRule[] => [
       TEXT('template_name'),
       { name: 'fields', type: 'json' },
     ],
-    reads: 'owner_id, sender_id, company_id',
+    reads: ['owner_id', 'sender_id', 'company_id'],
     ids: { user: ['owner_id', 'sender_id'] },
     decide: (row) => {
       const old = [row.owner_name, row.sender_name, row.name, row.template_name, row.fields];
@@ -153,7 +155,7 @@ const projectionRules = (e: Erasing): TableRule[] => [
     table: 'participants',
     key: [BIGINT('sign_request_id'), BIGINT('id')],
     columns: [TEXT('name'), TEXT('email')],
-    reads: 'company_id',
+    reads: ['company_id'],
     ids: { participant: 'id' },
     decide: (row) => {
       const old = [row.name, row.email];
@@ -231,35 +233,35 @@ const eraseTable = async (
   e: Erasing,
   write: boolean,
 ): Promise<number> => {
-  const params = new SqlParams();
   const filter = nameFilterOf([...e.names.typed, ...e.names.found]);
-  const needles = params.add(filter.needles);
-  const parts = rule.columns.map((c) =>
-    nameCondition(c.type === 'json' ? `${c.name}::text` : c.name, filter, needles),
-  );
+  const asText = (c: RowColumn): Sql =>
+    c.type === 'json' ? sql`${sql.id(c.name)}::text` : sql.id(c.name);
+  const parts = rule.columns.map((c) => nameCondition(asText(c), filter));
   const { participant, user } = rule.ids ?? {};
   if (participant !== undefined && e.subject.participantIds.length > 0) {
-    parts.push(`${participant} = ANY(${params.add(e.subject.participantIds)}::bigint[])`);
+    parts.push(sql`${sql.id(participant)} = ANY(${e.subject.participantIds}::bigint[])`);
   }
   if (user !== undefined && e.subject.userIds.length > 0) {
-    const users = params.add(e.subject.userIds);
-    for (const column of user) parts.push(`${column} = ANY(${users}::bigint[])`);
+    for (const column of user) {
+      parts.push(sql`${sql.id(column)} = ANY(${e.subject.userIds}::bigint[])`);
+    }
   }
   if (rule.table === 'quarantine' && e.events.size > 0) {
-    parts.push(`position = ANY(${params.add([...e.events.keys()])}::bigint[])`);
+    parts.push(sql`position = ANY(${[...e.events.keys()]}::bigint[])`);
   }
-  const columns = [
-    ...rule.columns.map((c) => (c.type === 'json' ? `${c.name}::text AS ${c.name}` : c.name)),
-    ...(rule.reads === undefined ? [] : [rule.reads]),
-  ].join(', ');
-  const table = `${schema}.${rule.table}`;
+  const columns = sql.join([
+    ...rule.columns.map((c) =>
+      c.type === 'json' ? sql`${asText(c)} AS ${sql.id(c.name)}` : asText(c),
+    ),
+    ...(rule.reads ?? []).map((name) => sql.id(name)),
+  ]);
+  const table = sql.id(schema, rule.table);
   let count = 0;
   const pages = pagedRows<Row>(db, {
     table,
     key: rule.key,
     columns,
-    where: parts.join(' OR '),
-    params,
+    where: sql.join(parts, sql` OR `),
   });
   for await (const rows of pages) {
     const updates: unknown[][] = [];
@@ -275,9 +277,10 @@ const eraseTable = async (
 
 /** Whether `schema.table` exists (a rebuild or retired schema has only some of the tables). */
 const tableExists = async (db: SqlQueryable, schema: string, table: string): Promise<boolean> => {
-  const { rows } = await db.query<{ oid: string | null }>('SELECT to_regclass($1)::text AS oid', [
-    `${schema}.${table}`,
-  ]);
+  const { rows } = await send<{ oid: string | null }>(
+    db,
+    sql`SELECT to_regclass(${`${schema}.${table}`})::text AS oid`,
+  );
   return rows[0]?.oid !== null && rows[0]?.oid !== undefined;
 };
 

@@ -6,6 +6,7 @@
  * holds something, whatever form the name is stored in (NFC or NFD, JSON
  * escapes, U+FFFD for what PostgreSQL text cannot hold).
  */
+import { type Sql, sql } from '../sql/sql.js';
 
 /** Printable ASCII that JSON writes as itself and Unicode normalization never changes. */
 const plain = (code: number): boolean =>
@@ -53,13 +54,12 @@ export const nameFilterOf = (names: readonly string[]): NameFilter => {
 };
 
 /**
- * SQL that is true when `column` may hold one of the names; `param` is the
- * placeholder (`$3`) its caller binds to `filter.needles`.
+ * SQL that is true when `column` may hold one of the names: every row that
+ * holds text when the filter lets every row through, none when it has no
+ * needle, else those that hold one of `filter.needles`.
  */
-export const nameCondition = (column: string, filter: NameFilter, param: string): string => {
-  // The placeholder is named in every branch: a bound parameter no SQL mentions has no type, and
-  // PostgreSQL refuses the statement (42P18). The array bound is never NULL.
-  if (filter.everyRow) return `(${column} IS NOT NULL OR ${param}::text[] IS NULL)`;
-  if (filter.needles.length === 0) return `(${param}::text[] IS NULL)`;
-  return `EXISTS (SELECT 1 FROM unnest(${param}::text[]) AS needle(t) WHERE strpos(${column}, needle.t) > 0)`;
+export const nameCondition = (column: Sql, filter: NameFilter): Sql => {
+  if (filter.everyRow) return sql`(${column} IS NOT NULL)`;
+  if (filter.needles.length === 0) return sql`false`;
+  return sql`EXISTS (SELECT 1 FROM unnest(${filter.needles}::text[]) AS needle(t) WHERE strpos(${column}, needle.t) > 0)`;
 };
