@@ -13,12 +13,15 @@
  * lock, folds its batch again). Two skips of one position take turns on the
  * same locks; the second finds it skipped.
  */
+
 import { err, ok, type Result, safeTry } from 'neverthrow';
 import { sqlText } from '../event-routing.js';
 import { databaseError, type PostgresError } from '../postgres-error.js';
 import { checkSchema, type SchemaOptions } from '../schema/migrate.js';
 import { EVERY_PARTITION } from '../schema/migration-partitions.js';
 import { type SchemaName, schemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import { connect, rollBack, type SqlPool, type SqlPoolClient } from '../sql-client.js';
 
 /** Options of {@link skipPosition}. */
@@ -48,9 +51,9 @@ const skipOn = async (
 ): Promise<Result<SkipOutcome, PostgresError>> => {
   try {
     await client.query('BEGIN');
-    const event = await client.query<{ partition: number }>(
-      `SELECT partition FROM ${schema}.events WHERE position = $1`,
-      [position],
+    const event = await send<{ partition: number }>(
+      client,
+      sql`SELECT partition FROM ${sql.id(schema, 'events')} WHERE position = ${position}`,
     );
     const partition = event.rows[0]?.partition;
     if (partition === undefined) {
@@ -62,19 +65,20 @@ const skipOn = async (
       });
     }
     // In partition order, as every locker of several rows here: no deadlock.
-    const readers = await client.query<{ partition: number; position: string }>(
-      `SELECT partition, position FROM ${schema}.partitions
-        WHERE $1 = ${EVERY_PARTITION} OR partition = $1
-        ORDER BY partition FOR UPDATE`,
-      [partition],
+    const readers = await send<{ partition: number; position: string }>(
+      client,
+      sql`SELECT partition, position FROM ${sql.id(schema, 'partitions')}
+           WHERE ${partition === EVERY_PARTITION} OR partition = ${partition}
+           ORDER BY partition FOR UPDATE`,
     );
     const pending = readers.rows
       .filter((row) => Number(row.position) < position)
       .map((row) => row.partition);
-    const inserted = await client.query(
-      `INSERT INTO ${schema}.skipped (position, reason) VALUES ($1, $2)
+    const reason = sqlText(options.reason ?? DEFAULT_SKIP_REASON);
+    const inserted = await send(
+      client,
+      sql`INSERT INTO ${sql.id(schema, 'skipped')} (position, reason) VALUES (${position}, ${reason})
        ON CONFLICT (position) DO NOTHING`,
-      [position, sqlText(options.reason ?? DEFAULT_SKIP_REASON)],
     );
     if (inserted.rowCount !== 1 || pending.length === 0) {
       await client.query('ROLLBACK');

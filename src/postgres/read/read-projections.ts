@@ -3,6 +3,8 @@ import type { ProjectionState } from '../../core/projections/projection-state.js
 import type { QuarantineReason } from '../../engine/quarantine.js';
 import type { PostgresError } from '../postgres-error.js';
 import type { SchemaOptions } from '../schema/migrate.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import type { SqlPool } from '../sql-client.js';
 import { readAllRecords } from '../tables/projection-tables.js';
 import { PROJECTION_NAME } from '../worker/projection-worker.js';
@@ -42,11 +44,11 @@ export const readProjections = (
 ): Promise<Result<StoredProjections, PostgresError>> =>
   readSnapshot(pool, options, 'the projections', async (db, schema) => {
     const state = await readAllRecords(db, schema);
-    const checkpoint = await db.query<{ position: string }>(
-      `SELECT position FROM ${schema}.checkpoints WHERE projection = $1`,
-      [PROJECTION_NAME],
+    const checkpoint = await send<{ position: string }>(
+      db,
+      sql`SELECT position FROM ${sql.id(schema, 'checkpoints')} WHERE projection = ${PROJECTION_NAME}`,
     );
-    const quarantine = await db.query<{
+    const quarantine = await send<{
       position: string;
       reason: QuarantineReason['kind'];
       message: string;
@@ -54,7 +56,9 @@ export const readProjections = (
       line: string | null;
       detail: string | null;
     }>(
-      `SELECT position, reason, message, raw, line, detail FROM ${schema}.quarantine ORDER BY position`,
+      db,
+      sql`SELECT position, reason, message, raw, line, detail FROM ${sql.id(schema, 'quarantine')}
+           ORDER BY position`,
     );
     return {
       state,

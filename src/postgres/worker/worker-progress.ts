@@ -1,7 +1,9 @@
 /** Where a projection worker reports the projection stands, read off the `checkpoints` view. */
 import type { ProjectorStats } from '../../engine/projector-types.js';
 import type { SchemaName } from '../schema-name.js';
-import { queryPrepared, type SqlPool } from '../sql-client.js';
+import { sendPrepared } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
+import type { SqlPool } from '../sql-client.js';
 
 /** Where the projection stands after a batch (over every partition). */
 export interface WorkerProgress extends ProjectorStats {
@@ -27,11 +29,10 @@ export const readTotals = async (
   processed: number,
 ): Promise<WorkerProgress> => {
   // The checkpoints view defines the overall checkpoint and counters over the partitions.
-  const { rows } = await queryPrepared<TotalsRow>(
+  const { rows } = await sendPrepared<TotalsRow>(
     pool,
-    `SELECT position AS checkpoint, applied, no_ops, conflicts, invalid, already_applied
-       FROM ${schema}.checkpoints`,
-    [],
+    sql`SELECT position AS checkpoint, applied, no_ops, conflicts, invalid, already_applied
+          FROM ${sql.id(schema, 'checkpoints')}`,
   );
   const row = rows[0];
   return {
