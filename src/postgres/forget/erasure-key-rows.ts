@@ -6,6 +6,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { NameKey } from '../../core/privacy/name-key.js';
 import type { SchemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import type { SqlQueryable } from '../sql-client.js';
 
 /**
@@ -22,7 +24,10 @@ export const readNameKeyRow = async (
   db: SqlQueryable,
   schema: SchemaName,
 ): Promise<NameKey | undefined> => {
-  const { rows } = await db.query<{ key: Buffer }>(`SELECT key FROM ${schema}.erasure_key`);
+  const { rows } = await send<{ key: Buffer }>(
+    db,
+    sql`SELECT key FROM ${sql.id(schema, 'erasure_key')}`,
+  );
   const key = rows[0]?.key;
   return key === undefined ? undefined : hmacNameKey(key);
 };
@@ -33,9 +38,10 @@ export const readNameKeyRow = async (
  * the first's row once it commits, or gives way and is tried again).
  */
 export const ensureNameKeyRow = async (db: SqlQueryable, schema: SchemaName): Promise<NameKey> => {
-  await db.query(
-    `INSERT INTO ${schema}.erasure_key (key) VALUES ($1) ON CONFLICT (one) DO NOTHING`,
-    [randomBytes(32)],
+  await send(
+    db,
+    sql`INSERT INTO ${sql.id(schema, 'erasure_key')} (key) VALUES (${randomBytes(32)})
+        ON CONFLICT (one) DO NOTHING`,
   );
   const key = await readNameKeyRow(db, schema);
   if (key === undefined) throw new Error(`${schema}.erasure_key has no key after it was made`);

@@ -9,6 +9,8 @@ import {
   ErasureLedger,
 } from '../../core/privacy/erasure-ledger.js';
 import type { SchemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import type { SqlQueryable } from '../sql-client.js';
 import { readNameKeyRow } from './erasure-key-rows.js';
 
@@ -28,8 +30,9 @@ export const readLedgerRows = async (
   db: SqlQueryable,
   schema: SchemaName,
 ): Promise<StoredLedger> => {
-  const { rows } = await db.query<{ id: string; entry: unknown }>(
-    `SELECT id, entry FROM ${schema}.erasures ORDER BY id`,
+  const { rows } = await send<{ id: string; entry: unknown }>(
+    db,
+    sql`SELECT id, entry FROM ${sql.id(schema, 'erasures')} ORDER BY id`,
   );
   const entries: ErasureEntry[] = [];
   for (const row of rows) {
@@ -51,8 +54,9 @@ export const writeErasureEntry = async (
   schema: SchemaName,
   entry: ErasureEntry,
 ): Promise<void> => {
-  await db.query(
-    `INSERT INTO ${schema}.erasures (erasure, state, at, entry) VALUES ($1, $2, $3, $4::jsonb)`,
-    [entry.erasure, entry.state, entry.at, JSON.stringify(entry)],
+  await send(
+    db,
+    sql`INSERT INTO ${sql.id(schema, 'erasures')} (erasure, state, at, entry)
+        VALUES (${entry.erasure}, ${entry.state}, ${entry.at}, ${JSON.stringify(entry)}::jsonb)`,
   );
 };

@@ -10,7 +10,7 @@
  * 3. T fences the projection workers: it bumps the epoch of every partition
  *    (of the live schema and of a rebuild in progress). A batch commits only
  *    under the epoch it started with, after locking its partition's row
- *    (partition-batch.ts), so a batch that read events before T commits
+ *    (batch-write.ts), so a batch that read events before T commits
  *    waits for T and then finds its claim changed: it writes nothing, and its
  *    worker takes the partition again at its next heartbeat and reads the
  *    rewritten events. A batch that committed before the fence (with the

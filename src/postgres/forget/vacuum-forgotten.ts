@@ -15,6 +15,9 @@ import type { ForgetReport } from '../../engine/forget-report.js';
 import { databaseError, type PostgresError } from '../postgres-error.js';
 import type { SchemaOptions } from '../schema/migrate.js';
 import { schemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
+import { inlined } from '../sql/sql-literal.js';
 import { checkOut, type SqlPool } from '../sql-client.js';
 
 /** Options of {@link vacuumForgotten}. */
@@ -73,8 +76,12 @@ export const vacuumForgotten = async (
     }
     let broken: Error | undefined;
     try {
-      await client.query(`SET lock_timeout = ${Math.ceil(options.lockTimeoutMs ?? 30_000)}`);
-      for (const table of tables) await client.query(`VACUUM (FULL, ANALYZE) ${table}`);
+      // SET takes no parameter: the timeout goes in as a literal.
+      const lockTimeout = Math.ceil(options.lockTimeoutMs ?? 30_000);
+      await client.query(inlined(sql`SET lock_timeout = ${lockTimeout}`));
+      for (const table of tables) {
+        await send(client, sql`VACUUM (FULL, ANALYZE) ${sql.id(...table.split('.'))}`);
+      }
       await client.query('RESET lock_timeout');
       return ok(tables);
     } catch (cause) {

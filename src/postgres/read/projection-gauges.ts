@@ -6,6 +6,8 @@
  */
 import { EVERY_PARTITION } from '../schema/migration-partitions.js';
 import type { SchemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import type { SqlQueryable } from '../sql-client.js';
 
 /** One partition's lag. */
@@ -46,27 +48,29 @@ export const readProjectionGauges = async (
   db: SqlQueryable,
   schema: SchemaName,
 ): Promise<ProjectionGaugeRows> => {
-  const lag = await db.query<Row>(
-    `SELECT p.partition, lag.n AS events,
+  const lag = await send<Row>(
+    db,
+    sql`SELECT p.partition, lag.n AS events,
             greatest(0, extract(epoch FROM clock_timestamp() -
               greatest(lag.oldest, coalesce(p.updated_at, v.migrated_at)))) AS seconds
-       FROM ${schema}.partitions AS p
-       CROSS JOIN (SELECT max(migrated_at) AS migrated_at FROM ${schema}.schema_version) AS v
+       FROM ${sql.id(schema, 'partitions')} AS p
+       CROSS JOIN (SELECT max(migrated_at) AS migrated_at FROM ${sql.id(schema, 'schema_version')}) AS v
        CROSS JOIN LATERAL (
-         SELECT count(*) AS n, min(e.received_at) AS oldest FROM ${schema}.events AS e
+         SELECT count(*) AS n, min(e.received_at) AS oldest FROM ${sql.id(schema, 'events')} AS e
           WHERE e.partition IN (p.partition, ${EVERY_PARTITION}) AND e.position > p.position) AS lag
       ORDER BY p.partition`,
   );
   // Done and cancelled effects are most of the table and say nothing here.
-  const effects = await db.query<Row>(
-    `SELECT reactor,
+  const effects = await send<Row>(
+    db,
+    sql`SELECT reactor,
             count(*) FILTER (WHERE state IN ('scheduled', 'ready', 'retrying')
                              AND NOT coalesce(lease_until > clock_timestamp(), false)) AS pending,
             count(*) FILTER (WHERE state = 'parked') AS parked,
             count(*) FILTER (WHERE state IN ('ready', 'retrying')
                              AND coalesce(lease_until > clock_timestamp(), false)) AS running,
             min(due_ms) FILTER (WHERE state = 'scheduled') AS next_timer
-       FROM ${schema}.effects
+       FROM ${sql.id(schema, 'effects')}
       WHERE state IN ('scheduled', 'ready', 'retrying', 'parked')
       GROUP BY reactor ORDER BY reactor COLLATE "C"`,
   );

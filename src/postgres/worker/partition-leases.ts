@@ -2,7 +2,7 @@
  * Who projects which partition: lease rows in the `partitions` table, renewed
  * by heartbeats and timed by the database clock. A claim bumps the
  * partition's epoch; every batch commits only if the owner and epoch are
- * still the ones it started with (see partition-batch.ts), so a worker that
+ * still the ones it started with (see batch-write.ts), so a worker that
  * lost its claim (stopped, cut off, too slow) cannot write after another
  * took over.
  */
