@@ -22,7 +22,7 @@ import {
 } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeJson, writeLines } from '../cli-io.js';
-import { DATABASE_OPTIONS } from '../pg/pool.js';
+import { DATABASE_OPTIONS } from '../postgres-pool.js';
 import { ensureReadableFile } from '../sources/read-only-log.js';
 import { formatTable } from '../table.js';
 

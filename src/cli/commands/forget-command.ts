@@ -20,7 +20,7 @@ import {
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { writeForgetReport } from '../forget-output.js';
-import { DATABASE_OPTIONS } from '../pg/pool.js';
+import { DATABASE_OPTIONS } from '../postgres-pool.js';
 import {
   askHolder,
   throughLine,

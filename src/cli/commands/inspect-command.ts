@@ -15,7 +15,7 @@ import { createProjector, type Projector } from '../../engine/projector.js';
 import { idFlag, integerFlag, type OptionTable, parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
-import { DATABASE_OPTIONS } from '../pg/pool.js';
+import { DATABASE_OPTIONS } from '../postgres-pool.js';
 import { eventSourceOf, sourceLabel } from '../sources/event-source.js';
 import { replaySource } from '../sources/replay-source.js';
 import { formatTable } from '../table.js';

@@ -28,7 +28,7 @@ import { CliError, describeThrown, EXIT, type ExitCode, usageError } from '../cl
 import { type CliIO, writeLines } from '../cli-io.js';
 import { durationFlag } from '../duration-flag.js';
 import { importDefault } from '../module-default.js';
-import { DATABASE_OPTIONS } from '../pg/pool.js';
+import { DATABASE_OPTIONS } from '../postgres-pool.js';
 import { type EventSource, eventSourceOf, sourceLabel } from '../sources/event-source.js';
 import { awaitStopSignal } from '../stop-signals.js';
 import {

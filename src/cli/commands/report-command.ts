@@ -19,7 +19,7 @@ import { type OptionTable, parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { durationFlag } from '../duration-flag.js';
-import { DATABASE_OPTIONS } from '../pg/pool.js';
+import { DATABASE_OPTIONS } from '../postgres-pool.js';
 import {
   type EventSource,
   eventSourceOf,

@@ -18,6 +18,13 @@ import {
 import { EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { METRICS_PORT_OPTION, metricsPortFlag } from '../metrics/metrics-port.js';
+import type { CliPool, PgTarget } from '../postgres-pool.js';
+import {
+  BULK_QUERY_TIMEOUT_MS,
+  connectTimeoutOf,
+  DATABASE_OPTIONS,
+  withPool,
+} from '../postgres-pool.js';
 import { loadReactorModule } from '../reactor-module.js';
 import { TRACING_OPTION, tracingFlag } from '../tracing-module.js';
 import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
@@ -25,8 +32,6 @@ import { pgEvents } from './events.js';
 import { pgExport } from './export.js';
 import { postgresFailure } from './failure.js';
 import { pgImport } from './import.js';
-import type { CliPool, PgTarget } from './pool.js';
-import { BULK_QUERY_TIMEOUT_MS, connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pool.js';
 import { pgRebuild } from './rebuild.js';
 import { pgSkip } from './skip.js';
 import { pgStatus } from './status.js';

@@ -21,7 +21,7 @@ import {
 } from '../args.js';
 import { CliError, usageError } from '../cli-error.js';
 import { checkDatabaseUrl } from '../database-url.js';
-import { connectTimeoutOf, DATABASE_OPTIONS } from '../pg/pool.js';
+import { connectTimeoutOf, DATABASE_OPTIONS } from '../postgres-pool.js';
 import type { EventSource } from '../sources/event-source.js';
 import { type ReadTokenEnv, readTokenEnvsOf } from './read-api/read-token-env.js';
 import type { SecretEnv } from './secrets.js';

@@ -3,12 +3,12 @@
  * `inspect` with `--database`). Loads `pg` on use: it is an optional peer
  * dependency that the other commands never load.
  */
-import type { SchemaOptions, SqlPool } from '../../postgres/index.js';
-import { isRetryableCause, sqlState } from '../../postgres/postgres-error.js';
-import { sessionBounds } from '../../postgres/session-bounds.js';
-import { integerFlag, type OptionTable, type ParsedArgs, stringFlag } from '../args.js';
-import { CliError, usageError } from '../cli-error.js';
-import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from '../database-url.js';
+import type { SchemaOptions, SqlPool } from '../postgres/index.js';
+import { isRetryableCause, sqlState } from '../postgres/postgres-error.js';
+import { sessionBounds } from '../postgres/session-bounds.js';
+import { integerFlag, type OptionTable, type ParsedArgs, stringFlag } from './args.js';
+import { CliError, usageError } from './cli-error.js';
+import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from './database-url.js';
 
 /** The flags that name a database: `--database URL [--schema NAME] [--connect-timeout SECONDS]`. */
 export const DATABASE_OPTIONS: OptionTable = {
