@@ -4,6 +4,7 @@
  * its read API with `--api-port`, and writes what it emitted with `--record`.
  * Nothing it prints quotes data: counts, a URL, a public key.
  */
+
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from '../../core/decider/command.js';
 import { type Emulator, startEmulator } from '../../emulator/emulator.js';
@@ -15,36 +16,17 @@ import {
   choiceFlag,
   expectPositionals,
   integerFlag,
-  type OptionTable,
   parseCommandArgs,
   stringFlag,
 } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { EMULATE_COMMAND } from '../definitions/emulate.js';
+import { optionTableOf } from '../flags.js';
 import { awaitStopSignal } from '../stop-signals.js';
 
-const OPTIONS: OptionTable = {
-  to: { type: 'string' },
-  'secret-env': { type: 'string' },
-  scheme: { type: 'string' },
-  seed: { type: 'string' },
-  requests: { type: 'string' },
-  templates: { type: 'string' },
-  companies: { type: 'string' },
-  'decline-ratio': { type: 'string' },
-  signing: { type: 'string' },
-  rate: { type: 'string' },
-  loss: { type: 'string' },
-  duplicate: { type: 'string' },
-  reorder: { type: 'string' },
-  delay: { type: 'string' },
-  retries: { type: 'string' },
-  timeout: { type: 'string' },
-  'api-port': { type: 'string' },
-  record: { type: 'string' },
-  scenario: { type: 'string' },
-  'api-fail': { type: 'string' },
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const OPTIONS = optionTableOf(EMULATE_COMMAND.flags);
 
 /** Largest story a command line asks for: a bound on memory, not a product limit. */
 const MAX_REQUESTS = 100_000;
