@@ -157,15 +157,23 @@ const allowed = (layer: string, target: string): boolean => {
 };
 
 /** The CLI's folders, lowest first after its shared files (those directly in src/cli/). */
-const CLI_FOLDERS = ['cli/sources/', 'cli/metrics/', 'cli/pg/', 'cli/serve/', 'cli/commands/'];
+const CLI_FOLDERS = [
+  'cli/sources/',
+  'cli/metrics/',
+  'cli/definitions/',
+  'cli/pg/',
+  'cli/serve/',
+  'cli/commands/',
+];
 
 /**
  * Inside a layer, folders that must not reach up: the report's model knows
  * nothing of charts or rendering, its charts nothing of the page, and the
  * CLI's shared files nothing of the commands that use them: where to read
  * events from (`sources/`) and what to measure (`metrics/`) know neither
- * each other nor `pg`, `serve` or the commands, and `pg` knows neither of
- * the last two. A rule with `directly` holds the files directly in its
+ * each other nor `pg`, `serve` or the commands; the commands' definitions
+ * (loaded at start-up for `--help`) reach none of the code that runs them;
+ * and `pg` knows neither `serve` nor the commands. A rule with `directly` holds the files directly in its
  * folder, but those it names `except`: the CLI's dispatcher, which loads a
  * command when it runs.
  */
@@ -197,6 +205,10 @@ const INNER_ORDER: readonly {
   {
     folder: 'cli/metrics/',
     mustNotImport: CLI_FOLDERS.filter((folder) => folder !== 'cli/metrics/'),
+  },
+  {
+    folder: 'cli/definitions/',
+    mustNotImport: ['cli/sources/', 'cli/pg/', 'cli/serve/', 'cli/commands/'],
   },
   { folder: 'cli/pg/', mustNotImport: ['cli/commands/', 'cli/serve/'] },
 ];
