@@ -51,6 +51,54 @@ const boundedInteger = (flag: string, value: string, min: number, max: number): 
 const summaryOf = (counts: DeliveryCounts): string =>
   `sent ${counts.sent}, acknowledged ${counts.acknowledged}, retried ${counts.retried}, lost ${counts.lost}, duplicated ${counts.duplicated}, reordered ${counts.reordered}, given up ${counts.givenUp}`;
 
+/**
+ * The secret `--secret-env` names, checked before anything is sent: a
+ * delivery signed with nothing, or a Standard Webhooks key that is none,
+ * would only be refused by the receiver, one delivery at a time.
+ */
+const signingSecret = (
+  secretName: string | undefined,
+  scheme: 'hmac' | 'standard-webhooks' | undefined,
+): string => {
+  if (secretName === undefined) throw usageError('--to needs --secret-env NAME to sign with');
+  const secret = process.env[secretName] ?? '';
+  if (secret === '') {
+    throw new CliError(`no secret: set ${secretName} to the secret the receiver verifies with`);
+  }
+  if (scheme === 'standard-webhooks') {
+    try {
+      standardSigningKey(secret, secretName);
+    } catch (cause) {
+      throw usageError(cause instanceof Error ? cause.message : String(cause));
+    }
+  }
+  return secret;
+};
+
+/** The commands of `--scenario FILE`, which replaces the seeded story (and so its flags). */
+const scenarioOf = async (
+  flag: (name: string) => string | undefined,
+): Promise<Command[] | undefined> => {
+  const scenarioFile = flag('scenario');
+  if (scenarioFile === undefined) return undefined;
+  const story = ['requests', 'templates', 'companies', 'decline-ratio', 'signing'].filter(
+    (name) => flag(name) !== undefined,
+  );
+  if (story.length > 0) {
+    throw usageError(`--scenario plays its own story: drop --${story.join(', --')}`);
+  }
+  const text = await readFile(scenarioFile, 'utf8').catch((cause: unknown) => {
+    throw new CliError(
+      `cannot read --scenario: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  });
+  try {
+    return parseScenario(text);
+  } catch (cause) {
+    throw new CliError(`--scenario ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+};
+
 /** `signfold emulate [options]`. */
 export const emulateCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const parsed = parseCommandArgs(args, OPTIONS);
@@ -74,42 +122,8 @@ export const emulateCommand = async (args: readonly string[], io: CliIO): Promis
   const scheme = number('scheme', (f, v) =>
     choiceFlag<'hmac' | 'standard-webhooks'>(f, v, ['hmac', 'standard-webhooks']),
   );
-  const secretName = flag('secret-env');
-  let secret: string | undefined;
-  if (to !== undefined) {
-    if (secretName === undefined) throw usageError('--to needs --secret-env NAME to sign with');
-    secret = process.env[secretName] ?? '';
-    if (secret === '') {
-      throw new CliError(`no secret: set ${secretName} to the secret the receiver verifies with`);
-    }
-    if (scheme === 'standard-webhooks') {
-      try {
-        standardSigningKey(secret, secretName);
-      } catch (cause) {
-        throw usageError(cause instanceof Error ? cause.message : String(cause));
-      }
-    }
-  }
-  const scenarioFile = flag('scenario');
-  let scenario: Command[] | undefined;
-  if (scenarioFile !== undefined) {
-    const story = ['requests', 'templates', 'companies', 'decline-ratio', 'signing'].filter(
-      (name) => flag(name) !== undefined,
-    );
-    if (story.length > 0) {
-      throw usageError(`--scenario plays its own story: drop --${story.join(', --')}`);
-    }
-    const text = await readFile(scenarioFile, 'utf8').catch((cause: unknown) => {
-      throw new CliError(
-        `cannot read --scenario: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
-    });
-    try {
-      scenario = parseScenario(text);
-    } catch (cause) {
-      throw new CliError(`--scenario ${cause instanceof Error ? cause.message : String(cause)}`);
-    }
-  }
+  const secret = to === undefined ? undefined : signingSecret(flag('secret-env'), scheme);
+  const scenario = await scenarioOf(flag);
   const options = {
     ...(scenario === undefined ? {} : { scenario }),
     ...(to === undefined || secret === undefined ? {} : { to, secret }),
