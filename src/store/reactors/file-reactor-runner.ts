@@ -377,7 +377,7 @@ const runLoop = async (
       for (const [claimed, answer] of answers.splice(0)) {
         await claimed.answer(answer).catch(() => undefined);
       }
-      executor.startReady();
+      await executor.startReady();
       if (options.drain === true && executor.running === 0 && !executor.hasRunnable()) break;
       // Due now but not started: running, or out of slots; an effect settling wakes the loop.
       const due = book.nextDueAt();
