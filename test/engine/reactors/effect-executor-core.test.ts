@@ -192,7 +192,11 @@ describe('EffectExecutorCore', () => {
     let executed = 0;
     const core = new EffectExecutorCore({
       storage,
-      reactors: [reactorWith(() => void (executed += 1))],
+      reactors: [
+        reactorWith(() => {
+          executed += 1;
+        }),
+      ],
       now: () => clock.now,
     });
     expect(await core.claimAndStart()).toBe(MAX_IN_FLIGHT);
