@@ -241,6 +241,7 @@ class OpenFileLog {
     this.#queue = new GroupCommitQueue<QueuedJob>((jobs) => this.#commit(jobs));
   }
 
+  /** Position of the last entry, as of the last committed group. */
   get lastPosition(): number {
     return this.#state.lastPosition;
   }
@@ -291,6 +292,7 @@ class OpenFileLog {
     return undefined;
   }
 
+  /** Commits one group of appends: all of its accepted records are acknowledged, or none. */
   async #commitGroup(jobs: readonly AppendJob[]): Promise<void> {
     const broken = this.#broken;
     if (broken !== undefined) {
