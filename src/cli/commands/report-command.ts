@@ -5,8 +5,6 @@
  * writes the file; everything on the page comes from the pure model and
  * renderer.
  */
-
-import { rename, rm, writeFile } from 'node:fs/promises';
 import { counted } from '../../core/plural.js';
 import { initialState } from '../../core/projections/projection-state.js';
 import { visibleText } from '../../core/visible-text.js';
@@ -16,6 +14,7 @@ import { PeriodReader } from '../../report/model/period-reader.js';
 import type { ReportPeriod } from '../../report/model/report-period.js';
 import { ReportRecorder } from '../../report/model/report-recorder.js';
 import { renderReport } from '../../report/render-report.js';
+import { replaceFile } from '../../store/replace-file.js';
 import { parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
@@ -109,14 +108,11 @@ export const parseReportArgs = (args: readonly string[]): ReportArgs => {
   };
 };
 
-/** Writes `text` to `path` through a temporary file, so a reader never sees half a page. */
+/** Writes `text` to `path` whole (`replaceFile`), so a reader never sees half a page. */
 const writeAtomically = async (path: string, text: string): Promise<void> => {
-  const temporary = `${path}.${process.pid}.tmp`;
   try {
-    await writeFile(temporary, text);
-    await rename(temporary, path);
+    await replaceFile(path, text);
   } catch (cause) {
-    await rm(temporary, { force: true }).catch(() => undefined);
     const reason = (cause as NodeJS.ErrnoException | undefined)?.code ?? String(cause);
     throw new CliError(`cannot write report ${path}: ${reason}`);
   }
