@@ -6,12 +6,12 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'examples/testing/*.vitest.test.ts'],
     // The process guard first: its teardown runs last and fails the run if a process of it still
     // lives. Then: rebuild dist/ when src/ is newer (many tests run the compiled library); the
-    // run's PostgreSQL (one initdb, one shared server per worker); one browser for the run.
+    // run's PostgreSQL (one initdb, one shared server per worker) and one browser for the run,
+    // started together.
     globalSetup: [
       'test/support/process-guard.ts',
       'test/support/ensure-build.ts',
-      'test/support/postgres-setup.ts',
-      'test/support/browser-setup.ts',
+      'test/support/services-setup.ts',
     ],
     // Each file's processes must end with its teardown (a failing one names them).
     setupFiles: ['test/support/process-fixture.ts'],

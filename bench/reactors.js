@@ -6,9 +6,9 @@
 // so the figure recorded is the median over the processes, with their range, never the best one.
 // Writes its section of bench/RESULTS.md unless --no-write.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateEvents, writeNdjson } from './generate-stream.js';
 import { replaceResultsSection } from './results-section.js';
@@ -52,7 +52,11 @@ const load = loadavg()
 
 const clearJournal = () => {
   rmSync(`${log}.reactors`, { force: true });
-  rmSync(`${log}.reactors.tmp`, { force: true });
+  // A killed run's journal rewrite leaves its temporary file (`LOG.reactors.<pid>.<hex>.tmp`).
+  const temporary = `${basename(log)}.reactors.`;
+  for (const name of readdirSync(dirname(log))) {
+    if (name.startsWith(temporary) && name.endsWith('.tmp')) rmSync(join(dirname(log), name));
+  }
 };
 
 const plainReplay = async () => {

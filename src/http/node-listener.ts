@@ -6,33 +6,7 @@
  */
 import type { FetchHandler, FetchRequest, FetchResponse } from '../engine/fetch-types.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../engine/log-limits.js';
-
-/** The parts of a node:http `IncomingMessage` the glue uses. */
-export interface NodeIncoming {
-  readonly method?: string | undefined;
-  /** The request target: the path and the query string. */
-  readonly url?: string | undefined;
-  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
-  /** `true` once the body was read to its end (by a body parser that ran first, say). */
-  readonly readableEnded?: boolean;
-  /** Each piece of the body as it arrives. */
-  on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
-  /** The body ended, or the client went away before it did. */
-  on(event: 'end' | 'aborted' | 'close', listener: () => void): unknown;
-  /** The connection failed: nothing more arrives. */
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  /** Reads (and drops) the rest of a body that is not wanted. */
-  resume(): unknown;
-}
-
-/** The parts of a node:http `ServerResponse` the glue uses. */
-export interface NodeOutgoing {
-  readonly headersSent: boolean;
-  /** Sends the status line and the headers. */
-  writeHead(status: number, headers: Record<string, string | string[]>): unknown;
-  /** Sends the body (none for HEAD and the statuses without one) and ends the answer. */
-  end(body?: Uint8Array): unknown;
-}
+import type { NodeIncoming, NodeOutgoing } from '../engine/node-http.js';
 
 /** Options of {@link nodeListener}. */
 export interface NodeListenerOptions {

@@ -190,66 +190,67 @@ export const openFileEventLog = (
   options?: FileEventLogOptions,
 ): Promise<Result<FileEventLog, LogError>> => openFileEventLogFor(undefined, path, options);
 
-/**
- * {@link openFileEventLog} for a command that must write (`reconcile`): a
- * `locked` error names the command and says what would help it.
- */
-export const openFileEventLogFor = async (
-  seeker: LockSeeker | undefined,
-  path: string,
-  options?: FileEventLogOptions,
-): Promise<Result<ExclusiveFileEventLog, LogError>> => {
-  const io = options?.io ?? nodeFileIO;
-  const now = options?.now ?? (() => new Date());
-  const settings = streamSettings({ ...options, fromPosition: 1 });
-  const limits = writeLimits(options ?? {});
-  const timing = lockTiming(options?.lock);
-  const lockPath = `${path}.lock`;
-  const acquired = await acquireWriterLock(lockPath, timing);
-  if ('refused' in acquired) {
-    const { refused } = acquired;
-    return err(
-      refused.kind === 'held'
-        ? lockedError(path, lockPath, refused, timing.staleAfterMs, seeker)
-        : ioError(refused.cause, path, 'locking'),
-    );
-  }
-  const lock: HeldLock = acquired.held;
-  // Read under the lock, which `forget` holds while it writes the ledger: no entry can be missed.
-  const ledger = await readLedgerFile(path);
-  if (ledger.isErr()) {
-    await lock.release();
-    return err({ kind: 'io', code: undefined, path, message: ledger.error.message });
-  }
-  let eraseNames = erasingOnAppend(ledger.value);
-  let handle: FileHandleIO;
-  try {
-    handle = await io.open(path, 'read-write');
-  } catch (cause) {
-    await lock.release();
-    return err(ioError(cause, path, 'opening'));
-  }
-  const loaded = await loadOpened(io, handle, path, settings, now);
-  if ('error' in loaded) {
-    await handle.close().catch(() => undefined);
-    await lock.release();
-    return err(loaded.error);
-  }
-  let { state, committed, needsNewline } = loaded;
-  const { tornTail } = loaded;
-  const durable = options?.durability !== 'none';
-  /** Set when a failed write may have left bytes past `committed` that could not be cut yet. */
-  let needsTruncate = false;
-  let closing: Promise<void> | undefined;
-  /** Set when the file could not be opened again after an exclusive step: no append can be stored. */
-  let broken: LogError | undefined;
+/** What an open log's writer is given at open, and never changes. */
+interface WriterSetup {
+  readonly path: string;
+  readonly lockPath: string;
+  readonly lock: HeldLock;
+  readonly io: FileIO;
+  readonly now: () => Date;
+  readonly settings: ReturnType<typeof streamSettings>;
+  readonly limits: ReturnType<typeof writeLimits>;
+  /** Whether an append waits for its bytes to reach stable storage (`durability: 'fsync'`). */
+  readonly durable: boolean;
+  readonly options: FileEventLogOptions | undefined;
+}
 
-  const commitGroup = async (jobs: readonly AppendJob[]): Promise<void> => {
-    if (broken !== undefined) {
-      for (const job of jobs) job.settle(err(broken));
-      return;
-    }
-    const planner = new AppendPlanner(state);
+/** An appended group, encoded and planned: its jobs, and the planner holding their lines. */
+interface PlannedGroup {
+  readonly planner: AppendPlanner;
+  readonly accepted: readonly { readonly job: AppendJob; readonly outcomes: AppendOutcome[] }[];
+}
+
+/**
+ * The state of an open file log and what changes it: appends committed in
+ * groups, exclusive steps, reads of the acknowledged bytes, the close.
+ * Appends and steps run one at a time, in the order queued, through one
+ * {@link GroupCommitQueue}, so no two touch the file at once.
+ */
+class OpenFileLog {
+  readonly #setup: WriterSetup;
+  readonly #queue: GroupCommitQueue<QueuedJob>;
+  #handle: FileHandleIO;
+  #state: Scan['state'];
+  /** Bytes of the file acknowledged: appends go there, reads stop there. */
+  #committed: number;
+  #needsNewline: boolean;
+  #eraseNames: ((items: readonly EncodedRecord[]) => EncodedRecord[]) | undefined;
+  /** Set when a failed write may have left bytes past `committed` that could not be cut yet. */
+  #needsTruncate = false;
+  #closing: Promise<void> | undefined;
+  /** Set when the file could not be opened again after an exclusive step: no append can be stored. */
+  #broken: LogError | undefined;
+
+  constructor(setup: WriterSetup, handle: FileHandleIO, loaded: Loaded, erasures: ErasureLedger) {
+    this.#setup = setup;
+    this.#handle = handle;
+    this.#state = loaded.state;
+    this.#committed = loaded.committed;
+    this.#needsNewline = loaded.needsNewline;
+    this.#eraseNames = erasingOnAppend(erasures);
+    this.#queue = new GroupCommitQueue<QueuedJob>((jobs) => this.#commit(jobs));
+  }
+
+  /** Position of the last entry, as of the last committed group. */
+  get lastPosition(): number {
+    return this.#state.lastPosition;
+  }
+
+  /** Encodes each job's records and plans them; a job whose records are refused is settled at once. */
+  #plan(jobs: readonly AppendJob[]): PlannedGroup {
+    const { limits, now } = this.#setup;
+    const eraseNames = this.#eraseNames;
+    const planner = new AppendPlanner(this.#state);
     const accepted: { readonly job: AppendJob; readonly outcomes: AppendOutcome[] }[] = [];
     for (const job of jobs) {
       const plain = encodeItems(job.items, limits, now);
@@ -258,6 +259,48 @@ export const openFileEventLogFor = async (
       if (encoded.isErr()) job.settle(err(encoded.error));
       else accepted.push({ job, outcomes: planner.add(encoded.value) });
     }
+    return { planner, accepted };
+  }
+
+  /**
+   * Writes the planned lines after the acknowledged bytes; on a failure cuts
+   * back what reached the file and resolves to the error (nothing of the group
+   * was acknowledged).
+   */
+  async #write(planner: AppendPlanner): Promise<LogError | undefined> {
+    const lines = planner.entries.map((entry) => `${entry.line}\n`).join('');
+    const bytes = Buffer.from(this.#needsNewline ? `\n${lines}` : lines);
+    const handle = this.#handle;
+    try {
+      if (this.#needsTruncate) await handle.truncate(this.#committed);
+      this.#needsTruncate = false;
+      await writeFully(handle, bytes, this.#committed, this.#setup.durable);
+    } catch (cause) {
+      // Cut whatever part of the group reached the file: it was not acknowledged.
+      this.#needsTruncate = true;
+      await handle.truncate(this.#committed).then(
+        () => {
+          this.#needsTruncate = false;
+        },
+        () => undefined,
+      );
+      return ioError(cause, this.#setup.path, 'appending to');
+    }
+    this.#committed += bytes.length;
+    this.#needsNewline = false;
+    planner.apply();
+    return undefined;
+  }
+
+  /** Commits one group of appends: all of its accepted records are acknowledged, or none. */
+  async #commitGroup(jobs: readonly AppendJob[]): Promise<void> {
+    const broken = this.#broken;
+    if (broken !== undefined) {
+      for (const job of jobs) job.settle(err(broken));
+      return;
+    }
+    const { planner, accepted } = this.#plan(jobs);
+    const { path, lockPath, lock } = this.#setup;
     // Not the fence (a check before an asynchronous write cannot be one: the lock is
     // simply never broken while this process lives), but a lock removed by hand or by
     // `signfold unlock` stops this writer before a new one can be acknowledged.
@@ -267,79 +310,67 @@ export const openFileEventLogFor = async (
       return;
     }
     if (planner.entries.length > 0) {
-      const lines = planner.entries.map((entry) => `${entry.line}\n`).join('');
-      const bytes = Buffer.from(needsNewline ? `\n${lines}` : lines);
-      try {
-        if (needsTruncate) await handle.truncate(committed);
-        needsTruncate = false;
-        await writeFully(handle, bytes, committed, durable);
-      } catch (cause) {
-        // Cut whatever part of the group reached the file: it was not acknowledged.
-        needsTruncate = true;
-        await handle.truncate(committed).then(
-          () => {
-            needsTruncate = false;
-          },
-          () => undefined,
-        );
-        const error = ioError(cause, path, 'appending to');
+      const error = await this.#write(planner);
+      if (error !== undefined) {
         for (const { job } of accepted) job.settle(err(error));
         return;
       }
-      committed += bytes.length;
-      needsNewline = false;
-      planner.apply();
     }
     for (const { job, outcomes } of accepted) job.settle(ok(outcomes));
-  };
+  }
 
   // The queue needs a commit that never rejects: an unexpected throw fails the
   // group's appends (settling a job twice is a no-op) instead of hanging them.
-  const commitAppends = (jobs: readonly AppendJob[]): Promise<void> =>
-    commitGroup(jobs).catch((cause: unknown) => {
-      const error = ioError(cause, path, 'appending to');
+  #commitAppends(jobs: readonly AppendJob[]): Promise<void> {
+    return this.#commitGroup(jobs).catch((cause: unknown) => {
+      const error = ioError(cause, this.#setup.path, 'appending to');
       for (const job of jobs) job.settle(err(error));
     });
+  }
 
   /** Opens the file again after an exclusive step, which may have replaced it and added erasures. */
-  const reopen = async (): Promise<void> => {
-    await cutBack().catch(() => undefined);
-    await handle.close().catch(() => undefined);
+  async #reopen(): Promise<void> {
+    const { io, path, settings, now } = this.#setup;
+    await this.#cutBack().catch(() => undefined);
+    await this.#handle.close().catch(() => undefined);
     try {
       const ledger = await readLedgerFile(path);
       if (ledger.isErr()) throw new Error(ledger.error.message);
-      handle = await io.open(path, 'read-write');
-      const again = await loadOpened(io, handle, path, settings, now);
+      this.#handle = await io.open(path, 'read-write');
+      const again = await loadOpened(io, this.#handle, path, settings, now);
       if ('error' in again) throw new Error(again.error.message);
-      ({ state, committed, needsNewline } = again);
-      eraseNames = erasingOnAppend(ledger.value);
-      broken = undefined;
+      this.#state = again.state;
+      this.#committed = again.committed;
+      this.#needsNewline = again.needsNewline;
+      this.#eraseNames = erasingOnAppend(ledger.value);
+      this.#broken = undefined;
     } catch (cause) {
-      broken = ioError(cause, path, 'opening again');
+      this.#broken = ioError(cause, path, 'opening again');
     }
-  };
+  }
 
   // Appends are committed in groups, each exclusive step alone, in the order they were queued.
-  const commit = async (jobs: readonly QueuedJob[]): Promise<void> => {
+  async #commit(jobs: readonly QueuedJob[]): Promise<void> {
     let group: AppendJob[] = [];
     for (const job of jobs) {
       if ('items' in job) {
         group.push(job);
         continue;
       }
-      if (group.length > 0) await commitAppends(group);
+      if (group.length > 0) await this.#commitAppends(group);
       group = [];
       await job.run();
     }
-    if (group.length > 0) await commitAppends(group);
-  };
+    if (group.length > 0) await this.#commitAppends(group);
+  }
 
-  const queue = new GroupCommitQueue<QueuedJob>(commit);
-
-  const exclusive = <T>(step: () => Promise<T>): Promise<T> => {
-    if (closing !== undefined) return Promise.reject(new Error(closedError('append').message));
+  /** See {@link ExclusiveFileEventLog.exclusive}. */
+  exclusive<T>(step: () => Promise<T>): Promise<T> {
+    if (this.#closing !== undefined) {
+      return Promise.reject(new Error(closedError('append').message));
+    }
     return new Promise<T>((resolve, reject) => {
-      queue.push({
+      this.#queue.push({
         run: async () => {
           let outcome: { ok: true; value: T } | { ok: false; cause: unknown };
           try {
@@ -347,25 +378,26 @@ export const openFileEventLogFor = async (
           } catch (cause) {
             outcome = { ok: false, cause };
           }
-          await reopen();
+          await this.#reopen();
           if (outcome.ok) resolve(outcome.value);
           else reject(outcome.cause);
         },
       });
     });
-  };
+  }
 
-  const appendBatch = (
-    items: readonly NewRecord[],
-  ): Promise<Result<readonly AppendOutcome[], LogError>> => {
-    if (closing !== undefined) return Promise.resolve(err(closedError('append')));
-    return new Promise((settle) => queue.push({ items, settle }));
-  };
+  /** Queues `items` for the next group commit. */
+  appendBatch(items: readonly NewRecord[]): Promise<Result<readonly AppendOutcome[], LogError>> {
+    if (this.#closing !== undefined) return Promise.resolve(err(closedError('append')));
+    return new Promise((settle) => this.#queue.push({ items, settle }));
+  }
 
-  async function* read(readOptions?: ReadOptions): AsyncGenerator<readonly LogRecord[]> {
-    if (closing !== undefined) throw new EventLogReadError(closedError('read'));
+  /** Streams the acknowledged records (see {@link FileEventLog.read}). */
+  async *read(readOptions?: ReadOptions): AsyncGenerator<readonly LogRecord[]> {
+    if (this.#closing !== undefined) throw new EventLogReadError(closedError('read'));
+    const { io, path, options } = this.#setup;
     // Only acknowledged bytes: a group being written (or a failed one) is not replayed.
-    const end = committed;
+    const end = this.#committed;
     let reader: FileHandleIO;
     try {
       reader = await io.open(path, 'read');
@@ -384,35 +416,112 @@ export const openFileEventLogFor = async (
    * Performs a cut-back that failed after a failed append (`needsTruncate`),
    * so closing never leaves unacknowledged bytes behind for the next open.
    */
-  const cutBack = async (): Promise<void> => {
-    if (!needsTruncate) return;
-    await handle.truncate(committed);
-    if (durable) await handle.sync();
-    needsTruncate = false;
-  };
+  async #cutBack(): Promise<void> {
+    if (!this.#needsTruncate) return;
+    await this.#handle.truncate(this.#committed);
+    if (this.#setup.durable) await this.#handle.sync();
+    this.#needsTruncate = false;
+  }
 
-  const close = (): Promise<void> => {
-    closing ??= queue
+  /** Waits for the queued appends, cuts back a failed one, closes the file and releases the lock. */
+  close(): Promise<void> {
+    this.#closing ??= this.#queue
       .idle()
-      .then(cutBack)
+      .then(() => this.#cutBack())
       // If even this cut fails, the bytes stay as after a crash (see docs/log-format.md).
       .catch(() => undefined)
-      .then(() => handle.close())
+      .then(() => this.#handle.close())
       .catch(() => undefined)
-      .then(() => lock.release());
-    return closing;
-  };
+      .then(() => this.#setup.lock.release());
+    return this.#closing;
+  }
+}
 
+/**
+ * Under the held lock: reads the erasure ledger, opens the file and scans it.
+ * On a failure, closes what it opened and releases the lock.
+ */
+const openLocked = async (
+  setup: WriterSetup,
+): Promise<
+  Result<
+    { readonly handle: FileHandleIO; readonly loaded: Loaded; readonly erasures: ErasureLedger },
+    LogError
+  >
+> => {
+  const { io, path, lock, settings, now } = setup;
+  // Read under the lock, which `forget` holds while it writes the ledger: no entry can be missed.
+  const ledger = await readLedgerFile(path);
+  if (ledger.isErr()) {
+    await lock.release();
+    return err({ kind: 'io', code: undefined, path, message: ledger.error.message });
+  }
+  let handle: FileHandleIO;
+  try {
+    handle = await io.open(path, 'read-write');
+  } catch (cause) {
+    await lock.release();
+    return err(ioError(cause, path, 'opening'));
+  }
+  const loaded = await loadOpened(io, handle, path, settings, now);
+  if ('error' in loaded) {
+    await handle.close().catch(() => undefined);
+    await lock.release();
+    return err(loaded.error);
+  }
+  return ok({ handle, loaded, erasures: ledger.value });
+};
+
+/**
+ * {@link openFileEventLog} for a command that must write (`reconcile`): a
+ * `locked` error names the command and says what would help it.
+ */
+export const openFileEventLogFor = async (
+  seeker: LockSeeker | undefined,
+  path: string,
+  options?: FileEventLogOptions,
+): Promise<Result<ExclusiveFileEventLog, LogError>> => {
+  const settings = streamSettings({ ...options, fromPosition: 1 });
+  const limits = writeLimits(options ?? {});
+  const timing = lockTiming(options?.lock);
+  const lockPath = `${path}.lock`;
+  const acquired = await acquireWriterLock(lockPath, timing);
+  if ('refused' in acquired) {
+    const { refused } = acquired;
+    return err(
+      refused.kind === 'held'
+        ? lockedError(path, lockPath, refused, timing.staleAfterMs, seeker)
+        : ioError(refused.cause, path, 'locking'),
+    );
+  }
+  const setup: WriterSetup = {
+    path,
+    lockPath,
+    lock: acquired.held,
+    io: options?.io ?? nodeFileIO,
+    now: options?.now ?? (() => new Date()),
+    settings,
+    limits,
+    durable: options?.durability !== 'none',
+    options,
+  };
+  const opened = await openLocked(setup);
+  if (opened.isErr()) return err(opened.error);
+  const { handle, loaded, erasures } = opened.value;
+  const log = new OpenFileLog(setup, handle, loaded, erasures);
+  const appendBatch = (
+    items: readonly NewRecord[],
+  ): Promise<Result<readonly AppendOutcome[], LogError>> => log.appendBatch(items);
   return ok({
     path,
-    tornTail,
+    tornTail: loaded.tornTail,
     get lastPosition() {
-      return state.lastPosition;
+      return log.lastPosition;
     },
     append: appendOne(appendBatch),
     appendBatch,
-    read,
-    close,
-    exclusive,
+    read: (readOptions) => log.read(readOptions),
+    close: () => log.close(),
+    exclusive: (step) => log.exclusive(step),
   });
 };

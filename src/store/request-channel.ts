@@ -10,7 +10,7 @@
  * The protocol, by file name beside the log (CHANNEL names the holder's
  * side, `reactors` or `writer`; ID is 16 random hex digits):
  * - `LOG.CHANNEL.request-ID.json`: written by the command (temporary file,
- *   then rename).
+ *   then rename: `replaceFile`).
  * - `LOG.CHANNEL.claimed-ID.json`: the holder claims a request by renaming
  *   it, reads it and empties it; the command can no longer withdraw it and
  *   waits for the answer. While
@@ -21,17 +21,9 @@
  *   and removes it.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  readdir,
-  readFile,
-  rename,
-  stat,
-  truncate,
-  unlink,
-  utimes,
-  writeFile,
-} from 'node:fs/promises';
+import { readdir, readFile, rename, stat, truncate, unlink, utimes } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { replaceFile } from './replace-file.js';
 
 /** Whose requests: the reactor runner's (`effects`), or the log writer's (`reconcile`, `forget`). */
 export type RequestChannel = 'reactors' | 'writer';
@@ -47,13 +39,6 @@ const fileOf = (
   kind: 'request' | 'claimed' | 'answer',
   id: string,
 ): string => `${logPath}.${channel}.${kind}-${id}.json`;
-
-/** Writes `text` whole under `path`: to a temporary name, then renamed. */
-export const writeWhole = async (path: string, text: string): Promise<void> => {
-  const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temporary, text, { flag: 'wx' });
-  await rename(temporary, path);
-};
 
 /** A request the holder has claimed: carry it out, then answer. */
 export interface ClaimedRequest<R> {
@@ -114,7 +99,7 @@ export const claimRequests = async <R>(
         return () => clearInterval(timer);
       },
       answer: async (answer) => {
-        await writeWhole(fileOf(logPath, channel, 'answer', id), JSON.stringify(answer));
+        await replaceFile(fileOf(logPath, channel, 'answer', id), JSON.stringify(answer));
         await unlink(claimedPath).catch(() => undefined);
       },
     });
@@ -167,7 +152,7 @@ export const sendRequest = async (
   const claimedPath = fileOf(logPath, channel, 'claimed', id);
   const answerPath = fileOf(logPath, channel, 'answer', id);
   try {
-    await writeWhole(requestPath, JSON.stringify(request));
+    await replaceFile(requestPath, JSON.stringify(request));
   } catch (cause) {
     return { kind: 'io', message: `${requestPath}: ${(cause as Error).message}` };
   }

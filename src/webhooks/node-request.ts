@@ -4,35 +4,15 @@
  * declarations need no `@types/node`: an `IncomingMessage` and a
  * `ServerResponse` fit.
  */
+import type { NodeIncoming, NodeOutgoing } from '../engine/node-http.js';
 import { unavailableAnswer } from './webhook-answers.js';
 import type { WebhookHandler, WebhookOutcome, WebhookRequest } from './webhook-types.js';
 
-/** The parts of a node:http `IncomingMessage` the glue uses. */
-export interface NodeWebhookRequest {
-  readonly method?: string | undefined;
-  /** The request target (path and query string), handed to a `verify` hook. */
-  readonly url?: string | undefined;
-  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
-  /** `true` once the body was read to its end (by a body parser that ran first, say). */
-  readonly readableEnded?: boolean;
-  /** A chunk of the body arrived. */
-  on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
-  /** The body ended, or the client went away (`close` before `end`). */
-  on(event: 'end' | 'aborted' | 'close', listener: () => void): unknown;
-  /** The connection failed. */
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  /** Reads (and drops) the rest of a body that is not wanted. */
-  resume(): unknown;
-}
+/** The request the glue reads: node:http's (see `NodeIncoming`, the same shape in `signfold/http`). */
+export type NodeWebhookRequest = NodeIncoming;
 
-/** The parts of a node:http `ServerResponse` the glue uses. */
-export interface NodeWebhookResponse {
-  readonly headersSent: boolean;
-  /** Starts the answer. */
-  writeHead(status: number, headers: Record<string, string>): unknown;
-  /** Sends the body and ends the answer. */
-  end(body: string): unknown;
-}
+/** The response the glue writes its text answers to (see `NodeOutgoing`). */
+export type NodeWebhookResponse = NodeOutgoing<string>;
 
 type BodyRead =
   | { readonly kind: 'body'; readonly body: Uint8Array }

@@ -24,7 +24,7 @@ afterAll(async () => (await import('esbuild')).stop());
 let packed: Packed;
 let app: string;
 
-// Packing (two compiles) and installing: bounded by exec's timeouts, each under this one.
+// Packing (one build) and installing: bounded by exec's timeouts, each under this one.
 beforeAll(async () => {
   packed = await packClean();
   app = await installApp(packed.tarball);

@@ -46,7 +46,7 @@ export default async function postgresSetup(project: TestProject): Promise<() =>
       else process.env[BIN_VARIABLE] = named;
       bin.remove();
     });
-    const template = makeTemplate();
+    const template = await makeTemplate();
     removeIfRunDies(dirname(template.data));
     process.env[TEMPLATE_VARIABLE] = template.data;
     undo.push(() => {
@@ -58,10 +58,21 @@ export default async function postgresSetup(project: TestProject): Promise<() =>
     undo.push(() => {
       for (const server of servers) server.stop();
     });
-    for (let slot = 0; slot < slots; slot += 1) {
-      servers.push(await startPostgres({ settings: TEST_SERVER_SETTINGS }));
-    }
-    project.provide('postgres', { urls: servers.map((server) => server.url) });
+    // Started together: each start mostly waits (the copy of the cluster, the server's start).
+    const starts = Array.from({ length: slots }, () =>
+      startPostgres({ settings: TEST_SERVER_SETTINGS }).then((server) => {
+        servers.push(server);
+        return server;
+      }),
+    );
+    // Every start settles before a failure is reported, so the teardown stops all that came up.
+    const settled = await Promise.allSettled(starts);
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    // In slot order, whichever started first.
+    project.provide('postgres', {
+      urls: settled.map((outcome) => (outcome as PromiseFulfilledResult<PostgresServer>).value.url),
+    });
   } catch (cause) {
     // No PostgreSQL here: the files that need one fail, each saying why; the others run.
     teardown();

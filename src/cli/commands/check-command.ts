@@ -10,9 +10,11 @@
 import { counted } from '../../core/plural.js';
 import { createProjector } from '../../engine/projector.js';
 import { TORN_TAIL_REASON } from '../../store/line-classifier.js';
-import { booleanFlag, expectPositionals, type OptionTable, parseCommandArgs } from '../args.js';
+import { booleanFlag, expectPositionals, parseCommandArgs } from '../args.js';
 import { EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { CHECK_COMMAND } from '../definitions/check.js';
+import { optionTableOf } from '../flags.js';
 import {
   type BadRecord,
   describeReason,
@@ -20,10 +22,10 @@ import {
   splitQuarantine,
 } from '../quarantine-format.js';
 import { replayLogFile } from '../sources/replay-log.js';
-import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
+import { upcastersFlag } from '../upcaster-module.js';
 
-/** The flags of `check`. */
-export const CHECK_OPTIONS: OptionTable = { strict: { type: 'boolean' }, ...UPCASTERS_OPTION };
+/** The flags' table for `parseArgs`, from the definition. */
+const CHECK_OPTIONS = optionTableOf(CHECK_COMMAND.flags);
 
 /**
  * Runs `check` with `args` (the words after `check`): exit 0 if the log is

@@ -15,28 +15,19 @@ import { readJournal } from '../../store/reactors/reactor-journal.js';
 import {
   booleanFlag,
   integerFlag,
-  type OptionTable,
   type ParsedArgs,
   parseCommandArgs,
   stringFlag,
 } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeJson, writeLines } from '../cli-io.js';
-import { DATABASE_OPTIONS } from '../pg/pool.js';
+import { EFFECTS_COMMAND } from '../definitions/effects.js';
+import { optionTableOf } from '../flags.js';
 import { ensureReadableFile } from '../sources/read-only-log.js';
 import { formatTable } from '../table.js';
 
-/** The flags of `effects` (all three forms). */
-export const EFFECTS_OPTIONS: OptionTable = {
-  json: { type: 'boolean' },
-  reactor: { type: 'string' },
-  error: { type: 'string' },
-  parked: { type: 'boolean' },
-  all: { type: 'boolean' },
-  'dry-run': { type: 'boolean' },
-  wait: { type: 'string' },
-  ...DATABASE_OPTIONS,
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const EFFECTS_OPTIONS = optionTableOf(EFFECTS_COMMAND.flags);
 
 /** How many timers the text listing shows (`--json` lists them all). */
 const TIMERS_SHOWN = 20;

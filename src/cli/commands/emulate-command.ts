@@ -4,6 +4,7 @@
  * its read API with `--api-port`, and writes what it emitted with `--record`.
  * Nothing it prints quotes data: counts, a URL, a public key.
  */
+
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from '../../core/decider/command.js';
 import { type Emulator, startEmulator } from '../../emulator/emulator.js';
@@ -15,36 +16,17 @@ import {
   choiceFlag,
   expectPositionals,
   integerFlag,
-  type OptionTable,
   parseCommandArgs,
   stringFlag,
 } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { EMULATE_COMMAND } from '../definitions/emulate.js';
+import { optionTableOf } from '../flags.js';
 import { awaitStopSignal } from '../stop-signals.js';
 
-const OPTIONS: OptionTable = {
-  to: { type: 'string' },
-  'secret-env': { type: 'string' },
-  scheme: { type: 'string' },
-  seed: { type: 'string' },
-  requests: { type: 'string' },
-  templates: { type: 'string' },
-  companies: { type: 'string' },
-  'decline-ratio': { type: 'string' },
-  signing: { type: 'string' },
-  rate: { type: 'string' },
-  loss: { type: 'string' },
-  duplicate: { type: 'string' },
-  reorder: { type: 'string' },
-  delay: { type: 'string' },
-  retries: { type: 'string' },
-  timeout: { type: 'string' },
-  'api-port': { type: 'string' },
-  record: { type: 'string' },
-  scenario: { type: 'string' },
-  'api-fail': { type: 'string' },
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const OPTIONS = optionTableOf(EMULATE_COMMAND.flags);
 
 /** Largest story a command line asks for: a bound on memory, not a product limit. */
 const MAX_REQUESTS = 100_000;
@@ -69,6 +51,54 @@ const boundedInteger = (flag: string, value: string, min: number, max: number): 
 const summaryOf = (counts: DeliveryCounts): string =>
   `sent ${counts.sent}, acknowledged ${counts.acknowledged}, retried ${counts.retried}, lost ${counts.lost}, duplicated ${counts.duplicated}, reordered ${counts.reordered}, given up ${counts.givenUp}`;
 
+/**
+ * The secret `--secret-env` names, checked before anything is sent: a
+ * delivery signed with nothing, or a Standard Webhooks key that is none,
+ * would only be refused by the receiver, one delivery at a time.
+ */
+const signingSecret = (
+  secretName: string | undefined,
+  scheme: 'hmac' | 'standard-webhooks' | undefined,
+): string => {
+  if (secretName === undefined) throw usageError('--to needs --secret-env NAME to sign with');
+  const secret = process.env[secretName] ?? '';
+  if (secret === '') {
+    throw new CliError(`no secret: set ${secretName} to the secret the receiver verifies with`);
+  }
+  if (scheme === 'standard-webhooks') {
+    try {
+      standardSigningKey(secret, secretName);
+    } catch (cause) {
+      throw usageError(cause instanceof Error ? cause.message : String(cause));
+    }
+  }
+  return secret;
+};
+
+/** The commands of `--scenario FILE`, which replaces the seeded story (and so its flags). */
+const scenarioOf = async (
+  flag: (name: string) => string | undefined,
+): Promise<Command[] | undefined> => {
+  const scenarioFile = flag('scenario');
+  if (scenarioFile === undefined) return undefined;
+  const story = ['requests', 'templates', 'companies', 'decline-ratio', 'signing'].filter(
+    (name) => flag(name) !== undefined,
+  );
+  if (story.length > 0) {
+    throw usageError(`--scenario plays its own story: drop --${story.join(', --')}`);
+  }
+  const text = await readFile(scenarioFile, 'utf8').catch((cause: unknown) => {
+    throw new CliError(
+      `cannot read --scenario: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  });
+  try {
+    return parseScenario(text);
+  } catch (cause) {
+    throw new CliError(`--scenario ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+};
+
 /** `signfold emulate [options]`. */
 export const emulateCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
   const parsed = parseCommandArgs(args, OPTIONS);
@@ -92,42 +122,8 @@ export const emulateCommand = async (args: readonly string[], io: CliIO): Promis
   const scheme = number('scheme', (f, v) =>
     choiceFlag<'hmac' | 'standard-webhooks'>(f, v, ['hmac', 'standard-webhooks']),
   );
-  const secretName = flag('secret-env');
-  let secret: string | undefined;
-  if (to !== undefined) {
-    if (secretName === undefined) throw usageError('--to needs --secret-env NAME to sign with');
-    secret = process.env[secretName] ?? '';
-    if (secret === '') {
-      throw new CliError(`no secret: set ${secretName} to the secret the receiver verifies with`);
-    }
-    if (scheme === 'standard-webhooks') {
-      try {
-        standardSigningKey(secret, secretName);
-      } catch (cause) {
-        throw usageError(cause instanceof Error ? cause.message : String(cause));
-      }
-    }
-  }
-  const scenarioFile = flag('scenario');
-  let scenario: Command[] | undefined;
-  if (scenarioFile !== undefined) {
-    const story = ['requests', 'templates', 'companies', 'decline-ratio', 'signing'].filter(
-      (name) => flag(name) !== undefined,
-    );
-    if (story.length > 0) {
-      throw usageError(`--scenario plays its own story: drop --${story.join(', --')}`);
-    }
-    const text = await readFile(scenarioFile, 'utf8').catch((cause: unknown) => {
-      throw new CliError(
-        `cannot read --scenario: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
-    });
-    try {
-      scenario = parseScenario(text);
-    } catch (cause) {
-      throw new CliError(`--scenario ${cause instanceof Error ? cause.message : String(cause)}`);
-    }
-  }
+  const secret = to === undefined ? undefined : signingSecret(flag('secret-env'), scheme);
+  const scenario = await scenarioOf(flag);
   const options = {
     ...(scenario === undefined ? {} : { scenario }),
     ...(to === undefined || secret === undefined ? {} : { to, secret }),

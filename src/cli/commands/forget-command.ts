@@ -6,21 +6,22 @@
  * file log that `serve --log` holds, serve runs the same forget with its
  * appends held back (through-writer.ts).
  */
+
 import { visibleText } from '../../core/visible-text.js';
 import type { ForgetReport, ForgetRequest } from '../../engine/forget-report.js';
 import {
   booleanFlag,
   expectPositionals,
   idFlag,
-  type OptionTable,
   type ParsedArgs,
   parseCommandArgs,
   stringFlag,
 } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { FORGET_COMMAND } from '../definitions/forget.js';
+import { optionTableOf } from '../flags.js';
 import { writeForgetReport } from '../forget-output.js';
-import { DATABASE_OPTIONS } from '../pg/pool.js';
 import {
   askHolder,
   throughLine,
@@ -29,18 +30,8 @@ import {
   writerWaitFlag,
 } from '../through-writer.js';
 
-/** The flags of `forget`. */
-export const FORGET_OPTIONS: OptionTable = {
-  ...DATABASE_OPTIONS,
-  participant: { type: 'string', multiple: true },
-  user: { type: 'string', multiple: true },
-  name: { type: 'string', multiple: true },
-  company: { type: 'string' },
-  'dry-run': { type: 'boolean' },
-  json: { type: 'boolean' },
-  vacuum: { type: 'boolean' },
-  wait: { type: 'string' },
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const FORGET_OPTIONS = optionTableOf(FORGET_COMMAND.flags);
 
 const listFlag = (parsed: ParsedArgs, name: string): readonly string[] => {
   const value = (parsed.values as Record<string, unknown>)[name];

@@ -12,22 +12,18 @@ import type { SignRequestView } from '../../core/projections/records.js';
 import { visibleText } from '../../core/visible-text.js';
 import type { AuditEntry } from '../../engine/audit-trail.js';
 import { createProjector, type Projector } from '../../engine/projector.js';
-import { idFlag, integerFlag, type OptionTable, parseCommandArgs, stringFlag } from '../args.js';
+import { idFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
-import { DATABASE_OPTIONS } from '../pg/pool.js';
+import { INSPECT_COMMAND } from '../definitions/inspect.js';
+import { optionTableOf } from '../flags.js';
 import { eventSourceOf, sourceLabel } from '../sources/event-source.js';
 import { replaySource } from '../sources/replay-source.js';
 import { formatTable } from '../table.js';
-import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
+import { upcastersFlag } from '../upcaster-module.js';
 
-/** The flags of `inspect`. */
-export const INSPECT_OPTIONS: OptionTable = {
-  'sign-request': { type: 'string' },
-  until: { type: 'string' },
-  ...UPCASTERS_OPTION,
-  ...DATABASE_OPTIONS,
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const INSPECT_OPTIONS = optionTableOf(INSPECT_COMMAND.flags);
 
 /** `5031 Ada Lovelace`, or `-` when unknown. */
 const named = (id: number | null | undefined, name: string | undefined): string =>

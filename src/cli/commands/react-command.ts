@@ -4,34 +4,29 @@
  * stop it cleanly: no new effect starts, running ones get the shutdown grace
  * to finish, the journal is written, exit 0.
  */
+
 import { createFileReactorRunner } from '../../store/reactors/file-reactor-runner.js';
 import {
   booleanFlag,
   choiceFlag,
   expectPositionals,
-  type OptionTable,
   parseCommandArgs,
   stringFlag,
 } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
-import { METRICS_PORT_OPTION, metricsPortFlag } from '../metrics/metrics-port.js';
+import { REACT_COMMAND } from '../definitions/react.js';
+import { optionTableOf } from '../flags.js';
+import { metricsPortFlag } from '../metrics/metrics-port.js';
 import type { ProcessMetrics } from '../metrics/process-metrics.js';
 import { loadReactorModule } from '../reactor-module.js';
 import { ensureReadableFile } from '../sources/read-only-log.js';
 import { awaitStopSignal } from '../stop-signals.js';
-import { TRACING_OPTION, tracingFlag } from '../tracing-module.js';
-import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
+import { tracingFlag } from '../tracing-module.js';
+import { upcastersFlag } from '../upcaster-module.js';
 
-/** The flags of `react`. */
-export const REACT_OPTIONS: OptionTable = {
-  reactors: { type: 'string' },
-  drain: { type: 'boolean' },
-  from: { type: 'string' },
-  ...UPCASTERS_OPTION,
-  ...METRICS_PORT_OPTION,
-  ...TRACING_OPTION,
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const REACT_OPTIONS = optionTableOf(REACT_COMMAND.flags);
 
 /**
  * Runs `react` with `args` (the words after `react`): exit 0 once drained or

@@ -6,20 +6,19 @@
  * the link is made here, offline, and `serve` (or createReadHandler) checks
  * it with the same token: nothing is stored anywhere.
  */
+
 import { createReadLink, MAX_READ_LINK_MS } from '../../http/read-link.js';
 import { MIN_TOKEN_LENGTH } from '../../http/read-tokens.js';
-import { expectPositionals, type OptionTable, parseCommandArgs, stringFlag } from '../args.js';
+import { expectPositionals, parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { READ_LINK_COMMAND } from '../definitions/read-link.js';
 import { durationFlag } from '../duration-flag.js';
+import { optionTableOf } from '../flags.js';
 import { readTokenEnvEntry } from '../serve/read-api/read-token-env.js';
 
-/** The flags of `read-link`. */
-export const READ_LINK_OPTIONS: OptionTable = {
-  'read-token-env': { type: 'string' },
-  url: { type: 'string' },
-  expires: { type: 'string' },
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const READ_LINK_OPTIONS = optionTableOf(READ_LINK_COMMAND.flags);
 
 /** `NAME` (all the token's companies) or `NAME:COMPANY,...` (some of them), as serve reads it. */
 const tokenEnvOf = (value: string): { name: string; companies: readonly number[] | undefined } => {

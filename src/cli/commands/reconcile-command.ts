@@ -23,12 +23,13 @@ import {
 } from '../../engine/reconcile.js';
 import { openFileEventLogFor } from '../../store/file-event-log.js';
 import { readFileEventLog } from '../../store/file-record-stream.js';
-import { booleanFlag, idFlag, type OptionTable, parseCommandArgs, stringFlag } from '../args.js';
+import { booleanFlag, idFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, describeThrown, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { RECONCILE_COMMAND } from '../definitions/reconcile.js';
 import { durationFlag } from '../duration-flag.js';
+import { optionTableOf } from '../flags.js';
 import { importDefault } from '../module-default.js';
-import { DATABASE_OPTIONS } from '../pg/pool.js';
 import { type EventSource, eventSourceOf, sourceLabel } from '../sources/event-source.js';
 import { awaitStopSignal } from '../stop-signals.js';
 import {
@@ -38,21 +39,10 @@ import {
   writerHolderOf,
   writerWaitFlag,
 } from '../through-writer.js';
-import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
+import { upcastersFlag } from '../upcaster-module.js';
 
-/** The flags of `reconcile`. */
-export const RECONCILE_OPTIONS: OptionTable = {
-  fetch: { type: 'string' },
-  'open-longer-than': { type: 'string' },
-  'sign-request': { type: 'string', multiple: true },
-  rate: { type: 'string' },
-  'fetch-timeout': { type: 'string' },
-  'dry-run': { type: 'boolean' },
-  json: { type: 'boolean' },
-  wait: { type: 'string' },
-  ...DATABASE_OPTIONS,
-  ...UPCASTERS_OPTION,
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const RECONCILE_OPTIONS = optionTableOf(RECONCILE_COMMAND.flags);
 
 /** A log reconcile can read and append to, and how to let it go. */
 interface OpenedLog {

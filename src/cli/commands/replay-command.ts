@@ -17,27 +17,21 @@ import {
   choiceFlag,
   expectPositionals,
   integerFlag,
-  type OptionTable,
   parseCommandArgs,
   stringFlag,
 } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeJson, writeLines } from '../cli-io.js';
+import { REPLAY_COMMAND } from '../definitions/replay.js';
+import { optionTableOf } from '../flags.js';
 import { describeEntry } from '../quarantine-format.js';
 import { ensureReadableFile, isSameFile } from '../sources/read-only-log.js';
 import { replayLogFile } from '../sources/replay-log.js';
-import { loadUpcasterModule, UPCASTERS_OPTION } from '../upcaster-module.js';
+import { loadUpcasterModule } from '../upcaster-module.js';
 import { formatSummary, type ReplayReport, toJsonReport } from './replay-report.js';
 
-/** The flags of `replay`. */
-export const REPLAY_OPTIONS: OptionTable = {
-  until: { type: 'string' },
-  json: { type: 'boolean' },
-  snapshot: { type: 'string' },
-  'from-snapshot': { type: 'string' },
-  policy: { type: 'string' },
-  ...UPCASTERS_OPTION,
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const REPLAY_OPTIONS = optionTableOf(REPLAY_COMMAND.flags);
 
 const POLICIES: readonly BadInputPolicy[] = ['skip', 'halt'];
 

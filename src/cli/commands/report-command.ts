@@ -5,7 +5,6 @@
  * writes the file; everything on the page comes from the pure model and
  * renderer.
  */
-import { rename, rm, writeFile } from 'node:fs/promises';
 import { counted } from '../../core/plural.js';
 import { initialState } from '../../core/projections/projection-state.js';
 import { visibleText } from '../../core/visible-text.js';
@@ -15,11 +14,13 @@ import { PeriodReader } from '../../report/model/period-reader.js';
 import type { ReportPeriod } from '../../report/model/report-period.js';
 import { ReportRecorder } from '../../report/model/report-recorder.js';
 import { renderReport } from '../../report/render-report.js';
-import { type OptionTable, parseCommandArgs, stringFlag } from '../args.js';
+import { replaceFile } from '../../store/replace-file.js';
+import { parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { REPORT_COMMAND } from '../definitions/report.js';
 import { durationFlag } from '../duration-flag.js';
-import { DATABASE_OPTIONS } from '../pg/pool.js';
+import { optionTableOf } from '../flags.js';
 import {
   type EventSource,
   eventSourceOf,
@@ -28,19 +29,10 @@ import {
 } from '../sources/event-source.js';
 import { ensureReadableFile, isSameFile } from '../sources/read-only-log.js';
 import { replaySource } from '../sources/replay-source.js';
-import { loadUpcasterModule, UPCASTERS_OPTION } from '../upcaster-module.js';
+import { loadUpcasterModule } from '../upcaster-module.js';
 
-/** The flags of `report`. */
-export const REPORT_OPTIONS: OptionTable = {
-  out: { type: 'string', short: 'o' },
-  'stuck-after': { type: 'string' },
-  from: { type: 'string' },
-  to: { type: 'string' },
-  now: { type: 'string' },
-  'stale-after': { type: 'string' },
-  ...UPCASTERS_OPTION,
-  ...DATABASE_OPTIONS,
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const REPORT_OPTIONS = optionTableOf(REPORT_COMMAND.flags);
 
 /** The default `--stuck-after`: a week. */
 export const DEFAULT_STUCK_AFTER = '7d';
@@ -116,14 +108,11 @@ export const parseReportArgs = (args: readonly string[]): ReportArgs => {
   };
 };
 
-/** Writes `text` to `path` through a temporary file, so a reader never sees half a page. */
+/** Writes `text` to `path` whole (`replaceFile`), so a reader never sees half a page. */
 const writeAtomically = async (path: string, text: string): Promise<void> => {
-  const temporary = `${path}.${process.pid}.tmp`;
   try {
-    await writeFile(temporary, text);
-    await rename(temporary, path);
+    await replaceFile(path, text);
   } catch (cause) {
-    await rm(temporary, { force: true }).catch(() => undefined);
     const reason = (cause as NodeJS.ErrnoException | undefined)?.code ?? String(cause);
     throw new CliError(`cannot write report ${path}: ${reason}`);
   }

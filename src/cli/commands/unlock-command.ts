@@ -10,12 +10,14 @@ import { visibleText } from '../../core/visible-text.js';
 import type { LockVerdict } from '../../store/lock-verdict.js';
 import { seconds } from '../../store/locked-error.js';
 import { unlockWriterLock } from '../../store/writer-unlock.js';
-import { booleanFlag, expectPositionals, type OptionTable, parseCommandArgs } from '../args.js';
+import { booleanFlag, expectPositionals, parseCommandArgs } from '../args.js';
 import { CliError, EXIT, type ExitCode } from '../cli-error.js';
 import type { CliIO } from '../cli-io.js';
+import { UNLOCK_COMMAND } from '../definitions/unlock.js';
+import { optionTableOf } from '../flags.js';
 
-/** The flags of `unlock`. */
-export const UNLOCK_OPTIONS: OptionTable = { force: { type: 'boolean' } };
+/** The flags' table for `parseArgs`, from the definition. */
+const UNLOCK_OPTIONS = optionTableOf(UNLOCK_COMMAND.flags);
 
 /** What was known of the holder of a removed lock, for the summary line. */
 const knownOf = (verdict: LockVerdict): string => {

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { visibleText } from '../../core/visible-text.js';
 import { CliError, describeThrown } from '../cli-error.js';
-import { listen } from '../serve/listen.js';
+import { listen } from '../listen.js';
 import { METRICS_HOST } from './metrics-port.js';
 
 /** What the server serves. */

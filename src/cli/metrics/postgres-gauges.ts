@@ -7,7 +7,7 @@
 import { readProjectionGauges } from '../../postgres/read/projection-gauges.js';
 import type { SchemaName } from '../../postgres/schema-name.js';
 import { withoutPassword } from '../database-url.js';
-import { openPool } from '../pg/pool.js';
+import { openPool } from '../postgres-pool.js';
 import { type GaugeReader, SCRAPE_READ_TIMEOUT_MS } from './projection-metrics.js';
 
 /** A reader and the pool it owns. */

@@ -15,6 +15,8 @@ import type { ReactorEffectGauges } from '../../postgres/read/projection-gauges.
 
 type PromClient = typeof import('prom-client');
 type Registry = import('prom-client').Registry;
+type Gauge = import('prom-client').Gauge;
+type Counter = import('prom-client').Counter;
 
 /** One lag series: per partition on PostgreSQL, one for the whole log on a file. */
 export interface LagGauge {
@@ -85,6 +87,109 @@ const within = <T>(promise: Promise<T>, ms: number): Promise<T> => {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 };
 
+/** The gauges read at each scrape. */
+interface Gauges {
+  readonly lagEvents: Gauge;
+  readonly lagSeconds: Gauge;
+  readonly effects: Gauge;
+  readonly nextDue: Gauge;
+  readonly up: Gauge;
+}
+
+/** Registers the gauges; their help names the lag of a partition or of a file log. */
+const registerGauges = (prom: PromClient, registry: Registry, partitioned: boolean): Gauges => {
+  const lagLabels = partitioned ? ['partition'] : [];
+  return {
+    lagEvents: new prom.Gauge({
+      name: 'signfold_projection_lag_events',
+      help: partitioned
+        ? 'Events stored that the partition has not projected yet'
+        : 'Records appended to the log since the reactors last read it to its end',
+      labelNames: lagLabels,
+      registers: [registry],
+    }),
+    lagSeconds: new prom.Gauge({
+      name: 'signfold_projection_lag_seconds',
+      help: partitioned
+        ? 'How long the partition has waited for its oldest unprojected event (0 when none waits)'
+        : 'How long the records not yet read have waited at most: since the last read began (0 when none waits)',
+      labelNames: lagLabels,
+      registers: [registry],
+    }),
+    effects: new prom.Gauge({
+      name: 'signfold_effects',
+      help: 'Effects per reactor by state: pending (waiting: a timer, ready or retrying later), running (being attempted), parked (waiting for an operator)',
+      labelNames: ['reactor', 'state'],
+      registers: [registry],
+    }),
+    nextDue: new prom.Gauge({
+      name: 'signfold_timer_next_due_seconds',
+      help: "Seconds until the reactor's earliest timer is due (negative: overdue); absent when it has none",
+      labelNames: ['reactor'],
+      registers: [registry],
+    }),
+    up: new prom.Gauge({
+      name: 'signfold_gauges_up',
+      help: 'Whether this scrape read the projection and effect gauges (1), or left them out because the read failed or took longer than 3 s (0)',
+      registers: [registry],
+    }),
+  };
+};
+
+/**
+ * Sets the gauges from one read. A reactor this process runs that the read
+ * does not name is still reported, at 0: its series exist from the start.
+ */
+const setGauges = (
+  gauges: Gauges,
+  read: ProjectionGauges,
+  reactors: readonly string[],
+  at: number,
+): void => {
+  for (const row of read.lag) {
+    const labels = row.partition === undefined ? {} : { partition: String(row.partition) };
+    gauges.lagEvents.set(labels, row.events);
+    gauges.lagSeconds.set(labels, row.seconds);
+  }
+  const seen = new Set<string>();
+  for (const row of read.effects) {
+    seen.add(row.reactor);
+    for (const state of STATES) gauges.effects.set({ reactor: row.reactor, state }, row[state]);
+    if (row.nextTimerMs !== null) {
+      gauges.nextDue.set({ reactor: row.reactor }, (row.nextTimerMs - at) / 1000);
+    }
+  }
+  for (const reactor of reactors) {
+    if (seen.has(reactor)) continue;
+    for (const state of STATES) gauges.effects.set({ reactor, state }, 0);
+  }
+};
+
+/** The counters, when this process folds and attempts: every series from 0 on. */
+const registerCounters = (
+  prom: PromClient,
+  registry: Registry,
+  reactors: readonly string[],
+): { events: Counter; attempts: Counter } => {
+  const events = new prom.Counter({
+    name: 'signfold_events_total',
+    help: 'Events this process folded, by outcome: applied, no-op, conflict, invalid (bad lines and undecodable events)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const attempts = new prom.Counter({
+    name: 'signfold_effect_attempts_total',
+    help: 'Effect attempts this process made, by reactor and result: succeeded, failed, interrupted (cut short by a stop; run again)',
+    labelNames: ['reactor', 'result'],
+    registers: [registry],
+  });
+  for (const [outcome] of OUTCOMES) events.inc({ outcome }, 0);
+  for (const reactor of reactors) {
+    for (const result of RESULTS) attempts.inc({ reactor, result }, 0);
+  }
+  return { events, attempts };
+};
+
 /** Registers the metrics on `registry` (see the module comment). */
 export const registerProjectionMetrics = (
   prom: PromClient,
@@ -92,60 +197,10 @@ export const registerProjectionMetrics = (
   options: ProjectionMetricsOptions,
 ): ProjectionMetrics => {
   const now = options.now ?? Date.now;
-  const lagLabels = options.partitioned ? ['partition'] : [];
-  const lagEvents = new prom.Gauge({
-    name: 'signfold_projection_lag_events',
-    help: options.partitioned
-      ? 'Events stored that the partition has not projected yet'
-      : 'Records appended to the log since the reactors last read it to its end',
-    labelNames: lagLabels,
-    registers: [registry],
-  });
-  const lagSeconds = new prom.Gauge({
-    name: 'signfold_projection_lag_seconds',
-    help: options.partitioned
-      ? 'How long the partition has waited for its oldest unprojected event (0 when none waits)'
-      : 'How long the records not yet read have waited at most: since the last read began (0 when none waits)',
-    labelNames: lagLabels,
-    registers: [registry],
-  });
-  const effects = new prom.Gauge({
-    name: 'signfold_effects',
-    help: 'Effects per reactor by state: pending (waiting: a timer, ready or retrying later), running (being attempted), parked (waiting for an operator)',
-    labelNames: ['reactor', 'state'],
-    registers: [registry],
-  });
-  const nextDue = new prom.Gauge({
-    name: 'signfold_timer_next_due_seconds',
-    help: "Seconds until the reactor's earliest timer is due (negative: overdue); absent when it has none",
-    labelNames: ['reactor'],
-    registers: [registry],
-  });
-  const up = new prom.Gauge({
-    name: 'signfold_gauges_up',
-    help: 'Whether this scrape read the projection and effect gauges (1), or left them out because the read failed or took longer than 3 s (0)',
-    registers: [registry],
-  });
-  const events = options.counters
-    ? new prom.Counter({
-        name: 'signfold_events_total',
-        help: 'Events this process folded, by outcome: applied, no-op, conflict, invalid (bad lines and undecodable events)',
-        labelNames: ['outcome'],
-        registers: [registry],
-      })
-    : undefined;
-  const attempts = options.counters
-    ? new prom.Counter({
-        name: 'signfold_effect_attempts_total',
-        help: 'Effect attempts this process made, by reactor and result: succeeded, failed, interrupted (cut short by a stop; run again)',
-        labelNames: ['reactor', 'result'],
-        registers: [registry],
-      })
-    : undefined;
-  for (const [outcome] of OUTCOMES) events?.inc({ outcome }, 0);
-  for (const reactor of options.reactors) {
-    for (const result of RESULTS) attempts?.inc({ reactor, result }, 0);
-  }
+  const gauges = registerGauges(prom, registry, options.partitioned);
+  const { events, attempts } = options.counters
+    ? registerCounters(prom, registry, options.reactors)
+    : { events: undefined, attempts: undefined };
   const counted = (stats: ProjectorStats): void => {
     for (const [outcome, member] of OUTCOMES) {
       if (stats[member] > 0) events?.inc({ outcome }, stats[member]);
@@ -175,36 +230,19 @@ export const registerProjectionMetrics = (
     reading ??= options.read().finally(() => {
       reading = undefined;
     });
-    lagEvents.reset();
-    lagSeconds.reset();
-    effects.reset();
-    nextDue.reset();
+    gauges.lagEvents.reset();
+    gauges.lagSeconds.reset();
+    gauges.effects.reset();
+    gauges.nextDue.reset();
     let read: ProjectionGauges;
     try {
       read = await within(reading, SCRAPE_READ_TIMEOUT_MS);
     } catch {
-      up.set(0);
+      gauges.up.set(0);
       return;
     }
-    up.set(1);
-    const at = now();
-    for (const row of read.lag) {
-      const labels = row.partition === undefined ? {} : { partition: String(row.partition) };
-      lagEvents.set(labels, row.events);
-      lagSeconds.set(labels, row.seconds);
-    }
-    const seen = new Set<string>();
-    for (const row of read.effects) {
-      seen.add(row.reactor);
-      for (const state of STATES) effects.set({ reactor: row.reactor, state }, row[state]);
-      if (row.nextTimerMs !== null) {
-        nextDue.set({ reactor: row.reactor }, (row.nextTimerMs - at) / 1000);
-      }
-    }
-    for (const reactor of options.reactors) {
-      if (seen.has(reactor)) continue;
-      for (const state of STATES) effects.set({ reactor, state }, 0);
-    }
+    gauges.up.set(1);
+    setGauges(gauges, read, options.reactors, now());
     if (read.stats !== undefined) follow(read.stats);
   };
   return { counted, attempted: (reactor, result) => attempts?.inc({ reactor, result }), refresh };

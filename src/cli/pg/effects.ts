@@ -17,8 +17,8 @@ import { schemaName } from '../../postgres/schema-name.js';
 import { type ParsedArgs, stringFlag } from '../args.js';
 import type { ExitCode } from '../cli-error.js';
 import type { CliIO } from '../cli-io.js';
+import { connectTimeoutOf, withPool } from '../postgres-pool.js';
 import { postgresFailure } from './failure.js';
-import { connectTimeoutOf, withPool } from './pool.js';
 
 /** What to do, as `effects-command.ts` parsed it. */
 export type EffectsRequest =

@@ -9,8 +9,8 @@ import type { SqlPool } from '../../postgres/index.js';
 import { type EventRow, readStoredEvents } from '../../postgres/read/read-stored-events.js';
 import { EXIT, type ExitCode } from '../cli-error.js';
 import type { CliIO } from '../cli-io.js';
+import type { PgTarget } from '../postgres-pool.js';
 import { postgresFailure } from './failure.js';
-import type { PgTarget } from './pool.js';
 import { storedLogLine } from './stored-log-line.js';
 
 /**

@@ -19,8 +19,8 @@ import {
 import { type EventRow, readEventRowsAt } from '../../postgres/read/read-stored-events.js';
 import { EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeJson } from '../cli-io.js';
+import type { PgTarget } from '../postgres-pool.js';
 import { postgresFailure } from './failure.js';
-import type { PgTarget } from './pool.js';
 import { storedRawPreview } from './stored-log-line.js';
 
 /**

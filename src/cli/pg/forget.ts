@@ -2,8 +2,8 @@
 import type { ForgetReport, ForgetRequest } from '../../engine/forget-report.js';
 import { forgetPostgres, vacuumForgotten } from '../../postgres/index.js';
 import { type ParsedArgs, stringFlag } from '../args.js';
+import { BULK_QUERY_TIMEOUT_MS, connectTimeoutOf, withPool } from '../postgres-pool.js';
 import { postgresFailure } from './failure.js';
-import { BULK_QUERY_TIMEOUT_MS, connectTimeoutOf, withPool } from './pool.js';
 
 /**
  * Forgets `request` in the database `database` (the schema and timeouts from

@@ -2,9 +2,9 @@
 import { importRecords, type SqlPool } from '../../postgres/index.js';
 import { CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import type { PgTarget } from '../postgres-pool.js';
 import { ReplayProgress } from '../progress.js';
 import { openReadOnlyLog } from '../sources/read-only-log.js';
-import type { PgTarget } from './pool.js';
 
 /** Imports `logPath`; prints what was stored. */
 export const pgImport = async (

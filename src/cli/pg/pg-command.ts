@@ -1,228 +1,91 @@
 /**
  * `signfold pg migrate|import|work|rebuild|status|export|events|skip`: the PostgreSQL adapter from the command
  * line. Loaded only when a `pg` command runs, so the other commands never
- * load `pg` (an optional peer dependency).
+ * load `pg` (an optional peer dependency). What each subcommand takes is
+ * declared in definitions/pg.ts; its values come typed from there.
  */
-import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
-import type { Tracing } from '../../engine/tracing.js';
 import { migrate } from '../../postgres/index.js';
-import {
-  booleanFlag,
-  choiceFlag,
-  expectPositionals,
-  integerFlag,
-  type OptionTable,
-  parseCommandArgs,
-  stringFlag,
-} from '../args.js';
 import { EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
-import { METRICS_PORT_OPTION, metricsPortFlag } from '../metrics/metrics-port.js';
+import type { DATABASE_FLAGS } from '../database-flags.js';
+import { parseCommand } from '../define-command.js';
+import { PG_SUBCOMMANDS, type PgSubcommand } from '../definitions/pg.js';
+import type { FlagValues } from '../flags.js';
+import {
+  BULK_QUERY_TIMEOUT_MS,
+  type CliPool,
+  type PgTarget,
+  type PoolOptions,
+  withPool,
+} from '../postgres-pool.js';
 import { loadReactorModule } from '../reactor-module.js';
-import { TRACING_OPTION, tracingFlag } from '../tracing-module.js';
-import { UPCASTERS_OPTION, upcastersFlag } from '../upcaster-module.js';
+import { loadTracing } from '../tracing-module.js';
+import { loadUpcasterModule } from '../upcaster-module.js';
 import { pgEvents } from './events.js';
 import { pgExport } from './export.js';
 import { postgresFailure } from './failure.js';
 import { pgImport } from './import.js';
-import type { CliPool, PgTarget } from './pool.js';
-import { BULK_QUERY_TIMEOUT_MS, connectTimeoutOf, DATABASE_OPTIONS, withPool } from './pool.js';
 import { pgRebuild } from './rebuild.js';
 import { pgSkip } from './skip.js';
 import { pgStatus } from './status.js';
-import {
-  pgWork,
-  stopOnSignals,
-  type WorkOptions,
-  type WorkStop,
-  workQueryTimeoutMs,
-} from './work.js';
+import { pgWork, stopOnSignals, workQueryTimeoutMs } from './work.js';
 
-const SUBCOMMAND_OPTIONS: Readonly<Record<string, OptionTable>> = {
-  migrate: { ...DATABASE_OPTIONS, partitions: { type: 'string' } },
-  import: DATABASE_OPTIONS,
-  work: {
-    ...DATABASE_OPTIONS,
-    drain: { type: 'boolean' },
-    'batch-size': { type: 'string' },
-    'poll-interval': { type: 'string' },
-    lease: { type: 'string' },
-    'worker-id': { type: 'string' },
-    reactors: { type: 'string' },
-    from: { type: 'string' },
-    ...UPCASTERS_OPTION,
-    ...TRACING_OPTION,
-    ...METRICS_PORT_OPTION,
-  },
-  rebuild: {
-    ...DATABASE_OPTIONS,
-    switch: { type: 'boolean' },
-    'batch-size': { type: 'string' },
-    'poll-interval': { type: 'string' },
-    lease: { type: 'string' },
-    'worker-id': { type: 'string' },
-    ...UPCASTERS_OPTION,
-  },
-  status: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
-  export: DATABASE_OPTIONS,
-  events: DATABASE_OPTIONS,
-  skip: { ...DATABASE_OPTIONS, position: { type: 'string' }, reason: { type: 'string' } },
-};
+/** The values of subcommand `S`'s flags. */
+type ValuesOf<S extends PgSubcommand> = FlagValues<(typeof PG_SUBCOMMANDS)[S]['flags']>;
 
-/** An optional integer flag of at least `least`. */
-const integerAtLeast = (
-  parsed: ReturnType<typeof parseCommandArgs>,
-  name: string,
-  least: number,
-  unit = '',
-): number | undefined => {
-  const raw = stringFlag(parsed, name);
-  if (raw === undefined) return undefined;
-  const value = integerFlag(`--${name}`, raw);
-  if (value < least) throw usageError(`--${name} must be at least ${least}${unit}`);
-  return value;
-};
+/** What every subcommand's flags name: the database. */
+type DatabaseValues = FlagValues<typeof DATABASE_FLAGS>;
 
-/** `signfold pg SUBCOMMAND …`. */
-export const pgCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
-  const [sub, ...rest] = args;
-  if (sub === undefined)
-    throw usageError(
-      'missing subcommand: migrate, import, work, rebuild, status, export, events or skip',
-    );
-  const options = Object.hasOwn(SUBCOMMAND_OPTIONS, sub) ? SUBCOMMAND_OPTIONS[sub] : undefined;
-  if (options === undefined) throw usageError(`unknown subcommand 'pg ${sub}'`);
-  const parsed = parseCommandArgs(rest, options);
-  // DATABASE_URL, the usual variable, stands in for a missing --database.
-  const fromEnv = process.env.DATABASE_URL;
-  const fromFlag = stringFlag(parsed, 'database');
-  const database = fromFlag ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
-  if (database === undefined) {
-    throw usageError(`pg ${sub}: --database URL (or DATABASE_URL) is required`);
-  }
-  const schema = stringFlag(parsed, 'schema');
-  const target: PgTarget = { database, schemaOptions: schema === undefined ? {} : { schema } };
-  const positionals = expectPositionals(parsed.positionals, sub === 'import' ? ['LOG'] : []);
-  const batchSize = integerAtLeast(parsed, 'batch-size', 1);
-  const pollMs = integerAtLeast(parsed, 'poll-interval', 10, ' (ms)');
-  const partitions = integerAtLeast(parsed, 'partitions', 1);
-  if (partitions !== undefined && partitions > 1024)
-    throw usageError('--partitions must be at most 1024');
-  const leaseMs = integerAtLeast(parsed, 'lease', 100, ' (ms)');
-  const workerId = stringFlag(parsed, 'worker-id');
-  const skipAt = integerAtLeast(parsed, 'position', 1);
-  if (sub === 'skip' && skipAt === undefined) throw usageError('pg skip: --position N is required');
-  const fromFlag2 = stringFlag(parsed, 'from');
-  const fromEnd =
-    fromFlag2 !== undefined && choiceFlag('--from', fromFlag2, ['start', 'end']) === 'end';
-  const modulePath = stringFlag(parsed, 'reactors');
-  if (fromFlag2 !== undefined && modulePath === undefined)
-    throw usageError('--from needs --reactors MODULE');
-  const reactors =
-    modulePath === undefined ? [] : await loadReactorModule(modulePath, 'pg work', 'allow-sql');
-  const upcasters = await upcastersFlag(parsed, `pg ${sub}`);
-  const metricsPort = metricsPortFlag(parsed);
-  const traced = sub === 'work' ? await tracingFlag(parsed, 'pg work') : undefined;
-  const bulk = sub === 'import' || sub === 'export' || sub === 'events' || sub === 'migrate';
-  const drain = booleanFlag(parsed, 'drain');
-  const poolOptions = {
-    connectTimeoutMs: connectTimeoutOf(parsed),
-    // A worker's statements are bounded by its lease; bulk ones move whole tables.
-    ...(sub === 'work' || sub === 'rebuild'
-      ? { queryTimeoutMs: workQueryTimeoutMs(leaseMs) }
-      : bulk
-        ? { queryTimeoutMs: BULK_QUERY_TIMEOUT_MS }
-        : {}),
-    origin: fromFlag === undefined ? ('DATABASE_URL' as const) : ('--database' as const),
-    // The switch holds a connection of its own while the rebuild's workers use theirs.
-    ...(sub === 'rebuild' ? { max: 6 } : {}),
-  };
-  // A following worker stops on SIGINT/SIGTERM within its bound, whatever the
-  // pool still waits for: the bound spans the pool's end too.
-  const stop = (sub === 'work' && !drain) || sub === 'rebuild' ? stopOnSignals(io) : undefined;
-  try {
-    return await withPool(database, poolOptions, (pool) =>
-      pgSubcommand(
-        pool,
-        sub,
-        {
-          target,
-          positionals,
-          parsed,
-          partitions,
-          skipAt,
-          drain,
-          batchSize,
-          pollMs,
-          leaseMs,
-          workerId,
-          reactors,
-          upcasters,
-          fromEnd,
-          metrics:
-            metricsPort === undefined
-              ? undefined
-              : { port: metricsPort, connectTimeoutMs: poolOptions.connectTimeoutMs },
-          stop,
-          tracing: traced?.tracing,
-        },
-        io,
-      ),
-    );
-  } finally {
-    stop?.dispose();
-    await traced?.close();
-  }
-};
-
-/** What {@link pgCommand} parsed, for {@link pgSubcommand}. */
-interface PgParsed {
+/** The database a subcommand acts on, as its flags name it. */
+interface Database {
+  readonly url: string;
   readonly target: PgTarget;
-  readonly positionals: readonly string[];
-  readonly parsed: ReturnType<typeof parseCommandArgs>;
-  readonly partitions: number | undefined;
-  readonly skipAt: number | undefined;
-  readonly drain: boolean;
-  readonly batchSize: number | undefined;
-  readonly pollMs: number | undefined;
-  readonly leaseMs: number | undefined;
-  readonly workerId: string | undefined;
-  readonly reactors: Awaited<ReturnType<typeof loadReactorModule>>;
-  readonly upcasters: readonly Upcaster[];
-  readonly fromEnd: boolean;
-  readonly metrics: WorkOptions['metrics'];
-  readonly stop: WorkStop | undefined;
-  readonly tracing: Tracing | undefined;
+  readonly origin: 'DATABASE_URL' | '--database';
+  readonly connectTimeoutMs: number;
 }
 
-/** Runs subcommand `sub` on `pool`. */
-const pgSubcommand = async (
-  pool: CliPool,
-  sub: string,
-  {
-    target,
-    positionals,
-    parsed,
-    partitions,
-    skipAt,
-    drain,
-    batchSize,
-    pollMs,
-    leaseMs,
-    workerId,
-    reactors,
-    upcasters,
-    fromEnd,
-    metrics,
-    stop,
-    tracing,
-  }: PgParsed,
-  io: CliIO,
-): Promise<ExitCode> => {
-  if (sub === 'migrate') {
+/**
+ * The database of `values`: --database, or DATABASE_URL (the usual
+ * variable) in its stead; a usage error without either, before anything
+ * is loaded.
+ */
+const databaseOf = (sub: PgSubcommand, values: DatabaseValues): Database => {
+  const fromEnv = process.env.DATABASE_URL;
+  const url = values.database ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
+  if (url === undefined) {
+    throw usageError(`pg ${sub}: --database URL (or DATABASE_URL) is required`);
+  }
+  return {
+    url,
+    target: {
+      database: url,
+      schemaOptions: values.schema === undefined ? {} : { schema: values.schema },
+    },
+    origin: values.database === undefined ? 'DATABASE_URL' : '--database',
+    connectTimeoutMs: values.connectTimeout,
+  };
+};
+
+/** Runs `use` on a pool of `database` and ends the pool. */
+const onDatabase = async <T>(
+  database: Database,
+  options: Omit<PoolOptions, 'connectTimeoutMs' | 'origin'>,
+  use: (pool: CliPool, target: PgTarget) => Promise<T>,
+): Promise<T> =>
+  await withPool(
+    database.url,
+    { ...options, connectTimeoutMs: database.connectTimeoutMs, origin: database.origin },
+    (pool) => use(pool, database.target),
+  );
+
+/** The bulk subcommands' statements move whole tables. */
+const BULK = { queryTimeoutMs: BULK_QUERY_TIMEOUT_MS };
+
+const pgMigrate = async (values: ValuesOf<'migrate'>, io: CliIO): Promise<ExitCode> =>
+  await onDatabase(databaseOf('migrate', values), BULK, async (pool, target) => {
     const migrated = await migrate(pool, {
       ...target.schemaOptions,
-      ...(partitions === undefined ? {} : { partitions }),
+      ...(values.partitions === undefined ? {} : { partitions: values.partitions }),
     });
     if (migrated.isErr()) throw postgresFailure(migrated.error);
     const { schema, from, to } = migrated.value;
@@ -232,39 +95,136 @@ const pgSubcommand = async (
         : `schema ${schema} migrated from version ${from} to ${to} (${migrated.value.partitions} partitions)`,
     ]);
     return EXIT.ok;
+  });
+
+const pgWorkCommand = async (values: ValuesOf<'work'>, io: CliIO): Promise<ExitCode> => {
+  const database = databaseOf('work', values);
+  if (values.from !== undefined && values.reactors === undefined) {
+    throw usageError('--from needs --reactors MODULE');
   }
-  if (sub === 'import') return await pgImport(pool, target, positionals[0] ?? '', io);
-  if (sub === 'status') return await pgStatus(pool, target, booleanFlag(parsed, 'json'), io);
-  if (sub === 'export') return await pgExport(pool, target, io);
-  if (sub === 'events') return await pgEvents(pool, target, io);
-  if (sub === 'skip') {
-    return await pgSkip(pool, target, skipAt ?? 0, stringFlag(parsed, 'reason'), io);
-  }
-  if (sub === 'rebuild') {
-    return await pgRebuild(
-      pool,
-      target,
-      { switch: booleanFlag(parsed, 'switch'), batchSize, pollMs, leaseMs, workerId, upcasters },
-      io,
-      stop?.signal ?? new AbortController().signal,
+  const reactors =
+    values.reactors === undefined
+      ? []
+      : await loadReactorModule(values.reactors, 'pg work', 'allow-sql');
+  const upcasters =
+    values.upcasters === undefined ? [] : await loadUpcasterModule(values.upcasters, 'pg work');
+  const traced = await loadTracing(values.tracing, 'pg work');
+  // A following worker stops on SIGINT/SIGTERM within its bound, whatever the
+  // pool still waits for: the bound spans the pool's end too.
+  const stop = values.drain ? undefined : stopOnSignals(io);
+  try {
+    return await onDatabase(
+      database,
+      // A worker's statements are bounded by its lease.
+      { queryTimeoutMs: workQueryTimeoutMs(values.lease) },
+      (pool, target) =>
+        pgWork(
+          pool,
+          target,
+          {
+            drain: values.drain,
+            batchSize: values.batchSize,
+            pollMs: values.pollInterval,
+            leaseMs: values.lease,
+            workerId: values.workerId,
+            reactors,
+            upcasters,
+            fromEnd: values.from === 'end',
+            metrics:
+              values.metricsPort === undefined
+                ? undefined
+                : { port: values.metricsPort, connectTimeoutMs: values.connectTimeout },
+            tracing: traced.tracing,
+          },
+          io,
+          stop?.signal,
+        ),
     );
+  } finally {
+    stop?.dispose();
+    await traced.close();
   }
-  return await pgWork(
-    pool,
-    target,
-    {
-      drain,
-      batchSize,
-      pollMs,
-      leaseMs,
-      workerId,
-      reactors,
-      upcasters,
-      fromEnd,
-      metrics,
-      ...(tracing === undefined ? {} : { tracing }),
-    },
-    io,
-    stop?.signal,
-  );
+};
+
+const pgRebuildCommand = async (values: ValuesOf<'rebuild'>, io: CliIO): Promise<ExitCode> => {
+  const database = databaseOf('rebuild', values);
+  const upcasters =
+    values.upcasters === undefined ? [] : await loadUpcasterModule(values.upcasters, 'pg rebuild');
+  const stop = stopOnSignals(io);
+  try {
+    return await onDatabase(
+      database,
+      // The switch holds a connection of its own while the rebuild's workers use theirs.
+      { queryTimeoutMs: workQueryTimeoutMs(values.lease), max: 6 },
+      (pool, target) =>
+        pgRebuild(
+          pool,
+          target,
+          {
+            switch: values.switch,
+            batchSize: values.batchSize,
+            pollMs: values.pollInterval,
+            leaseMs: values.lease,
+            workerId: values.workerId,
+            upcasters,
+          },
+          io,
+          stop.signal,
+        ),
+    );
+  } finally {
+    stop.dispose();
+  }
+};
+
+/** Each subcommand: its arguments (after its name) to its exit code. */
+const RUN: {
+  readonly [S in PgSubcommand]: (args: readonly string[], io: CliIO) => Promise<ExitCode>;
+} = {
+  migrate: (args, io) => pgMigrate(parseCommand(PG_SUBCOMMANDS.migrate, args).values, io),
+  import: (args, io) => {
+    const { values, positionals } = parseCommand(PG_SUBCOMMANDS.import, args);
+    return onDatabase(databaseOf('import', values), BULK, (pool, target) =>
+      pgImport(pool, target, positionals[0] ?? '', io),
+    );
+  },
+  work: (args, io) => pgWorkCommand(parseCommand(PG_SUBCOMMANDS.work, args).values, io),
+  rebuild: (args, io) => pgRebuildCommand(parseCommand(PG_SUBCOMMANDS.rebuild, args).values, io),
+  status: (args, io) => {
+    const { values } = parseCommand(PG_SUBCOMMANDS.status, args);
+    return onDatabase(databaseOf('status', values), {}, (pool, target) =>
+      pgStatus(pool, target, values.json, io),
+    );
+  },
+  export: (args, io) => {
+    const { values } = parseCommand(PG_SUBCOMMANDS.export, args);
+    return onDatabase(databaseOf('export', values), BULK, (pool, target) =>
+      pgExport(pool, target, io),
+    );
+  },
+  events: (args, io) => {
+    const { values } = parseCommand(PG_SUBCOMMANDS.events, args);
+    return onDatabase(databaseOf('events', values), BULK, (pool, target) =>
+      pgEvents(pool, target, io),
+    );
+  },
+  skip: (args, io) => {
+    const { values } = parseCommand(PG_SUBCOMMANDS.skip, args);
+    const { position } = values;
+    if (position === undefined) throw usageError('pg skip: --position N is required');
+    return onDatabase(databaseOf('skip', values), {}, (pool, target) =>
+      pgSkip(pool, target, position, values.reason, io),
+    );
+  },
+};
+
+/** `signfold pg SUBCOMMAND …`. */
+export const pgCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
+  const [sub, ...rest] = args;
+  if (sub === undefined)
+    throw usageError(
+      'missing subcommand: migrate, import, work, rebuild, status, export, events or skip',
+    );
+  if (!Object.hasOwn(RUN, sub)) throw usageError(`unknown subcommand 'pg ${sub}'`);
+  return await RUN[sub as PgSubcommand](rest, io);
 };

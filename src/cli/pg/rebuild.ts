@@ -20,8 +20,8 @@ import type { SchemaName } from '../../postgres/schema-name.js';
 import { followAppends } from '../../postgres/worker/follow-appends.js';
 import { EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import type { PgTarget } from '../postgres-pool.js';
 import { postgresFailure } from './failure.js';
-import type { PgTarget } from './pool.js';
 import { projectionSummary } from './projection-summary.js';
 
 /** The options of `pg rebuild`. */

@@ -7,8 +7,8 @@ import type { EventLog, LogFailure } from '../../engine/event-log.js';
 import { openPostgresEventLog } from '../../postgres/log/postgres-event-log.js';
 import { CliError } from '../cli-error.js';
 import { shownUrl } from '../database-url.js';
+import { openPool } from '../postgres-pool.js';
 import type { EventSource } from '../sources/event-source.js';
-import { openPool } from './pool.js';
 
 /** The event log of the source's schema, and how to close it and its pool. */
 export const openDatabaseLog = async (

@@ -2,8 +2,8 @@
 import { type SqlPool, skipPosition } from '../../postgres/index.js';
 import { CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import type { PgTarget } from '../postgres-pool.js';
 import { postgresFailure } from './failure.js';
-import type { PgTarget } from './pool.js';
 
 /** Skips the event at `position`; prints what that changes. */
 export const pgSkip = async (

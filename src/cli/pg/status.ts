@@ -4,9 +4,9 @@ import { counted } from '../../core/plural.js';
 import { type ProjectionStatus, readProjectionStatus, type SqlPool } from '../../postgres/index.js';
 import { EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeJson, writeLines } from '../cli-io.js';
+import type { PgTarget } from '../postgres-pool.js';
 import { formatTable } from '../table.js';
 import { postgresFailure } from './failure.js';
-import type { PgTarget } from './pool.js';
 import { projectionSummary } from './projection-summary.js';
 
 const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;

@@ -18,9 +18,9 @@ import { type CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import type { ProcessMetrics } from '../metrics/process-metrics.js';
 import type { ProjectionMetrics } from '../metrics/projection-metrics.js';
+import type { PgTarget } from '../postgres-pool.js';
 import { ReplayProgress } from '../progress.js';
 import { postgresFailure } from './failure.js';
-import type { PgTarget } from './pool.js';
 import { projectionSummary } from './projection-summary.js';
 import { runWorkerEffects } from './work-reactors.js';
 

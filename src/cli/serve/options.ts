@@ -3,6 +3,7 @@
  * opened or bound: a wrong flag is exit 2 with one line, never a server that
  * starts half-configured.
  */
+
 import { DEFAULT_MAX_EVENT_BYTES } from '../../engine/log-limits.js';
 import {
   headerName,
@@ -14,41 +15,21 @@ import {
   choiceFlag,
   expectPositionals,
   integerFlag,
-  type OptionTable,
   type ParsedArgs,
   parseCommandArgs,
   stringFlag,
 } from '../args.js';
 import { CliError, usageError } from '../cli-error.js';
 import { checkDatabaseUrl } from '../database-url.js';
-import { connectTimeoutOf, DATABASE_OPTIONS } from '../pg/pool.js';
+import { SERVE_COMMAND } from '../definitions/serve.js';
+import { optionTableOf } from '../flags.js';
+import { connectTimeoutOf } from '../postgres-pool.js';
 import type { EventSource } from '../sources/event-source.js';
 import { type ReadTokenEnv, readTokenEnvsOf } from './read-api/read-token-env.js';
 import type { SecretEnv } from './secrets.js';
 
-/** The flags of `serve`. */
-const SERVE_OPTIONS: OptionTable = {
-  log: { type: 'string' },
-  ...DATABASE_OPTIONS,
-  port: { type: 'string' },
-  host: { type: 'string' },
-  'secret-env': { type: 'string', multiple: true },
-  scheme: { type: 'string' },
-  'signature-header': { type: 'string' },
-  'signature-encoding': { type: 'string' },
-  'signature-prefix': { type: 'string' },
-  'timestamp-header': { type: 'string' },
-  'timestamp-tolerance': { type: 'string' },
-  'delivery-header': { type: 'string' },
-  'require-delivery-id': { type: 'boolean' },
-  'max-body': { type: 'string' },
-  'insecure-no-signature': { type: 'boolean' },
-  reactors: { type: 'string' },
-  upcasters: { type: 'string' },
-  'append-timeout': { type: 'string' },
-  'read-token-env': { type: 'string', multiple: true },
-  tracing: { type: 'string' },
-};
+/** The flags' table for `parseArgs`, from the definition. */
+const SERVE_OPTIONS = optionTableOf(SERVE_COMMAND.flags);
 
 /** The port `serve` listens on unless `--port` says otherwise. */
 export const DEFAULT_PORT = 8080;

@@ -17,16 +17,16 @@ import type { WebhookHandlerOptions } from '../../webhooks/webhook-types.js';
 import { type CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import { withoutPassword } from '../database-url.js';
+import { listen } from '../listen.js';
 import { openPostgresGauges, type PostgresGauges } from '../metrics/postgres-gauges.js';
 import type { ProjectionMetricsOptions } from '../metrics/projection-metrics.js';
-import { withPool } from '../pg/pool.js';
+import { withPool } from '../postgres-pool.js';
 import { awaitStopSignal, type StopRequest } from '../stop-signals.js';
 import { loadTracing } from '../tracing-module.js';
 import { withAppendDeadline } from './append-deadline.js';
 import { watchAppends } from './append-watch.js';
 import { openFileStorage } from './file-storage.js';
 import { InFlightRequests } from './in-flight.js';
-import { listen } from './listen.js';
 import { createServeMetrics } from './metrics.js';
 import { parseServeOptions, type ServeOptions } from './options.js';
 import {

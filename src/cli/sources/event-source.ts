@@ -6,7 +6,7 @@
 import { type ParsedArgs, stringFlag } from '../args.js';
 import { usageError } from '../cli-error.js';
 import { checkDatabaseUrl, shownUrl } from '../database-url.js';
-import { connectTimeoutOf } from '../pg/pool.js';
+import { connectTimeoutOf } from '../postgres-pool.js';
 
 /** A log file, or the event table of a PostgreSQL schema. */
 export type EventSource =

@@ -5,7 +5,7 @@
 import type { Projector } from '../../engine/projector.js';
 import { CliError } from '../cli-error.js';
 import type { CliIO } from '../cli-io.js';
-import { withPool } from '../pg/pool.js';
+import { withPool } from '../postgres-pool.js';
 import { type EventSource, sourceLabel } from './event-source.js';
 import { type LogView, type ReplayRun, replayOpenLog } from './replay-log.js';
 

@@ -328,13 +328,26 @@ export class ReactorEffects {
     if (entry === undefined) {
       return;
     }
+    const next = afterFailure(policy, entry.attempts + 1, random);
+    this.recordFailure(id, error, next.kind === 'park' ? undefined : now + next.delayMs);
+  }
+
+  /**
+   * Records a failed attempt whose fate an executor already decided (by the
+   * same retry rule as {@link ReactorEffects.failed}): retrying at `retryAt`
+   * (ms epoch), or parked when it is `undefined`.
+   */
+  recordFailure(id: number, error: string, retryAt: number | undefined): void {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) {
+      return;
+    }
     entry.attempts += 1;
     entry.lastError = error;
-    const next = afterFailure(policy, entry.attempts, random);
-    if (next.kind === 'park') {
+    if (retryAt === undefined) {
       this.#moveTo(entry, 'parked');
     } else {
-      entry.dueAt = now + next.delayMs;
+      entry.dueAt = retryAt;
       this.#moveTo(entry, 'retrying');
     }
   }

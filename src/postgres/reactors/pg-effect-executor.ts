@@ -2,18 +2,23 @@
  * Executes the effects of the `effects` table: claims due ones with
  * `FOR UPDATE SKIP LOCKED` and a lease (so several workers share them and a
  * worker that dies gives its claims up when the lease expires), runs them
- * with `attemptEffect`, at most `MAX_IN_FLIGHT` per process, and writes the
- * outcomes in batches, each fenced by the lease owner. LISTEN/NOTIFY wakes
- * it when a batch makes effects ready.
+ * through the executor core shared with the file engine (at most
+ * `MAX_IN_FLIGHT` per process; it decides retries and parking), and writes
+ * the outcomes in batches, each fenced by the lease owner. LISTEN/NOTIFY
+ * wakes it when a batch makes effects ready.
  */
-import { attemptEffect } from '../../core/reactors/attempt-effect.js';
 import type { AttemptObserver } from '../../core/reactors/attempt-result.js';
-import { InFlightLimit, settleWithin } from '../../core/reactors/in-flight.js';
 import type { Effect, Reactor } from '../../core/reactors/reactor-types.js';
-import { afterFailure } from '../../core/reactors/retry-policy.js';
-import { endAttemptSpan, startAttemptSpan } from '../../engine/attempt-span.js';
+import { startAttemptSpan } from '../../engine/attempt-span.js';
+import {
+  type AttemptVerdict,
+  type ClaimedEffect,
+  EffectExecutorCore,
+  type EffectStorage,
+  type ExecutionCounts,
+} from '../../engine/reactors/effect-executor-core.js';
 import { eventAttributes } from '../../engine/trace-attributes.js';
-import type { Tracing } from '../../engine/tracing.js';
+import type { TraceSpan, Tracing } from '../../engine/tracing.js';
 import type { SchemaName } from '../schema-name.js';
 import type { SqlPool } from '../sql-client.js';
 
@@ -38,7 +43,8 @@ export interface PgEffectExecutorOptions {
   readonly tracing?: Tracing;
 }
 
-interface Claimed {
+/** A claimed row as the claim returns it (bigints as strings). */
+interface ClaimedRow {
   readonly id: string;
   readonly reactor: string;
   readonly idempotency_key: string;
@@ -50,54 +56,74 @@ interface Claimed {
   readonly sign_request_id?: string | null;
 }
 
+/** A claimed effect, and when its lease ends by this process's monotonic clock. */
+interface Claimed extends ClaimedEffect<string> {
+  readonly leaseEnd: number;
+  readonly row: ClaimedRow;
+}
+
 /** What a traced claim reads besides the effect: its event's delivery and sign request. */
 const tracedColumns = (schema: SchemaName): string =>
   `, e.position,
      (SELECT delivery_id FROM ${schema}.events WHERE position = e.position) AS delivery_id,
      (SELECT sign_request_id FROM ${schema}.events WHERE position = e.position) AS sign_request_id`;
 
+/** The row an outcome writes; `state` `null`: the claim is given back, nothing counted. */
 interface Outcome {
   readonly id: string;
-  /** `null`: interrupted by the shutdown; the claim is given back, nothing counted. */
   readonly state: 'done' | 'retrying' | 'parked' | null;
   readonly attempts: number;
   readonly error: string;
   readonly dueMs: number | null;
 }
 
+/** The row `verdict` writes for `claimed`. */
+const outcomeOf = (claimed: Claimed, verdict: AttemptVerdict): Outcome => {
+  const { id } = claimed;
+  switch (verdict.kind) {
+    case 'done':
+      return { id, state: 'done', attempts: verdict.attempts, error: '', dueMs: null };
+    case 'retrying': {
+      const { attempts, error, dueAt } = verdict;
+      return { id, state: 'retrying', attempts, error, dueMs: dueAt };
+    }
+    case 'parked':
+      return { id, state: 'parked', attempts: verdict.attempts, error: verdict.error, dueMs: null };
+    default:
+      return { id, state: null, attempts: claimed.attempts, error: '', dueMs: null };
+  }
+};
+
 /** Counters of one executor's attempts. */
-export interface PgExecutionCounts {
-  readonly succeeded: number;
-  readonly failed: number;
-  readonly interrupted: number;
-}
+export type PgExecutionCounts = ExecutionCounts;
 
 /** See the module comment. */
 export class PgEffectExecutor {
   readonly #pool: SqlPool;
   readonly #options: PgEffectExecutorOptions;
-  readonly #reactors: ReadonlyMap<string, Reactor>;
-  readonly #limit = new InFlightLimit();
-  readonly #running = new Map<string, Promise<void>>();
-  readonly #controller = new AbortController();
+  readonly #core: EffectExecutorCore<Claimed>;
   #outcomes: Outcome[] = [];
-  readonly #counts = { succeeded: 0, failed: 0, interrupted: 0 };
-  readonly #traced: boolean;
 
   constructor(pool: SqlPool, options: PgEffectExecutorOptions) {
     this.#pool = pool;
     this.#options = options;
-    this.#reactors = new Map(options.reactors.map((reactor) => [reactor.name, reactor]));
-    this.#traced = options.tracing?.enabled === true;
-  }
-
-  get #now(): number {
-    return (this.#options.now ?? Date.now)();
+    const tracing = options.tracing?.enabled === true ? options.tracing : undefined;
+    const storage: EffectStorage<Claimed> = {
+      claimDue: (room, running) => this.#claim(room, running, tracing !== undefined),
+      holds: (claimed) => performance.now() < claimed.leaseEnd,
+      record: (claimed, verdict) => {
+        this.#outcomes.push(outcomeOf(claimed, verdict));
+      },
+      ...(tracing === undefined
+        ? {}
+        : { startSpan: (claimed, attempt) => startSpan(tracing, claimed.row, attempt) }),
+    };
+    this.#core = new EffectExecutorCore({ ...options, now: options.now ?? Date.now, storage });
   }
 
   /** Effects running in this process. */
   get running(): number {
-    return this.#running.size;
+    return this.#core.running;
   }
 
   /** Outcomes not yet written. */
@@ -107,7 +133,7 @@ export class PgEffectExecutor {
 
   /** Attempts so far. */
   counts(): PgExecutionCounts {
-    return { ...this.#counts };
+    return this.#core.counts();
   }
 
   /**
@@ -125,12 +151,19 @@ export class PgEffectExecutor {
    * before the claim was sent, so this side's deadline falls before the
    * server's.
    */
-  async claimAndStart(): Promise<number> {
-    if (this.#controller.signal.aborted || this.#limit.available === 0) return 0;
+  claimAndStart(): Promise<number> {
+    return this.#core.claimAndStart();
+  }
+
+  async #claim(
+    room: number,
+    running: ReadonlyMap<string, unknown>,
+    traced: boolean,
+  ): Promise<Claimed[]> {
     const { schema, workerId, leaseMs } = this.#options;
-    const ours = [...this.#running.keys(), ...this.#outcomes.map((outcome) => outcome.id)];
+    const ours = [...running.keys(), ...this.#outcomes.map((outcome) => outcome.id)];
     const leaseEnd = performance.now() + leaseMs;
-    const { rows } = await this.#pool.query<Claimed>(
+    const { rows } = await this.#pool.query<ClaimedRow>(
       `UPDATE ${schema}.effects AS e
           SET lease_owner = $1, lease_until = clock_timestamp() + $2 * interval '1 millisecond'
         WHERE e.id IN (
@@ -141,95 +174,18 @@ export class PgEffectExecutor {
              AND id <> ALL($6::bigint[])
            ORDER BY coalesce(due_ms, -1), id
            LIMIT $5 FOR UPDATE SKIP LOCKED)
-      RETURNING e.id, e.reactor, e.idempotency_key, e.effect, e.attempts${this.#traced ? tracedColumns(schema) : ''}`,
-      [workerId, leaseMs, this.#now, [...this.#reactors.keys()], this.#limit.available, ours],
+      RETURNING e.id, e.reactor, e.idempotency_key, e.effect, e.attempts${traced ? tracedColumns(schema) : ''}`,
+      [workerId, leaseMs, (this.#options.now ?? Date.now)(), this.#core.reactorNames(), room, ours],
     );
-    for (const row of rows) {
-      if (!this.#limit.tryAcquire()) break;
-      this.#running.set(row.id, this.#run(row, leaseEnd));
-    }
-    return rows.length;
-  }
-
-  /** Gives back a claim whose lease lapsed before its execution: no attempt, nothing counted. */
-  #giveBack(row: Claimed): Promise<void> {
-    this.#outcomes.push({
+    return rows.map((row) => ({
       id: row.id,
-      state: null,
-      attempts: row.attempts,
-      error: '',
-      dueMs: null,
-    });
-    this.#running.delete(row.id);
-    this.#options.onSettled?.();
-    return Promise.resolve();
-  }
-
-  async #run(row: Claimed, leaseEnd: number): Promise<void> {
-    // Checked with no await between it and the effect's start (attemptEffect calls execute at once).
-    if (performance.now() >= leaseEnd) return this.#giveBack(row);
-    const reactor = this.#reactors.get(row.reactor) as Reactor;
-    const attempt = row.attempts + 1;
-    const span = this.#traced ? this.#startSpan(row, attempt) : undefined;
-    const outcome = await attemptEffect(reactor, row.effect, {
-      idempotencyKey: row.idempotency_key,
-      attempt,
-      signal: this.#controller.signal,
-    });
-    if (outcome.ok) {
-      this.#counts.succeeded += 1;
-      this.#options.onAttempt?.(row.reactor, 'succeeded');
-      this.#outcomes.push({ id: row.id, state: 'done', attempts: attempt, error: '', dueMs: null });
-    } else if (this.#controller.signal.aborted) {
-      this.#counts.interrupted += 1;
-      this.#options.onAttempt?.(row.reactor, 'interrupted');
-      this.#outcomes.push({
-        id: row.id,
-        state: null,
-        attempts: row.attempts,
-        error: '',
-        dueMs: null,
-      });
-    } else {
-      this.#counts.failed += 1;
-      this.#options.onAttempt?.(row.reactor, 'failed');
-      const next = afterFailure(reactor.retry, attempt, this.#options.random);
-      this.#outcomes.push(
-        next.kind === 'park'
-          ? { id: row.id, state: 'parked', attempts: attempt, error: outcome.error, dueMs: null }
-          : {
-              id: row.id,
-              state: 'retrying',
-              attempts: attempt,
-              error: outcome.error,
-              dueMs: this.#now + next.delayMs,
-            },
-      );
-    }
-    if (span !== undefined) {
-      const ended = outcome.ok
-        ? 'succeeded'
-        : this.#controller.signal.aborted
-          ? 'interrupted'
-          : 'failed';
-      endAttemptSpan(span, ended, outcome.ok ? undefined : outcome.error);
-    }
-    this.#running.delete(row.id);
-    this.#options.onSettled?.();
-  }
-
-  #startSpan(row: Claimed, attempt: number) {
-    const signRequestId = row.sign_request_id ?? undefined;
-    return startAttemptSpan(this.#options.tracing as Tracing, {
       reactor: row.reactor,
-      id: row.id,
-      position: Number(row.position),
-      attempt,
-      deliveryId: row.delivery_id ?? undefined,
-      attributes: eventAttributes({
-        signRequestId: signRequestId === undefined ? undefined : Number(signRequestId),
-      }),
-    });
+      idempotencyKey: row.idempotency_key,
+      effect: row.effect,
+      attempts: row.attempts,
+      leaseEnd,
+      row,
+    }));
   }
 
   /**
@@ -265,17 +221,17 @@ export class PgEffectExecutor {
       this.#outcomes = [...outcomes, ...this.#outcomes];
       throw cause;
     }
-    this.#limit.release(outcomes.length);
+    this.#core.durable(outcomes.length);
   }
 
   /** Renews the leases of the effects running here, so a slow one is not taken over. */
   async renewLeases(): Promise<void> {
-    if (this.#running.size === 0) return;
+    if (this.#core.running === 0) return;
     await this.#pool.query(
       `UPDATE ${this.#options.schema}.effects
           SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'
         WHERE id = ANY($1::bigint[]) AND lease_owner = $2`,
-      [[...this.#running.keys()], this.#options.workerId, this.#options.leaseMs],
+      [this.#core.runningIds(), this.#options.workerId, this.#options.leaseMs],
     );
   }
 
@@ -284,7 +240,7 @@ export class PgEffectExecutor {
     const { rows } = await this.#pool.query<{ due: string | null; waiting: string }>(
       `SELECT min(coalesce(due_ms, 0)) AS due, count(*) AS waiting FROM ${this.#options.schema}.effects
         WHERE state IN ('ready', 'retrying') AND reactor = ANY($1::text[])`,
-      [[...this.#reactors.keys()]],
+      [this.#core.reactorNames()],
     );
     const row = rows[0];
     return row === undefined || Number(row.waiting) === 0 ? null : Number(row.due ?? 0);
@@ -292,7 +248,21 @@ export class PgEffectExecutor {
 
   /** Stops claiming, fires `ctx.signal`, waits up to `graceMs` for running effects; resolves to those left. */
   stop(graceMs: number): Promise<number> {
-    this.#controller.abort();
-    return settleWithin(this.#running, graceMs);
+    return this.#core.stop(graceMs);
   }
 }
+
+/** The span of an attempt, in the trace of the delivery whose event planned the effect. */
+const startSpan = (tracing: Tracing, row: ClaimedRow, attempt: number): TraceSpan => {
+  const signRequestId = row.sign_request_id ?? undefined;
+  return startAttemptSpan(tracing, {
+    reactor: row.reactor,
+    id: row.id,
+    position: Number(row.position),
+    attempt,
+    deliveryId: row.delivery_id ?? undefined,
+    attributes: eventAttributes({
+      signRequestId: signRequestId === undefined ? undefined : Number(signRequestId),
+    }),
+  });
+};

@@ -142,81 +142,92 @@ const outcomeChart = (id: string, rows: readonly TemplateRow[], several: boolean
     })),
   });
 
-/** The section. */
-export const renderTemplates = (rows: readonly TemplateRow[]): string => {
-  if (rows.length === 0) {
-    return '<section id="templates"><h2>Templates</h2><p class="muted">No templates or sign requests.</p></section>';
-  }
+const funnelChart = (id: string, shown: readonly TemplateRow[], suffix: boolean): string =>
+  barChart({
+    id,
+    title: 'Participants per template (company in parentheses when several): where they stand',
+    series: FUNNEL,
+    xTitle: 'template',
+    yTitle: 'participants',
+    bars: shown.map((t) => ({
+      label: t.name,
+      ...(suffix && t.companyId !== null ? { suffix: `(${t.companyId})` } : {}),
+      values: [
+        t.participants.signed,
+        t.participants.declined,
+        t.participants.viewed - t.participants.signed - t.participants.declined,
+        t.participants.sent - t.participants.viewed,
+      ],
+    })),
+  });
+
+/** The rows of the section and what every part of it asks of them. */
+interface TemplatesSection {
+  readonly rows: readonly TemplateRow[];
+  /** The companies of the rows, in order. */
+  readonly companies: readonly number[];
+  /** Several companies: labels and footers say whose. */
+  readonly several: boolean;
+  /** Few enough companies for a chart each (shown by the company filter). */
+  readonly charted: boolean;
+}
+
+const sectionOf = (rows: readonly TemplateRow[]): TemplatesSection => {
   // Templates of different companies may share a name: the chart's labels then say whose.
   const companies = [...new Set(rows.map((t) => t.companyId))]
     .filter((c): c is number => c !== null)
     .sort((a, b) => a - b);
   const several = companies.length > 1;
-  const charted = several && companies.length <= MAX_CHARTED_COMPANIES;
+  return {
+    rows,
+    companies,
+    several,
+    charted: several && companies.length <= MAX_CHARTED_COMPANIES,
+  };
+};
+
+type ChartOf = (id: string, rows: readonly TemplateRow[], suffix: boolean) => string;
+
+/** The whole log's chart, shown first, then one per company for the filter (when charted). */
+const scopedCharts = (section: TemplatesSection, chart: ChartOf, id: string): string => {
+  const { rows, companies, several, charted } = section;
   const perCompany = charted
     ? companies.map(
         (c) =>
-          `<div data-scope="${c}" hidden>${outcomeChart(
-            `chart-templates-${c}`,
+          `<div data-scope="${c}" hidden>${chart(
+            `${id}-${c}`,
             rows.filter((t) => t.companyId === c),
             false,
           )}</div>`,
       )
     : [];
-  const outcomes = `<div data-scope="all">${outcomeChart('chart-templates', rows, several)}</div>${perCompany.join('')}`;
-  const funnelChart = (id: string, shown: readonly TemplateRow[], suffix: boolean): string =>
-    barChart({
-      id,
-      title: 'Participants per template (company in parentheses when several): where they stand',
-      series: FUNNEL,
-      xTitle: 'template',
-      yTitle: 'participants',
-      bars: shown.map((t) => ({
-        label: t.name,
-        ...(suffix && t.companyId !== null ? { suffix: `(${t.companyId})` } : {}),
-        values: [
-          t.participants.signed,
-          t.participants.declined,
-          t.participants.viewed - t.participants.signed - t.participants.declined,
-          t.participants.sent - t.participants.viewed,
-        ],
-      })),
-    });
-  // Like the outcomes: one chart per company for the filter, the whole log's shown first.
-  const funnel = `<div data-scope="all">${funnelChart('chart-funnel', rows, several)}</div>${
-    charted
-      ? companies
-          .map(
-            (c) =>
-              `<div data-scope="${c}" hidden>${funnelChart(
-                `chart-funnel-${c}`,
-                rows.filter((t) => t.companyId === c),
-                false,
-              )}</div>`,
-          )
-          .join('')
-      : ''
-  }`;
-  const footer =
-    (cells: (t: Totals, metric: Metric) => Cell[]) =>
-    (scope: number | null): Row => ({
-      scope: scope === null ? 'all' : String(scope),
-      cells: [
-        { text: scope === null ? 'all templates' : `all templates of company ${scope}` },
-        { text: '' },
-        { text: '' },
-        { text: '' },
-        ...cells(
-          totalsOf(scope === null ? rows : rows.filter((t) => t.companyId === scope)),
-          (name) => (scope === null ? `funnel.${name}` : `company.${scope}.funnel.${name}`),
-        ),
-      ],
-    });
-  const footers = (cells: (t: Totals, metric: Metric) => Cell[]) => [
-    footer(cells)(null),
-    ...(several ? companies.map(footer(cells)) : []),
-  ];
-  const table = renderTable({
+  return `<div data-scope="all">${chart(id, rows, several)}</div>${perCompany.join('')}`;
+};
+
+type CellsOf = (t: Totals, metric: Metric) => Cell[];
+
+/** The totals of the whole log (`scope` null) or of one company, their counts named for the metrics. */
+const footerRow = (section: TemplatesSection, cells: CellsOf, scope: number | null): Row => ({
+  scope: scope === null ? 'all' : String(scope),
+  cells: [
+    { text: scope === null ? 'all templates' : `all templates of company ${scope}` },
+    { text: '' },
+    { text: '' },
+    { text: '' },
+    ...cells(
+      totalsOf(scope === null ? section.rows : section.rows.filter((t) => t.companyId === scope)),
+      (name) => (scope === null ? `funnel.${name}` : `company.${scope}.funnel.${name}`),
+    ),
+  ],
+});
+
+const footers = (section: TemplatesSection, cells: CellsOf): Row[] => [
+  footerRow(section, cells, null),
+  ...(section.several ? section.companies.map((c) => footerRow(section, cells, c)) : []),
+];
+
+const outcomeTable = (section: TemplatesSection): string =>
+  renderTable({
     id: 'templates-table',
     caption:
       'Per template: requests sent in the period and what became of them (deleted requests left out); completed of sent counts open requests against the template, completed of finished leaves them out. Click a header to sort.',
@@ -240,11 +251,13 @@ export const renderTemplates = (rows: readonly TemplateRow[]): string => {
       'of finished',
       'of finished',
     ],
-    rows: rows.map((t) => rowOf(t, outcomeCells)),
+    rows: section.rows.map((t) => rowOf(t, outcomeCells)),
     sortable: true,
-    footer: footers(outcomeCells),
+    footer: footers(section, outcomeCells),
   });
-  const funnelTable = renderTable({
+
+const funnelTable = (section: TemplatesSection): string =>
+  renderTable({
     id: 'funnel-table',
     caption:
       'Per template: the participants of its requests by how far they got, sent → viewed → signed / declined. Click a header to sort.',
@@ -253,15 +266,22 @@ export const renderTemplates = (rows: readonly TemplateRow[]): string => {
       { label: 'participants', span: 4 },
     ],
     columns: ['template', 'id', 'company', 'status', 'sent', 'viewed', 'signed', 'declined'],
-    rows: rows.map((t) => rowOf(t, funnelCells)),
+    rows: section.rows.map((t) => rowOf(t, funnelCells)),
     sortable: true,
-    footer: footers(funnelCells),
+    footer: footers(section, funnelCells),
   });
+
+/** The section. */
+export const renderTemplates = (rows: readonly TemplateRow[]): string => {
+  if (rows.length === 0) {
+    return '<section id="templates"><h2>Templates</h2><p class="muted">No templates or sign requests.</p></section>';
+  }
+  const section = sectionOf(rows);
   return `<section id="templates"><h2>Templates: which completes worst</h2>
 <p class="note">A template's <em>completed of sent</em> counts its open requests against it; <em>of finished</em> leaves them out, and so do its timings (see Timings), which only finished requests have.</p>
-${outcomes}
-${table}
-${funnel}
-${funnelTable}
+${scopedCharts(section, outcomeChart, 'chart-templates')}
+${outcomeTable(section)}
+${scopedCharts(section, funnelChart, 'chart-funnel')}
+${funnelTable(section)}
 </section>`;
 };

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, type FileHandle, open, readdir, rename, unlink } from 'node:fs/promises';
+import { access, open, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
 import { eraseInJson } from '../../core/privacy/erase-in-json.js';
@@ -24,12 +24,17 @@ import { isPseudonym, newPseudonym } from '../../core/privacy/pseudonym.js';
 import type { ForgetReport, ForgetRequest } from '../../engine/forget-report.js';
 import { createProjector } from '../../engine/projector.js';
 import { SNAPSHOT_FORMAT, type Snapshot, takeSnapshot } from '../../engine/snapshot.js';
-import { nodeFileIO } from '../file-io.js';
 import { readFileEventLog } from '../file-record-stream.js';
 import { lockedError } from '../locked-error.js';
 import type { LogError } from '../log-error.js';
 import { journalPathOf, openJournalWriter, readJournal } from '../reactors/reactor-journal.js';
 import { acquireReactorLock } from '../reactors/reactor-lock.js';
+import {
+  isReplacementTemporary,
+  type Replacement,
+  replaceFile,
+  startReplacement,
+} from '../replace-file.js';
 import { readSnapshotFile, writeSnapshotFile } from '../snapshot-file.js';
 import { acquireWriterLock, type HeldLock, lockTiming } from '../writer-lock.js';
 import { ensureNameKeyFile } from './erasure-key-file.js';
@@ -52,6 +57,8 @@ export interface ForgetFileError {
 }
 
 const CHUNK_BYTES = 1 << 20;
+/** Permission bits of the files forget rewrites, before the umask. */
+const FILE_MODE = 0o644;
 const NEWLINE = 0x0a;
 
 const messageOf = (cause: unknown): string =>
@@ -88,46 +95,6 @@ async function* linesOf(path: string): AsyncGenerator<{ line: Buffer; ended: boo
   if (rest.length > 0) yield { line: rest, ended: false };
 }
 
-/** Writes buffers to a new file in large writes, then fsyncs it. */
-class FileSink {
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private constructor(private readonly handle: FileHandle) {}
-
-  static async create(path: string): Promise<FileSink> {
-    await unlink(path).catch(() => undefined);
-    return new FileSink(
-      await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644),
-    );
-  }
-
-  async write(bytes: Buffer): Promise<void> {
-    this.pending.push(bytes);
-    this.pendingBytes += bytes.length;
-    if (this.pendingBytes >= CHUNK_BYTES) await this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    if (this.pendingBytes === 0) return;
-    await this.handle.write(Buffer.concat(this.pending, this.pendingBytes));
-    this.pending = [];
-    this.pendingBytes = 0;
-  }
-
-  async finish(): Promise<void> {
-    try {
-      await this.flush();
-      await this.handle.sync();
-    } finally {
-      await this.handle.close();
-    }
-  }
-
-  async abandon(): Promise<void> {
-    await this.handle.close().catch(() => undefined);
-  }
-}
-
 const LINE_FEED = Buffer.from('\n');
 
 /** Counts of one pass over a file's lines. */
@@ -144,7 +111,7 @@ interface LineCounts {
 const rewriteLines = async (
   source: string,
   plan: LinePlan,
-  target: FileSink | undefined,
+  target: Pick<Replacement, 'write'> | undefined,
 ): Promise<LineCounts> => {
   const counts: LineCounts = { records: 0, badLines: 0 };
   let number = 0;
@@ -308,22 +275,20 @@ const rewriteJournal = async (
 const rewriteWholeFile = async (path: string, plan: LinePlan, dryRun: boolean): Promise<number> => {
   if (!(await fileHolds(path, plan.forms))) return 0;
   if (dryRun) return 1;
-  const temporary = `${path}.forget`;
-  const sink = await FileSink.create(temporary);
-  try {
-    // Line numbers past 1: a torn tail is never the file's first line, so no BOM is stripped.
-    let number = 1;
-    for await (const { line, ended } of linesOf(path)) {
-      number += 1;
-      await sink.write(forgetLine(line, number, { ...plan, needles: plan.forms }).bytes);
-      if (ended) await sink.write(LINE_FEED);
-    }
-    await sink.finish();
-  } catch (cause) {
-    await sink.abandon();
-    throw cause;
-  }
-  await rename(temporary, path);
+  const needles = { ...plan, needles: plan.forms };
+  await replaceFile(
+    path,
+    async (write) => {
+      // Line numbers past 1: a torn tail is never the file's first line, so no BOM is stripped.
+      let number = 1;
+      for await (const { line, ended } of linesOf(path)) {
+        number += 1;
+        await write(forgetLine(line, number, needles).bytes);
+        if (ended) await write(LINE_FEED);
+      }
+    },
+    { mode: FILE_MODE },
+  );
   return 1;
 };
 
@@ -439,136 +404,212 @@ export const forgetHeldFileLog = async (
   }
 };
 
-const forgetUnderLocks = async (
+/** What one forget works with, shared by its steps. */
+interface ForgetRun {
+  readonly path: string;
+  readonly request: ForgetRequest;
+  readonly dryRun: boolean;
+  readonly pseudonym: string;
+  readonly reused: boolean;
+  /** The names typed, and those the log holds for the subject's ids. */
+  readonly names: NamesToErase;
+  readonly plan: LinePlan;
+  /** Participant ids outside the subject's stored with one of the names found. */
+  readonly sameName: readonly number[];
+  /** What the erasure's `started` and `done` ledger entries share. */
+  readonly entry: Omit<ErasureEntry, 'state' | 'at'>;
+}
+
+/** What forget did to the files beside the log, besides the log and the journal. */
+interface BesideRewrites {
+  tornTails: number;
+  snapshots: number;
+  /** Files forget rewrote (or found rewritten). */
+  readonly rewritten: string[];
+  readonly notes: string[];
+}
+
+/** The keyed hashes of the typed names, made (with the log's key) only by a forget that writes. */
+const nameKeysOf = async (path: string, request: ForgetRequest): Promise<readonly string[]> => {
+  if (request.dryRun || request.names.length === 0) return [];
+  // The key is made before the entry that needs it: a crash between them leaves a key, never an entry without one.
+  const key = await ensureNameKeyFile(path);
+  if (key.isErr()) throw new Error(key.error);
+  return new ErasureLedger([], key.value).nameKeysOf(request.names);
+};
+
+/** Reads what a forget of `request` needs from the log: the names, the plan, the pseudonym. */
+const prepareForget = async (
   path: string,
   request: ForgetRequest,
   ledger: ErasureLedger,
-): Promise<ForgetReport> => {
+): Promise<ForgetRun> => {
   const { pseudonym, reused } = pseudonymOf(ledger, request);
+  const company = request.companyId === undefined ? {} : { companyId: request.companyId };
   const subject: ErasureSubject = {
     participantIds: request.participantIds,
     userIds: request.userIds,
     names: request.names,
     pseudonym,
-    ...(request.companyId === undefined ? {} : { companyId: request.companyId }),
+    ...company,
   };
   const found = await gatherNames(path, linePlan(subject, { typed: [], found: [] }));
   const names: NamesToErase = { typed: request.names, found };
   const plan = linePlan(subject, names);
   const sameName = await sameNameParticipants(path, plan, found);
   const erasure = randomUUID();
-  const { dryRun } = request;
-  let nameKeys: readonly string[] = [];
-  if (!dryRun && request.names.length > 0) {
-    // The key is made before the entry that needs it: a crash between them leaves a key, never an entry without one.
-    const key = await ensureNameKeyFile(path);
-    if (key.isErr()) throw new Error(key.error);
-    nameKeys = new ErasureLedger([], key.value).nameKeysOf(request.names);
-  }
-  const base: Omit<ErasureEntry, 'state' | 'at'> = {
+  const nameKeys = await nameKeysOf(path, request);
+  const entry = {
     erasure,
     pseudonym,
     participantIds: request.participantIds,
     userIds: request.userIds,
     typedNames: request.names.length,
     ...(nameKeys.length === 0 ? {} : { nameKeys }),
-    ...(request.companyId === undefined ? {} : { companyId: request.companyId }),
+    ...company,
   };
-  const notes: string[] = [];
-  const remaining: string[] = [];
-  if (!dryRun) {
-    const started = await appendErasureEntry(path, {
-      ...base,
-      state: 'started',
-      at: new Date().toISOString(),
-    });
-    if (started.isErr()) throw new Error(started.error.message);
-  }
-  const temporary = `${path}.forget`;
-  const sink = dryRun ? undefined : await FileSink.create(temporary);
-  let lines: LineCounts;
-  try {
-    lines = await rewriteLines(path, plan, sink);
-    await sink?.finish();
-  } catch (cause) {
-    await sink?.abandon();
-    await unlink(temporary).catch(() => undefined);
-    throw cause;
-  }
-  const journalLines = await rewriteJournal(path, names, pseudonym, plan.forms, dryRun);
-  let tornTails = 0;
-  let snapshots = 0;
-  /** Files forget rewrote (or found rewritten), besides the log and the journal. */
-  const rewritten: string[] = [];
+  return { path, request, dryRun: request.dryRun, pseudonym, reused, names, plan, sameName, entry };
+};
+
+/** Appends the erasure's `started` or `done` entry to the log's ledger. */
+const appendEntry = async (
+  run: ForgetRun,
+  state: 'started' | 'done',
+  counts?: Readonly<Record<string, number>>,
+): Promise<void> => {
+  const at = new Date().toISOString();
+  const appended = await appendErasureEntry(run.path, {
+    ...run.entry,
+    state,
+    at,
+    ...(counts === undefined ? {} : { counts }),
+  });
+  if (appended.isErr()) throw new Error(appended.error.message);
+};
+
+/**
+ * Rewrites (or, in a dry run, counts) the torn tails and the snapshots of
+ * the log beside it that hold a name; a snapshot is folded again from
+ * `newLog`, the rewritten log not renamed yet.
+ */
+const rewriteBeside = async (
+  run: ForgetRun,
+  newLog: string | undefined,
+): Promise<BesideRewrites> => {
+  const { path, plan, dryRun } = run;
+  const done: BesideRewrites = { tornTails: 0, snapshots: 0, rewritten: [], notes: [] };
   const logName = basename(path);
   for (const file of await filesBeside(path)) {
     const name = basename(file);
-    if (name.startsWith(`${logName}.torn-`) && !name.endsWith('.forget')) {
-      tornTails += await rewriteWholeFile(file, plan, dryRun);
-      rewritten.push(file);
+    if (name.startsWith(`${logName}.torn-`) && !isReplacementTemporary(name)) {
+      done.tornTails += await rewriteWholeFile(file, plan, dryRun);
+      done.rewritten.push(file);
     } else if (
       file !== path &&
       (await isSnapshotFile(file)) &&
       (await fileHolds(file, plan.forms))
     ) {
-      if (dryRun) {
-        snapshots += 1;
+      if (dryRun || newLog === undefined) {
+        done.snapshots += 1;
         continue;
       }
-      const outcome = await rewriteSnapshot(file, path, temporary);
-      if (outcome === 'rewritten') snapshots += 1;
-      if (outcome !== 'foreign') rewritten.push(file);
+      const outcome = await rewriteSnapshot(file, path, newLog);
+      if (outcome === 'rewritten') done.snapshots += 1;
+      if (outcome !== 'foreign') done.rewritten.push(file);
       if (outcome === 'foreign') {
-        notes.push(
+        done.notes.push(
           `${file} is not a snapshot forget can fold again (another log, upcasters, or older rules): delete it or take it again`,
         );
       }
     }
   }
-  if (!dryRun) {
+  return done;
+};
+
+/**
+ * Rewrites the log (to a replacement renamed over it last), the journal and
+ * the files beside it; or, in a dry run, counts what would change. Returns
+ * the counts by place, and what became of the files beside.
+ */
+const rewriteAll = async (
+  run: ForgetRun,
+): Promise<{ counts: Record<string, number>; beside: BesideRewrites }> => {
+  const { path, names, pseudonym, plan, dryRun } = run;
+  const replacement = dryRun ? undefined : await startReplacement(path, { mode: FILE_MODE });
+  try {
+    const lines = await rewriteLines(path, plan, replacement);
+    await replacement?.finish();
+    const journalLines = await rewriteJournal(path, names, pseudonym, plan.forms, dryRun);
+    const beside = await rewriteBeside(run, replacement?.temporary);
     // Last: until this rename, a forget run again reads the names from the old log.
-    await rename(temporary, path);
-    await nodeFileIO.syncDirectory(dirname(path));
+    await replacement?.commit();
+    const counts = {
+      'log records': lines.records,
+      'bad lines': lines.badLines,
+      'journal lines': journalLines,
+      'torn tails': beside.tornTails,
+      snapshots: beside.snapshots,
+    };
+    return { counts, beside };
+  } catch (cause) {
+    await replacement?.abandon();
+    throw cause;
   }
-  const counts = {
-    'log records': lines.records,
-    'bad lines': lines.badLines,
-    'journal lines': journalLines,
-    'torn tails': tornTails,
-    snapshots,
-  };
-  if (!dryRun) {
-    const done = await appendErasureEntry(path, {
-      ...base,
-      state: 'done',
-      at: new Date().toISOString(),
-      counts,
-    });
-    if (done.isErr()) throw new Error(done.error.message);
-    const forms = storedForms([...names.typed, ...names.found]).map((form) => Buffer.from(form));
-    const owned = new Set([path, journalPathOf(path), ...rewritten]);
-    for (const file of await filesBeside(path)) {
-      if (!(await fileHolds(file, forms).catch(() => false))) continue;
-      if (owned.has(file)) {
-        notes.push(
-          `${file} still holds one of the names, in records of other ids (another person of the same name, or a title): forget them by --name if they are this person`,
-        );
-      } else {
-        remaining.push(file);
-      }
+};
+
+/**
+ * The files of the log's directory that still hold a name once the log is
+ * rewritten: those forget does not own are `remaining`; one it owns gets a
+ * note (the name stays in records of other ids).
+ */
+const stillHolding = async (
+  run: ForgetRun,
+  rewritten: readonly string[],
+  notes: string[],
+): Promise<string[]> => {
+  const { path, names } = run;
+  const forms = storedForms([...names.typed, ...names.found]).map((form) => Buffer.from(form));
+  const owned = new Set([path, journalPathOf(path), ...rewritten]);
+  const remaining: string[] = [];
+  for (const file of await filesBeside(path)) {
+    if (!(await fileHolds(file, forms).catch(() => false))) continue;
+    if (owned.has(file)) {
+      notes.push(
+        `${file} still holds one of the names, in records of other ids (another person of the same name, or a title): forget them by --name if they are this person`,
+      );
+    } else {
+      remaining.push(file);
     }
   }
+  return remaining;
+};
+
+/** The forget itself, once the locks it needs are held (see {@link forgetFileLog}). */
+const forgetUnderLocks = async (
+  path: string,
+  request: ForgetRequest,
+  ledger: ErasureLedger,
+): Promise<ForgetReport> => {
+  const run = await prepareForget(path, request, ledger);
+  if (!run.dryRun) await appendEntry(run, 'started');
+  const { counts, beside } = await rewriteAll(run);
+  const notes = [...beside.notes];
+  let remaining: string[] = [];
+  if (!run.dryRun) {
+    await appendEntry(run, 'done', counts);
+    remaining = await stillHolding(run, beside.rewritten, notes);
+  }
   return {
-    erasure,
-    pseudonym,
-    reused,
-    dryRun,
+    erasure: run.entry.erasure,
+    pseudonym: run.pseudonym,
+    reused: run.reused,
+    dryRun: run.dryRun,
     participantIds: request.participantIds,
     userIds: request.userIds,
     typedNames: request.names.length,
     ...(request.companyId === undefined ? {} : { companyId: request.companyId }),
-    foundNames: found.length,
-    sameNameParticipantIds: sameName,
+    foundNames: run.names.found.length,
+    sameNameParticipantIds: run.sameName,
     counts,
     remaining,
     notes,

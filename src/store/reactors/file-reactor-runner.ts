@@ -25,7 +25,12 @@ import { readFileEventLog } from '../file-record-stream.js';
 import { applyEditRequest, claimEditRequests, type EditAnswer } from './edit-requests.js';
 import { EffectExecutor, type ExecutionCounts } from './effect-executor.js';
 import { EffectTrace } from './effect-trace.js';
-import { type JournalState, openJournalWriter, readJournal } from './reactor-journal.js';
+import {
+  type JournalState,
+  type JournalWriter,
+  openJournalWriter,
+  readJournal,
+} from './reactor-journal.js';
 import { acquireReactorLock } from './reactor-lock.js';
 import { UnreactedPositions } from './unreacted-positions.js';
 import { WakeUp } from './wake-up.js';
@@ -159,7 +164,7 @@ export const createFileReactorRunner = (options: FileReactorRunnerOptions): File
       try {
         const positions = { ...journal.positions };
         const state = { book, positions, pruned, unreacted };
-        return await runLoop(options, state, writer, wake, now, signal, live);
+        return await new ReactorRun({ options, state, writer, wake, now, live }).run(signal);
       } finally {
         await writer.close().catch(() => undefined);
       }
@@ -224,55 +229,121 @@ const stateOf = (
   unreacted: unreacted.whole(),
 });
 
-const runLoop = async (
-  options: FileReactorRunnerOptions,
-  state: {
-    readonly book: ReactorEffects;
-    readonly positions: Record<string, number>;
-    readonly pruned: Record<string, number>;
-    readonly unreacted: UnreactedPositions;
-  },
-  writer: import('./reactor-journal.js').JournalWriter,
-  wake: WakeUp,
-  now: () => number,
-  signal: StopSignal | undefined,
-  live: LiveProgress,
-): Promise<Result<ReactorRunSummary, ReactorRunError>> => {
-  const { reactors, logPath } = options;
-  const { book, positions, pruned, unreacted } = state;
-  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
-  // Per reactor (by index), the position it has reacted up to: +∞ for a new one starting at the
-  // end, until the first look has read the log.
-  const reactedTo = reactors.map((r) =>
-    positions[r.name] === undefined && options.from === 'end'
-      ? Number.POSITIVE_INFINITY
-      : (positions[r.name] ?? 0),
-  );
-  for (const reactor of reactors) positions[reactor.name] ??= 0;
-  let reactions = 0;
-  // Reactions to positions passed while quarantined: they leave the sets once the look is over,
-  // since one record an upcaster made several events of hands over several changes.
-  const lateReactions: [string, number][] = [];
-  const traced = options.tracing?.enabled === true ? options.tracing : undefined;
-  const effectTrace = traced === undefined ? undefined : new EffectTrace(traced);
-  const onApplied = (change: Change): void => {
-    effectTrace?.reactedTo(change);
+/** The state a run restores from the journal and keeps in step with it. */
+interface RunState {
+  readonly book: ReactorEffects;
+  readonly positions: Record<string, number>;
+  readonly pruned: Record<string, number>;
+  readonly unreacted: UnreactedPositions;
+}
+
+/** What one run is given once the lock is held and the journal read. */
+interface RunContext {
+  readonly options: FileReactorRunnerOptions;
+  readonly state: RunState;
+  readonly writer: JournalWriter;
+  readonly wake: WakeUp;
+  readonly now: () => number;
+  readonly live: LiveProgress;
+}
+
+/**
+ * One run of the reactors over the log: each turn looks at the log when it
+ * may have grown (a fresh replay that reacts to what passed the reactors'
+ * checkpoints), releases due timers, takes operators' requests, journals,
+ * starts ready effects, then sleeps until an effect settles, a timer is due
+ * or the next look.
+ */
+class ReactorRun {
+  readonly #context: RunContext;
+  readonly #pollMs: number;
+  /**
+   * Per reactor (by index), the position it has reacted up to: +∞ for a new
+   * one starting at the end, until the first look has read the log.
+   */
+  readonly #reactedTo: number[];
+  #reactions = 0;
+  /**
+   * Reactions to positions passed while quarantined: they leave the sets once
+   * the look is over, since one record an upcaster made several events of
+   * hands over several changes.
+   */
+  readonly #lateReactions: [string, number][] = [];
+  /** Quarantine entries already looked at: the quarantine only grows as the fold goes on. */
+  #quarantineSeen = 0;
+  readonly #effectTrace: EffectTrace | undefined;
+  readonly #projector: ReturnType<typeof createProjector>;
+  readonly #executor: EffectExecutor;
+  #positionsMoved = false;
+  /** Operators' retry and skip requests (edit-requests.ts): looked for at most once a poll. */
+  #requestsLookedAt = Number.NEGATIVE_INFINITY;
+  readonly #answers: [{ answer(a: EditAnswer): Promise<void> }, EditAnswer][] = [];
+  /** The log's size and modification time at the last look that read it. */
+  #seen: string | undefined;
+  #lookedAt = Number.NEGATIVE_INFINITY;
+  /**
+   * A look reads the log from its start (the reader has no offset to resume
+   * from): an append brings the next one forward, but not sooner than four
+   * looks' time after the last, so following a large log busy with appends
+   * costs at most about a fifth of a core.
+   */
+  #scanMs = 0;
+  #notified = false;
+
+  constructor(context: RunContext) {
+    this.#context = context;
+    const { options, state, wake, now, live } = context;
+    const { reactors } = options;
+    this.#pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.#reactedTo = reactors.map((r) =>
+      state.positions[r.name] === undefined && options.from === 'end'
+        ? Number.POSITIVE_INFINITY
+        : (state.positions[r.name] ?? 0),
+    );
+    for (const reactor of reactors) state.positions[reactor.name] ??= 0;
+    const traced = options.tracing?.enabled === true ? options.tracing : undefined;
+    this.#effectTrace = traced === undefined ? undefined : new EffectTrace(traced);
+    this.#projector = createProjector({
+      audit: false,
+      onApplied: (change) => this.#onApplied(change),
+      ...(traced === undefined ? {} : { tracing: traced }),
+      ...(options.upcasters === undefined ? {} : { upcasters: options.upcasters }),
+    });
+    this.#executor = new EffectExecutor({
+      book: state.book,
+      reactors,
+      now,
+      random: options.random ?? Math.random,
+      onSettled: () => wake.wake(),
+      onAttempt: options.onAttempt,
+      trace: this.#effectTrace,
+    });
+    live.projector = this.#projector;
+    live.executor = this.#executor;
+  }
+
+  /** Plans each reactor's reaction to an applied event past its checkpoint (or passed while quarantined). */
+  #onApplied(change: Change): void {
+    const { reactors } = this.#context.options;
+    const { book, unreacted } = this.#context.state;
+    this.#effectTrace?.reactedTo(change);
     for (let i = 0; i < reactors.length; i += 1) {
       const reactor = reactors[i] as Reactor;
-      if (change.position <= (reactedTo[i] as number)) {
+      if (change.position <= (this.#reactedTo[i] as number)) {
         if (!unreacted.has(reactor.name, change.position)) continue;
-        lateReactions.push([reactor.name, change.position]);
+        this.#lateReactions.push([reactor.name, change.position]);
       }
       reactInto(book, reactor, change);
-      reactions += 1;
+      this.#reactions += 1;
     }
-  };
-  // Quarantine entries already looked at: the quarantine only grows as the fold goes on.
-  let quarantineSeen = 0;
+  }
+
   /** Notes the positions each reactor passed in this look while they were quarantined. */
-  const notePassed = (passedFrom: readonly number[]): void => {
-    const quarantine = projector.quarantine();
-    for (const entry of quarantine.slice(quarantineSeen)) {
+  #notePassed(passedFrom: readonly number[]): void {
+    const { reactors } = this.#context.options;
+    const { unreacted } = this.#context.state;
+    const quarantine = this.#projector.quarantine();
+    for (const entry of quarantine.slice(this.#quarantineSeen)) {
       // A bad line is not JSON: no upcaster or rule can ever make it an event.
       if (entry.reason.kind === 'bad-line') continue;
       reactors.forEach((reactor, i) => {
@@ -280,34 +351,22 @@ const runLoop = async (
           unreacted.passed(reactor.name, entry.position);
       });
     }
-    quarantineSeen = quarantine.length;
-    for (const [name, position] of lateReactions) unreacted.reacted(name, position);
-    lateReactions.length = 0;
-  };
-  const projector = createProjector({
-    audit: false,
-    onApplied,
-    ...(traced === undefined ? {} : { tracing: traced }),
-    ...(options.upcasters === undefined ? {} : { upcasters: options.upcasters }),
-  });
-  const executor = new EffectExecutor({
-    book,
-    reactors,
-    now,
-    random: options.random ?? Math.random,
-    onSettled: () => wake.wake(),
-    onAttempt: options.onAttempt,
-    trace: effectTrace,
-  });
-  live.projector = projector;
-  live.executor = executor;
-  let positionsMoved = false;
-  const flush = async (): Promise<void> => {
-    const completed = executor.unjournaled;
+    this.#quarantineSeen = quarantine.length;
+    for (const [name, position] of this.#lateReactions) unreacted.reacted(name, position);
+    this.#lateReactions.length = 0;
+  }
+
+  /** Journals what changed since the last flush, frees the slots of the outcomes it records, compacts when due. */
+  async #flush(): Promise<void> {
+    const { writer, state } = this.#context;
+    const { book, positions, pruned, unreacted } = state;
+    const completed = this.#executor.unjournaled;
     const entries = book.takeChanged();
     const unreactedChanges = unreacted.takeChanges();
-    if (entries.length === 0 && completed === 0 && !positionsMoved && !unreactedChanges) return;
-    positionsMoved = false;
+    if (entries.length === 0 && completed === 0 && !this.#positionsMoved && !unreactedChanges) {
+      return;
+    }
+    this.#positionsMoved = false;
     await writer.append({
       nextId: book.nextId,
       positions,
@@ -315,90 +374,116 @@ const runLoop = async (
       entries,
       ...(unreactedChanges === undefined ? {} : { unreacted: unreactedChanges }),
     });
-    executor.journaled(completed);
+    this.#executor.journaled(completed);
     if (writer.appendedBytes > COMPACT_AFTER_BYTES) {
       addCounts(pruned, book.prune());
       await writer.compact(stateOf(book, positions, pruned, unreacted));
     }
-  };
-  // Operators' retry and skip requests (edit-requests.ts): looked for at most once a poll.
-  let requestsLookedAt = Number.NEGATIVE_INFINITY;
-  const answers: [{ answer(a: EditAnswer): Promise<void> }, EditAnswer][] = [];
-  const takeRequests = async (): Promise<void> => {
-    if (now() - requestsLookedAt < pollMs) return;
-    requestsLookedAt = now();
-    for (const claimed of await claimEditRequests(logPath)) {
-      answers.push([claimed, applyEditRequest(book, claimed.request, now())]);
-    }
-  };
-  const onAbort = (): void => wake.wake();
-  signal?.addEventListener('abort', onAbort);
-  let seen: string | undefined;
-  let lookedAt = Number.NEGATIVE_INFINITY;
-  // A look reads the log from its start (the reader has no offset to resume from): an append
-  // brings the next one forward, but not sooner than four looks' time after the last, so
-  // following a large log busy with appends costs at most about a fifth of a core.
-  let scanMs = 0;
-  let notified = false;
-  const untilLook = (): number =>
-    notified ? Math.max(0, lookedAt + 4 * scanMs - now()) : lookedAt + pollMs - now();
-  try {
-    while (signal?.aborted !== true) {
-      notified ||= wake.takeNotified();
-      if (seen === undefined || untilLook() <= 0) {
-        notified = false;
-        lookedAt = now();
-        const { mark, size } = await logMark(logPath);
-        if (mark !== seen) {
-          seen = mark;
-          const replayed = await projector.replay({ read: (o) => readFileEventLog(logPath, o) });
-          scanMs = now() - lookedAt;
-          if (replayed.isErr()) throw new Error(replayed.error.message);
-          notePassed(reactedTo);
-          reactors.forEach((reactor, i) => {
-            const before = positions[reactor.name] ?? 0;
-            positions[reactor.name] = Math.max(before, projector.checkpoint);
-            positionsMoved ||= positions[reactor.name] !== before;
-            reactedTo[i] = positions[reactor.name] as number;
-          });
-        }
-        // Everything up to `size` is folded now (a look reads to the end, at least that far).
-        live.lookedAtBytes = size;
-        live.lookedAt = lookedAt;
-      }
-      // Every stored event is reacted to (caught up): now, and only now, timers due by the wall
-      // clock are released, since no cancel stored behind them is still unread.
-      const clock = now();
-      for (const reactor of reactors) book.release(reactor.name, clock);
-      await takeRequests();
-      // Journal first: it frees the slots of the outcomes it records.
-      await flush();
-      // Answered only once journaled: an answer promises the change survives a crash.
-      for (const [claimed, answer] of answers.splice(0)) {
-        await claimed.answer(answer).catch(() => undefined);
-      }
-      executor.startReady();
-      if (options.drain === true && executor.running === 0 && !executor.hasRunnable()) break;
-      // Due now but not started: running, or out of slots; an effect settling wakes the loop.
-      const due = book.nextDueAt();
-      const untilDue = due === undefined ? pollMs : due - now();
-      const waitMs = Math.max(0, Math.min(untilDue <= 0 ? pollMs : untilDue, pollMs, untilLook()));
-      await wake.wait(waitMs);
-    }
-    const abandoned = await executor.stop(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
-    await flush();
-    return ok({
-      reactions,
-      abandoned,
-      ...executor.counts(),
-      report: withPrunedDone(book.report(), pruned),
-    });
-  } catch (cause) {
-    // The log vanished, became unreadable, or shrank below the projector's checkpoint.
-    const message = cause instanceof Error ? cause.message : String(cause);
-    await executor.stop(0);
-    return err({ kind: 'io', message });
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
   }
-};
+
+  /** Claims the operators' requests (at most once a poll) and applies them to the book. */
+  async #takeRequests(): Promise<void> {
+    const { now, options, state } = this.#context;
+    if (now() - this.#requestsLookedAt < this.#pollMs) return;
+    this.#requestsLookedAt = now();
+    for (const claimed of await claimEditRequests(options.logPath)) {
+      this.#answers.push([claimed, applyEditRequest(state.book, claimed.request, now())]);
+    }
+  }
+
+  /** How long until the next look may read the log. */
+  #untilLook(): number {
+    const now = this.#context.now();
+    return this.#notified
+      ? Math.max(0, this.#lookedAt + 4 * this.#scanMs - now)
+      : this.#lookedAt + this.#pollMs - now;
+  }
+
+  /** Reads the log again if it changed since the last look, reacting to what is new. */
+  async #look(): Promise<void> {
+    const { options, now, state, live } = this.#context;
+    const { reactors, logPath } = options;
+    const { positions } = state;
+    this.#notified = false;
+    this.#lookedAt = now();
+    const { mark, size } = await logMark(logPath);
+    if (mark !== this.#seen) {
+      this.#seen = mark;
+      const replayed = await this.#projector.replay({
+        read: (o) => readFileEventLog(logPath, o),
+      });
+      this.#scanMs = now() - this.#lookedAt;
+      if (replayed.isErr()) throw new Error(replayed.error.message);
+      this.#notePassed(this.#reactedTo);
+      reactors.forEach((reactor, i) => {
+        const before = positions[reactor.name] ?? 0;
+        positions[reactor.name] = Math.max(before, this.#projector.checkpoint);
+        this.#positionsMoved ||= positions[reactor.name] !== before;
+        this.#reactedTo[i] = positions[reactor.name] as number;
+      });
+    }
+    // Everything up to `size` is folded now (a look reads to the end, at least that far).
+    live.lookedAtBytes = size;
+    live.lookedAt = this.#lookedAt;
+  }
+
+  /** One turn of the loop; resolves to `false` once a drain is done. */
+  async #turn(): Promise<boolean> {
+    const { options, now, wake, state } = this.#context;
+    const { book } = state;
+    this.#notified ||= wake.takeNotified();
+    if (this.#seen === undefined || this.#untilLook() <= 0) await this.#look();
+    // Every stored event is reacted to (caught up): now, and only now, timers due by the wall
+    // clock are released, since no cancel stored behind them is still unread.
+    const clock = now();
+    for (const reactor of options.reactors) book.release(reactor.name, clock);
+    await this.#takeRequests();
+    // Journal first: it frees the slots of the outcomes it records.
+    await this.#flush();
+    // Answered only once journaled: an answer promises the change survives a crash.
+    for (const [claimed, answer] of this.#answers.splice(0)) {
+      await claimed.answer(answer).catch(() => undefined);
+    }
+    await this.#executor.startReady();
+    const executor = this.#executor;
+    if (options.drain === true && executor.running === 0 && !executor.hasRunnable()) return false;
+    // Due now but not started: running, or out of slots; an effect settling wakes the loop.
+    const pollMs = this.#pollMs;
+    const due = book.nextDueAt();
+    const untilDue = due === undefined ? pollMs : due - now();
+    const waitMs = Math.max(
+      0,
+      Math.min(untilDue <= 0 ? pollMs : untilDue, pollMs, this.#untilLook()),
+    );
+    await wake.wait(waitMs);
+    return true;
+  }
+
+  /** Runs turns until `signal` aborts (or a drain is done), then stops the executor and journals. */
+  async run(signal: StopSignal | undefined): Promise<Result<ReactorRunSummary, ReactorRunError>> {
+    const { options, wake, state } = this.#context;
+    const onAbort = (): void => wake.wake();
+    signal?.addEventListener('abort', onAbort);
+    try {
+      let going = true;
+      while (going && signal?.aborted !== true) going = await this.#turn();
+      const abandoned = await this.#executor.stop(
+        options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+      );
+      await this.#flush();
+      return ok({
+        reactions: this.#reactions,
+        abandoned,
+        ...this.#executor.counts(),
+        report: withPrunedDone(state.book.report(), state.pruned),
+      });
+    } catch (cause) {
+      // The log vanished, became unreadable, or shrank below the projector's checkpoint.
+      const message = cause instanceof Error ? cause.message : String(cause);
+      await this.#executor.stop(0);
+      return err({ kind: 'io', message });
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}

@@ -8,11 +8,10 @@
  * as the state, not its history.
  */
 import { constants } from 'node:fs';
-import { type FileHandle, open, readFile, rename, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { err, ok, type Result } from 'neverthrow';
 import type { EffectEntry, SavedEffects } from '../../core/reactors/reactor-effects.js';
-import { nodeFileIO } from '../file-io.js';
+import { replaceFile } from '../replace-file.js';
 import {
   JOURNAL_HEADER,
   type JournalRecord,
@@ -130,24 +129,11 @@ export interface JournalWriter {
   close(): Promise<void>;
 }
 
-/** Writes `state` as the whole journal: temporary file, fsync, rename, directory fsync. */
-const writeWhole = async (path: string, state: JournalState): Promise<void> => {
-  const temporary = `${path}.tmp`;
-  await unlink(temporary).catch(() => undefined);
-  const handle = await open(
-    temporary,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
-    0o644,
-  );
-  try {
-    await handle.writeFile(`${JSON.stringify(JOURNAL_HEADER)}\n${journalLine(fullRecord(state))}`);
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temporary, path);
-  await nodeFileIO.syncDirectory(dirname(path));
-};
+/** Writes `state` as the whole journal, atomically (`replaceFile`). */
+const writeWhole = (path: string, state: JournalState): Promise<void> =>
+  replaceFile(path, `${JSON.stringify(JOURNAL_HEADER)}\n${journalLine(fullRecord(state))}`, {
+    mode: 0o644,
+  });
 
 /**
  * Compacts the journal of `logPath` to `state` and opens it for appending.

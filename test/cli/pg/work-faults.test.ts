@@ -29,7 +29,7 @@ const FAULT_REACTORS = join(ROOT, 'test/fixtures/reactors/fault-reactors.mjs');
 
 /**
  * The workers' lease: their query deadline is then max(lease, 5 s) = 5 s on
- * the server, 7 s on the client's own timer (src/cli/pg/pool.ts), and their
+ * the server, 7 s on the client's own timer (src/cli/postgres-pool.ts), and their
  * lock wait 2.5 s.
  */
 const LEASE_MS = 2000;

@@ -11,7 +11,7 @@ import {
 } from '../../../postgres/read/postgres-read-model.js';
 import { schemaName } from '../../../postgres/schema-name.js';
 import { CliError } from '../../cli-error.js';
-import { openPool } from '../../pg/pool.js';
+import { openPool } from '../../postgres-pool.js';
 
 /** Opens the pool and the model on it; `close` ends the pool and never rejects. */
 export const openReadApiPool = async (

@@ -1,7 +1,7 @@
 /** Binding the HTTP server of `signfold serve`, and the address it prints. */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CliError } from '../cli-error.js';
+import { CliError } from './cli-error.js';
 
 /** Why a listen failed, in plain words (the errno code otherwise). */
 const describeListenError = (cause: unknown): string => {

@@ -3,41 +3,18 @@
  * `inspect` with `--database`). Loads `pg` on use: it is an optional peer
  * dependency that the other commands never load.
  */
-import type { SchemaOptions, SqlPool } from '../../postgres/index.js';
-import { isRetryableCause, sqlState } from '../../postgres/postgres-error.js';
-import { sessionBounds } from '../../postgres/session-bounds.js';
-import { integerFlag, type OptionTable, type ParsedArgs, stringFlag } from '../args.js';
-import { CliError, usageError } from '../cli-error.js';
-import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from '../database-url.js';
+import type { SchemaOptions, SqlPool } from '../postgres/index.js';
+import { isRetryableCause, sqlState } from '../postgres/postgres-error.js';
+import { sessionBounds } from '../postgres/session-bounds.js';
+import { type ParsedArgs, stringFlag } from './args.js';
+import { CliError } from './cli-error.js';
+import { connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_SECONDS } from './database-flags.js';
+import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from './database-url.js';
 
-/** The flags that name a database: `--database URL [--schema NAME] [--connect-timeout SECONDS]`. */
-export const DATABASE_OPTIONS: OptionTable = {
-  database: { type: 'string' },
-  schema: { type: 'string' },
-  'connect-timeout': { type: 'string' },
-};
-
-/**
- * How long opening a connection may take, in seconds, unless
- * `--connect-timeout` says otherwise: a server (or anything else) that
- * accepts the connection and never answers must not hang a command.
- */
-export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 10;
-
-/** A day: longer than any sensible wait, and well inside what a Node timer can hold. */
-const MAX_CONNECT_TIMEOUT_SECONDS = 86_400;
-
-/** `--connect-timeout SECONDS` (1 to 86400, default 10), in milliseconds; a usage error otherwise. */
+/** `--connect-timeout SECONDS` of `parsed` in milliseconds (default 10 s); a usage error when out of range. */
 export const connectTimeoutOf = (parsed: ParsedArgs): number => {
   const raw = stringFlag(parsed, 'connect-timeout');
-  if (raw === undefined) return DEFAULT_CONNECT_TIMEOUT_SECONDS * 1000;
-  const seconds = integerFlag('--connect-timeout', raw);
-  if (seconds < 1 || seconds > MAX_CONNECT_TIMEOUT_SECONDS) {
-    throw usageError(
-      `--connect-timeout must be 1 to ${MAX_CONNECT_TIMEOUT_SECONDS} (seconds; got '${raw}')`,
-    );
-  }
-  return seconds * 1000;
+  return raw === undefined ? DEFAULT_CONNECT_TIMEOUT_SECONDS * 1000 : connectTimeoutMs(raw);
 };
 
 /**
