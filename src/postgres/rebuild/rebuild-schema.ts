@@ -11,7 +11,15 @@ import { err, ok, type Result } from 'neverthrow';
 import { databaseError, type PostgresError, sqlState } from '../postgres-error.js';
 import { checkSchema, migrateInTransaction, partitionCount } from '../schema/migrate.js';
 import { type SchemaName, schemaName } from '../schema-name.js';
-import { checkOut, rollBack, type SqlPool, type SqlQueryable } from '../sql-client.js';
+import { sql } from '../sql/sql.js';
+import { inlined } from '../sql/sql-literal.js';
+import {
+  checkOut,
+  querySeveral,
+  rollBack,
+  type SqlPool,
+  type SqlQueryable,
+} from '../sql-client.js';
 
 /** The suffix of a rebuild schema's name. */
 export const REBUILD_SUFFIX = '_rebuild';
@@ -77,18 +85,19 @@ const createRebuild = async (
   const migrated = await migrateInTransaction(db, rebuild, partitions);
   if (migrated.isErr()) return err(migrated.error);
   const mark: RebuildMark = { signfoldRebuildOf: live, upcasters };
-  await db.query(`
-DROP TABLE ${rebuild}.events CASCADE;
-CREATE VIEW ${rebuild}.events AS SELECT * FROM ${live}.events;
-DROP TABLE ${rebuild}.skipped CASCADE;
-CREATE VIEW ${rebuild}.skipped AS SELECT * FROM ${live}.skipped;
-DROP TABLE ${rebuild}.reactor_progress, ${rebuild}.effects, ${rebuild}.reactor_redo CASCADE;
-COMMENT ON SCHEMA ${rebuild} IS ${quoteLiteral(JSON.stringify(mark))};`);
+  const at = (table: string) => sql.id(rebuild, table);
+  // One text, one round trip; COMMENT takes no parameter, so the mark goes in as a literal.
+  const statements = [
+    sql`DROP TABLE ${at('events')} CASCADE`,
+    sql`CREATE VIEW ${at('events')} AS SELECT * FROM ${sql.id(live, 'events')}`,
+    sql`DROP TABLE ${at('skipped')} CASCADE`,
+    sql`CREATE VIEW ${at('skipped')} AS SELECT * FROM ${sql.id(live, 'skipped')}`,
+    sql`DROP TABLE ${at('reactor_progress')}, ${at('effects')}, ${at('reactor_redo')} CASCADE`,
+    sql`COMMENT ON SCHEMA ${sql.id(rebuild)} IS ${JSON.stringify(mark)}`,
+  ];
+  await querySeveral(db, statements.map(inlined));
   return ok(undefined);
 };
-
-/** A SQL string literal of `text` (COMMENT takes no parameter). */
-const quoteLiteral = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 const sameList = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((name, i) => name === b[i]);
