@@ -20,6 +20,8 @@ import {
 } from '../../engine/read-model.js';
 import { type EventRow, recordOfRow } from '../log/event-rows.js';
 import type { SchemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import { checkOut, rollBack, type SqlPool, type SqlQueryable } from '../sql-client.js';
 import {
   PARTICIPANTS,
@@ -93,15 +95,15 @@ const documentOf = (
   companies: ReadonlySet<number>,
 ): Promise<SignRequestDocument | undefined> =>
   inSnapshot(pool, async (db) => {
-    const found = await db.query<Record<string, unknown>>(
-      `${selectColumnsSql(SIGN_REQUESTS, s)} WHERE id = $1 AND company_id = ANY($2::bigint[])`,
-      [id, [...companies]],
+    const found = await send<Record<string, unknown>>(
+      db,
+      sql`${selectColumnsSql(SIGN_REQUESTS, s)} WHERE id = ${id} AND company_id = ANY(${[...companies]}::bigint[])`,
     );
     const row = found.rows[0];
     if (row === undefined) return undefined;
-    const participants = await db.query<Record<string, unknown>>(
-      `${selectColumnsSql(PARTICIPANTS, s)} WHERE sign_request_id = $1 ORDER BY id`,
-      [id],
+    const participants = await send<Record<string, unknown>>(
+      db,
+      sql`${selectColumnsSql(PARTICIPANTS, s)} WHERE sign_request_id = ${id} ORDER BY id`,
     );
     // The request's events and those of the templates it names (a request sent from a
     // deleted template is a conflict), up to what its partition has projected.
@@ -137,27 +139,23 @@ const pageOf = async (
   companies: ReadonlySet<number>,
   now: Date,
 ): Promise<ListPage> => {
-  const values: unknown[] = [
-    [...companies],
-    query.company ?? null,
-    query.after ?? null,
-    query.limit + 1,
-  ];
-  let which = 'NOT deleted';
-  if (query.status === 'deleted') which = 'deleted';
+  let which = sql`NOT deleted`;
+  if (query.status === 'deleted') which = sql`deleted`;
   else if (query.stuckAfterMs !== undefined) {
-    values.push(new Date(now.getTime() - query.stuckAfterMs));
-    which = `NOT deleted AND status = 'sent' AND sent_at <= $${values.length}`;
+    const before = new Date(now.getTime() - query.stuckAfterMs);
+    which = sql`NOT deleted AND status = 'sent' AND sent_at <= ${before}`;
   } else if (query.status !== undefined) {
-    values.push(query.status);
-    which = `NOT deleted AND status = $${values.length}`;
+    which = sql`NOT deleted AND status = ${query.status}`;
   }
-  const { rows } = await pool.query<Record<string, unknown>>(
-    `${selectColumnsSql(SIGN_REQUESTS, s)}
-      WHERE company_id = ANY($1::bigint[]) AND ($2::bigint IS NULL OR company_id = $2)
-        AND ($3::bigint IS NULL OR id > $3) AND ${which}
-      ORDER BY id LIMIT $4`,
-    values,
+  const company = query.company ?? null;
+  const after = query.after ?? null;
+  const { rows } = await send<Record<string, unknown>>(
+    pool,
+    sql`${selectColumnsSql(SIGN_REQUESTS, s)}
+      WHERE company_id = ANY(${[...companies]}::bigint[])
+        AND (${company}::bigint IS NULL OR company_id = ${company})
+        AND (${after}::bigint IS NULL OR id > ${after}) AND ${which}
+      ORDER BY id LIMIT ${query.limit + 1}`,
   );
   const views = rows.slice(0, query.limit).map((row) => viewOfRow(SIGN_REQUESTS, row));
   const last = views.at(-1);

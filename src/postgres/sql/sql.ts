@@ -37,6 +37,17 @@ export class Sql {
       (text, piece, i) => `${text}${write(this.values[i - 1], i)}${piece}`,
     );
   }
+
+  /**
+   * Throws: a fragment spliced into a plain template string would lose its
+   * values and read `[object Object]`, a statement that fails only when it
+   * runs. Splice it into an `sql` template, or send it whole.
+   */
+  toString(): never {
+    throw new TypeError(
+      'an sql fragment was written into a plain string: compose it with the sql tag',
+    );
+  }
 }
 
 /**

@@ -40,6 +40,14 @@ describe('sql', () => {
     );
   });
 
+  it('refuses to become a plain string, where its values would be lost', () => {
+    const fragment = sql`SELECT ${1}`;
+    expect(() => `${fragment} WHERE x = $1`).toThrow(/compose it with the sql tag/);
+    expect(() => String(sql.id('signfold', 'events'))).toThrow(TypeError);
+    // Inside the tag it composes as ever.
+    expect(sql`${fragment} WHERE x = ${2}`.text).toBe('SELECT $1 WHERE x = $2');
+  });
+
   it('joins lists, an empty list to nothing', () => {
     const columns = ['a', 'b', 'c'].map((name) => sql.id(name));
     expect(sql`SELECT ${sql.join(columns)} FROM t`.text).toBe('SELECT "a", "b", "c" FROM t');
