@@ -65,6 +65,10 @@ export const build = async ({ check = true, quiet = false } = {}) => {
     metafile: true,
     logLevel: 'warning',
   });
+  // A synchronous build leaves esbuild's service process running until this process exits: in
+  // vitest's global setup (test/support/ensure-build.ts) that is the whole run, and the run's
+  // process guard would find it.
+  await esbuild.stop();
   // tsc's modules of the CLI are in the bundle now: left beside it, they would only be a second
   // copy in the package that nothing loads.
   const written = new Set(Object.keys(bundled.metafile.outputs).map((path) => join(ROOT, path)));

@@ -167,15 +167,44 @@ const CLI_FOLDERS = [
 ];
 
 /**
+ * The PostgreSQL adapter's folders, lowest first: SQL building, the schema
+ * and its migrations, `pg rebuild`'s schema and switch, the projection
+ * tables, the erasure ledger and forgets, the event log, reactors, the
+ * projection worker, and the read side. Each imports only the files directly
+ * in `src/postgres/` and the folders before it, but one way back: the schema's
+ * list of migrations names the reactors' own, which live with them.
+ */
+const POSTGRES_ORDER = [
+  'sql',
+  'schema',
+  'rebuild',
+  'tables',
+  'forget',
+  'log',
+  'reactors',
+  'worker',
+  'read',
+] as const;
+
+const postgresOrder = POSTGRES_ORDER.map((folder, i) => ({
+  folder: `postgres/${folder}/`,
+  mustNotImport: POSTGRES_ORDER.slice(i + 1)
+    .filter((above) => !(folder === 'schema' && above === 'reactors'))
+    .map((above) => `postgres/${above}/`),
+}));
+
+/**
  * Inside a layer, folders that must not reach up: the report's model knows
  * nothing of charts or rendering, its charts nothing of the page, and the
  * CLI's shared files nothing of the commands that use them: where to read
  * events from (`sources/`) and what to measure (`metrics/`) know neither
  * each other nor `pg`, `serve` or the commands; the commands' definitions
  * (loaded at start-up for `--help`) reach none of the code that runs them;
- * and `pg` knows neither `serve` nor the commands. A rule with `directly` holds the files directly in its
- * folder, but those it names `except`: the CLI's dispatcher, which loads a
- * command when it runs.
+ * and `pg` knows neither `serve` nor the commands. The PostgreSQL adapter's
+ * folders follow {@link POSTGRES_ORDER}, and the files directly in
+ * `src/postgres/` import none of them, but its entry point. A rule with
+ * `directly` holds the files directly in its folder, but those it names
+ * `except`: the CLI's dispatcher, which loads a command when it runs.
  */
 const INNER_ORDER: readonly {
   readonly folder: string;
@@ -211,6 +240,13 @@ const INNER_ORDER: readonly {
     mustNotImport: ['cli/sources/', 'cli/pg/', 'cli/serve/', 'cli/commands/'],
   },
   { folder: 'cli/pg/', mustNotImport: ['cli/commands/', 'cli/serve/'] },
+  ...postgresOrder,
+  {
+    folder: 'postgres/',
+    directly: true,
+    except: ['postgres/index.ts'],
+    mustNotImport: POSTGRES_ORDER.map((folder) => `postgres/${folder}/`),
+  },
 ];
 
 /** Whether `rule` holds `file`. */
@@ -292,7 +328,7 @@ describe('architecture', () => {
       'dynamic core/g.ts',
       'type core/h.ts',
     ]);
-    expect(SOURCES.get('postgres/import-events.ts')).toContainEqual({
+    expect(SOURCES.get('postgres/log/import-events.ts')).toContainEqual({
       from: 'pg-copy-streams',
       target: 'pg-copy-streams',
       kind: 'dynamic',
@@ -416,7 +452,7 @@ describe('architecture', () => {
           .map((f) => `${f.kind} ${file} → ${f.target}`),
       );
     expect(reached.sort()).toEqual([
-      'dynamic http/open-read-model.ts → postgres/open-read-model.ts',
+      'dynamic http/open-read-model.ts → postgres/read/open-read-model.ts',
       'dynamic http/open-read-model.ts → store/file-read-model.ts',
       'dynamic http/read-routes.ts → report/company-report.ts',
     ]);

@@ -40,7 +40,7 @@ export const openReadModel = async (source: ReadModelSource): Promise<ReadModel>
       upcasters: source.upcasters ?? [],
     });
   }
-  const { openPostgresReadModel } = await import('../postgres/open-read-model.js');
+  const { openPostgresReadModel } = await import('../postgres/read/open-read-model.js');
   // The adapter's pool type asks for more than this structural one says (prepared statements,
   // generic rows); a `pg` Pool is both, and the read model uses only what is named here.
   const database = source.database as Parameters<typeof openPostgresReadModel>[0];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProjector } from '../../src/engine/projector.js';
-import { readProjections } from '../../src/postgres/read-projections.js';
+import { readProjections } from '../../src/postgres/read/read-projections.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { ROOT, runCli } from '../cli/cli-helpers.js';
 import { withBuiltImports } from '../support/built-imports.js';

@@ -5,11 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  BatchWriteError,
-  isEventFailure,
-  mayBeAboutAnEvent,
-} from '../../src/postgres/event-failure.js';
-import {
   databaseError,
   errorCode,
   isRetryable,
@@ -17,6 +12,11 @@ import {
   mayBeAboutTheData,
   sqlState,
 } from '../../src/postgres/postgres-error.js';
+import {
+  BatchWriteError,
+  isEventFailure,
+  mayBeAboutAnEvent,
+} from '../../src/postgres/worker/event-failure.js';
 
 const server = (code: string, message = 'refused'): Error =>
   Object.assign(new Error(message), { code, severity: 'ERROR' });

@@ -3,8 +3,8 @@
  * (the statement run again unprepared) where a pooler loses them.
  */
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../src/postgres/migrate.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
+import { migrate } from '../../src/postgres/schema/migrate.js';
 import { queryPrepared } from '../../src/postgres/sql-client.js';
 import { events } from '../../src/testing/index.js';
 import { throwawayPostgres } from '../support/postgres-server.js';

@@ -16,7 +16,7 @@ import { participantId, signRequestId } from '../../src/core/ids.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import type { Projector } from '../../src/engine/projector.js';
 import { createProjector } from '../../src/engine/projector.js';
-import { migrate } from '../../src/postgres/migrate.js';
+import { migrate } from '../../src/postgres/schema/migrate.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { ROOT, removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { HOSTILE_CORPUS } from '../support/hostile-corpus.js';

@@ -13,9 +13,9 @@ import { namesHeldBy, recordErasures } from '../../src/core/privacy/record-erasu
 import { rewriteJsonStrings } from '../../src/core/privacy/rewrite-json-strings.js';
 import { defineReactor } from '../../src/core/reactors/define-reactor.js';
 import type { LogRecord } from '../../src/engine/event-log.js';
-import { importRecords } from '../../src/postgres/import-events.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
-import { createProjectionWorker } from '../../src/postgres/projection-worker.js';
+import { importRecords } from '../../src/postgres/log/import-events.js';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
+import { createProjectionWorker } from '../../src/postgres/worker/projection-worker.js';
 
 /** The person: a name found nowhere else, a participant id and a user id. */
 export const NAME = 'Zyxwvut Qlmnopr';

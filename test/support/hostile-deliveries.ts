@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LogRecord } from '../../src/engine/event-log.js';
 import { createProjector, type Projector } from '../../src/engine/projector.js';
-import { envelopeEventText } from '../../src/postgres/envelope-event-text.js';
+import { envelopeEventText } from '../../src/postgres/log/envelope-event-text.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 
 /** What the fold did with one record. */

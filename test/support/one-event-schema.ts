@@ -4,10 +4,10 @@
  */
 import type pg from 'pg';
 import { expect } from 'vitest';
-import { migrate } from '../../src/postgres/migrate.js';
-import { maintainClaims } from '../../src/postgres/partition-leases.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
+import { migrate } from '../../src/postgres/schema/migrate.js';
 import { schemaName } from '../../src/postgres/schema-name.js';
+import { maintainClaims } from '../../src/postgres/worker/partition-leases.js';
 import { events } from '../../src/testing/index.js';
 
 /** Migrates `schema` (4 partitions), appends one event and claims every partition for `worker`. */

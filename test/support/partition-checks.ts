@@ -11,8 +11,8 @@ import {
 } from '../../src/core/projections/projection-state.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { sqlText } from '../../src/postgres/event-routing.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
-import { readProjections } from '../../src/postgres/read-projections.js';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
+import { readProjections } from '../../src/postgres/read/read-projections.js';
 
 /**
  * Every string of a value as PostgreSQL text holds it: NUL and unpaired

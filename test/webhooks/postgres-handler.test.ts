@@ -7,8 +7,8 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../src/postgres/migrate.js';
-import { openPostgresEventLog } from '../../src/postgres/postgres-event-log.js';
+import { openPostgresEventLog } from '../../src/postgres/log/postgres-event-log.js';
+import { migrate } from '../../src/postgres/schema/migrate.js';
 import { signWebhookBody } from '../../src/webhooks/sign-payload.js';
 import { createWebhookHandler } from '../../src/webhooks/webhook-handler.js';
 import { throwawayPostgres } from '../support/postgres-server.js';

@@ -16,7 +16,7 @@ import { type RunningServe, startServe } from '../../bench/serve-process.js';
 import { deliveryHeaders } from '../../bench/serve-signature.js';
 import { participantId, signRequestId } from '../../src/core/ids.js';
 import { createProjector } from '../../src/engine/projector.js';
-import { readProjections } from '../../src/postgres/read-projections.js';
+import { readProjections } from '../../src/postgres/read/read-projections.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { removeTempDirs, runCli, tempDir } from '../cli/cli-helpers.js';
 import { count } from '../reliability/fixtures/reliability-helpers.js';

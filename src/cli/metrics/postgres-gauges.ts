@@ -4,7 +4,7 @@
  * waits for, nor holds, a connection the worker or the server needs, and its
  * statements are cancelled by the server past the scrape bound.
  */
-import { readProjectionGauges } from '../../postgres/projection-gauges.js';
+import { readProjectionGauges } from '../../postgres/read/projection-gauges.js';
 import type { SchemaName } from '../../postgres/schema-name.js';
 import { withoutPassword } from '../database-url.js';
 import { openPool } from '../postgres-pool.js';

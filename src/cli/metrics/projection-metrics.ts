@@ -11,7 +11,7 @@
  */
 import type { AttemptObserver, AttemptResult } from '../../core/reactors/attempt-result.js';
 import type { ProjectorStats } from '../../engine/projector-types.js';
-import type { ReactorEffectGauges } from '../../postgres/projection-gauges.js';
+import type { ReactorEffectGauges } from '../../postgres/read/projection-gauges.js';
 
 type PromClient = typeof import('prom-client');
 type Registry = import('prom-client').Registry;

@@ -6,13 +6,13 @@
 
 import type { EffectsChange, EffectsReport } from '../../core/reactors/effects-report.js';
 import type { EditRequest } from '../../core/reactors/effects-selection.js';
-import { checkSchema } from '../../postgres/migrate.js';
 import {
   editEffects,
   previewEdit,
   readEffectsReport,
   selectParkedRows,
 } from '../../postgres/reactors/effects-admin.js';
+import { checkSchema } from '../../postgres/schema/migrate.js';
 import { schemaName } from '../../postgres/schema-name.js';
 import type { ExitCode } from '../cli-error.js';
 import type { CliIO } from '../cli-io.js';

@@ -6,7 +6,7 @@
  */
 import { visibleText } from '../../core/visible-text.js';
 import type { SqlPool } from '../../postgres/index.js';
-import { type EventRow, readStoredEvents } from '../../postgres/read-stored-events.js';
+import { type EventRow, readStoredEvents } from '../../postgres/read/read-stored-events.js';
 import { EXIT, type ExitCode } from '../cli-error.js';
 import type { CliIO } from '../cli-io.js';
 import type { PgTarget } from '../postgres-pool.js';

@@ -16,7 +16,7 @@ import {
   type SqlPool,
   type StoredQuarantineEntry,
 } from '../../postgres/index.js';
-import { type EventRow, readEventRowsAt } from '../../postgres/read-stored-events.js';
+import { type EventRow, readEventRowsAt } from '../../postgres/read/read-stored-events.js';
 import { EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeJson } from '../cli-io.js';
 import type { PgTarget } from '../postgres-pool.js';

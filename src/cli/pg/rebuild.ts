@@ -2,22 +2,22 @@
  * `signfold pg rebuild`: builds the projection again beside the live schema
  * (in `S_rebuild`, from S's events, with this version's rules and
  * upcasters) while S keeps serving, then, with `--switch`, moves the new
- * tables in under S's names (src/postgres/switch-projection.ts). Any number
+ * tables in under S's names (src/postgres/rebuild/switch-projection.ts). Any number
  * of `pg rebuild` processes share the rebuild's partitions as `pg work`
  * processes share S's; an interrupted rebuild is resumed by the next one.
  */
 
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
-import { followAppends } from '../../postgres/follow-appends.js';
 import {
   createProjectionWorker,
   type PostgresError,
   type ProjectionWorker,
   type SqlPool,
 } from '../../postgres/index.js';
-import { type PreparedRebuild, prepareRebuild } from '../../postgres/rebuild-schema.js';
+import { type PreparedRebuild, prepareRebuild } from '../../postgres/rebuild/rebuild-schema.js';
+import { type SwitchOutcome, switchProjection } from '../../postgres/rebuild/switch-projection.js';
 import type { SchemaName } from '../../postgres/schema-name.js';
-import { type SwitchOutcome, switchProjection } from '../../postgres/switch-projection.js';
+import { followAppends } from '../../postgres/worker/follow-appends.js';
 import { EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import type { PgTarget } from '../postgres-pool.js';

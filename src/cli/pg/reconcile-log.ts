@@ -4,7 +4,7 @@
  * log never needs `pg`.
  */
 import type { EventLog, LogFailure } from '../../engine/event-log.js';
-import { openPostgresEventLog } from '../../postgres/postgres-event-log.js';
+import { openPostgresEventLog } from '../../postgres/log/postgres-event-log.js';
 import { CliError } from '../cli-error.js';
 import { shownUrl } from '../database-url.js';
 import { openPool } from '../postgres-pool.js';

@@ -17,7 +17,7 @@
  *   reader takes for an event, so replay never applies what the workers did not.
  */
 import { previewRaw } from '../../engine/quarantine.js';
-import type { EventRow } from '../../postgres/read-stored-events.js';
+import type { EventRow } from '../../postgres/read/read-stored-events.js';
 import { parseLogLine } from '../../store/parse-log-line.js';
 
 const LINE_BREAKS = /[\r\n]/g;

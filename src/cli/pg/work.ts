@@ -3,7 +3,6 @@
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import type { Tracing } from '../../engine/tracing.js';
-import { followAppends } from '../../postgres/follow-appends.js';
 import {
   createProjectionWorker,
   type PostgresError,
@@ -14,6 +13,7 @@ import {
 import { isRetryable } from '../../postgres/postgres-error.js';
 import { startReactorsAtEnd } from '../../postgres/reactors/reactor-start.js';
 import type { SchemaName } from '../../postgres/schema-name.js';
+import { followAppends } from '../../postgres/worker/follow-appends.js';
 import { type CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
 import type { ProcessMetrics } from '../metrics/process-metrics.js';

@@ -6,6 +6,7 @@
 
 import type { EffectEntry, EffectState } from '../../core/reactors/reactor-effects.js';
 import type { JsonValue } from '../../core/reactors/reactor-types.js';
+import { type Sql, sql } from '../sql/sql.js';
 
 /** An `effects` row as `pg` returns it (bigints as strings). */
 export interface EffectRow {
@@ -25,8 +26,7 @@ export interface EffectRow {
 }
 
 /** The columns {@link EffectRow} reads (`effect` as text, parsed here, so `pg` does not parse it twice). */
-export const EFFECT_COLUMNS =
-  'id, reactor, partition, position, index, idempotency_key, key, effect, state, due_ms, attempts, last_error, invalid';
+export const EFFECT_COLUMNS: Sql = sql`id, reactor, partition, position, index, idempotency_key, key, effect, state, due_ms, attempts, last_error, invalid`;
 
 /** The book entry of a row. */
 export const entryOfRow = (row: EffectRow): EffectEntry => ({

@@ -9,6 +9,8 @@ import type { EffectsChange, EffectsReport } from '../../core/reactors/effects-r
 import type { EffectsFilter } from '../../core/reactors/effects-selection.js';
 import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { SchemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import { checkOut, type SqlPool, type SqlQueryable } from '../sql-client.js';
 import { EFFECT_COLUMNS, type EffectRow, entryOfRow } from './effect-rows.js';
 import { EFFECTS_CHANNEL } from './migration-reactors.js';
@@ -18,18 +20,22 @@ export const readEffectsReport = async (
   db: SqlQueryable,
   schema: SchemaName,
 ): Promise<EffectsReport> => {
-  const counts = await db.query<{ name: string; pending: string; parked: string; done: string }>(
-    `SELECT reactor AS name,
+  const effects = sql.id(schema, 'effects');
+  const counts = await send<{ name: string; pending: string; parked: string; done: string }>(
+    db,
+    sql`SELECT reactor AS name,
             count(*) FILTER (WHERE state IN ('scheduled', 'ready', 'retrying')) AS pending,
             count(*) FILTER (WHERE state = 'parked') AS parked,
             count(*) FILTER (WHERE state = 'done') AS done
-       FROM ${schema}.effects GROUP BY reactor ORDER BY reactor COLLATE "C"`,
+       FROM ${effects} GROUP BY reactor ORDER BY reactor COLLATE "C"`,
   );
-  const parked = await db.query<EffectRow>(
-    `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects WHERE state = 'parked' ORDER BY id`,
+  const parked = await send<EffectRow>(
+    db,
+    sql`SELECT ${EFFECT_COLUMNS} FROM ${effects} WHERE state = 'parked' ORDER BY id`,
   );
-  const timers = await db.query<EffectRow>(
-    `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects WHERE state = 'scheduled' ORDER BY due_ms, id`,
+  const timers = await send<EffectRow>(
+    db,
+    sql`SELECT ${EFFECT_COLUMNS} FROM ${effects} WHERE state = 'scheduled' ORDER BY due_ms, id`,
   );
   return {
     reactors: counts.rows.map((row) => ({
@@ -59,13 +65,15 @@ export const selectParkedRows = async (
   schema: SchemaName,
   filter: EffectsFilter,
 ): Promise<readonly number[]> => {
-  const found = await db.query<{ id: string }>(
-    `SELECT id FROM ${schema}.effects
+  const reactor = filter.reactor ?? null;
+  const error = filter.error ?? null;
+  const found = await send<{ id: string }>(
+    db,
+    sql`SELECT id FROM ${sql.id(schema, 'effects')}
       WHERE state = 'parked'
-        AND ($1::text IS NULL OR reactor = $1)
-        AND ($2::text IS NULL OR strpos(last_error, $2) > 0)
+        AND (${reactor}::text IS NULL OR reactor = ${reactor})
+        AND (${error}::text IS NULL OR strpos(last_error, ${error}) > 0)
       ORDER BY id`,
-    [filter.reactor ?? null, filter.error ?? null],
   );
   return found.rows.map((row) => Number(row.id));
 };
@@ -90,9 +98,10 @@ export const editEffects = async (
   const client = await checkOut(pool);
   try {
     await client.query('BEGIN');
-    const found = await client.query<EffectRow>(
-      `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects WHERE id = ANY($1::bigint[]) FOR UPDATE`,
-      [ids],
+    const found = await send<EffectRow>(
+      client,
+      sql`SELECT ${EFFECT_COLUMNS} FROM ${sql.id(schema, 'effects')}
+           WHERE id = ANY(${ids}::bigint[]) FOR UPDATE`,
     );
     const book = ReactorEffects.restore({
       entries: found.rows.map(entryOfRow),
@@ -106,21 +115,20 @@ export const editEffects = async (
       return change;
     }
     if (changed.length > 0) {
-      await client.query(
-        `UPDATE ${schema}.effects AS e
+      await send(
+        client,
+        sql`UPDATE ${sql.id(schema, 'effects')} AS e
             SET state = u.state, attempts = u.attempts, due_ms = u.due,
                 lease_owner = NULL, lease_until = NULL, updated_at = clock_timestamp()
-           FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bigint[]) AS u(id, state, attempts, due)
+           FROM unnest(${changed.map((entry) => entry.id)}::bigint[],
+                       ${changed.map((entry) => entry.state)}::text[],
+                       ${changed.map((entry) => entry.attempts)}::int[],
+                       ${changed.map((entry) => entry.dueAt ?? null)}::bigint[]) AS u(id, state, attempts, due)
           WHERE e.id = u.id AND e.state = 'parked'`,
-        [
-          changed.map((entry) => entry.id),
-          changed.map((entry) => entry.state),
-          changed.map((entry) => entry.attempts),
-          changed.map((entry) => entry.dueAt ?? null),
-        ],
       );
-      if (edit === 'retry')
-        await client.query('SELECT pg_notify($1, $2)', [EFFECTS_CHANNEL, schema]);
+      if (edit === 'retry') {
+        await send(client, sql`SELECT pg_notify(${EFFECTS_CHANNEL}, ${schema})`);
+      }
     }
     await client.query('COMMIT');
     return change;

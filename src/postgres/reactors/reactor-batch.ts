@@ -13,9 +13,11 @@ import {
   type ReactionPlan,
   reactInto,
 } from '../../core/reactors/plan-reaction.js';
-import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
+import { type EffectEntry, ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import type { Change, Reactor } from '../../core/reactors/reactor-types.js';
 import type { SchemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { type Sql, sql } from '../sql/sql.js';
 import type { SqlQueryable } from '../sql-client.js';
 import { EFFECT_COLUMNS, type EffectRow, entryOfRow } from './effect-rows.js';
 import { EFFECTS_CHANNEL } from './migration-reactors.js';
@@ -63,18 +65,43 @@ export class ReactorBatch {
     db: SqlQueryable,
     { from, to, clockMs }: { from: number; to: number; clockMs: number | undefined },
   ): Promise<void> {
-    const { schema, partition, reactors } = this.#target;
-    const progress = await db.query<{
-      reactor: string;
-      position: string;
-      watermark_ms: string | null;
-    }>(
-      `SELECT reactor, position, watermark_ms FROM ${schema}.reactor_progress
-        WHERE partition = $1 AND reactor = ANY($2::text[]) FOR UPDATE`,
-      [partition, reactors.map((reactor) => reactor.name)],
+    const { names, positions, watermarks } = await this.#progress(db, from);
+    const plans = this.#plansOf(names, positions);
+    const entries = (await this.#scheduledTimers(db, names, plans)).map(entryOfRow);
+    const stored = new Set(entries.map((entry) => entry.id));
+    // Ids of the book's new entries only tell them from the stored ones; the table numbers them.
+    const firstNew = entries.reduce((high, entry) => Math.max(high, entry.id), 0) + 1;
+    const book = ReactorEffects.restore({ entries, watermarks, nextId: firstNew });
+    const sqlDone = await applyPlans(db, book, plans);
+    if (clockMs !== undefined) for (const name of names) book.release(name, clockMs);
+    const changed = book.takeChanged();
+    await this.#writeEffects(db, {
+      updated: changed.filter((entry) => stored.has(entry.id)),
+      inserted: changed.filter((entry) => !stored.has(entry.id)),
+      sqlDone,
+    });
+    const released = clockMs === undefined ? 0 : await this.#releaseDue(db, names, clockMs);
+    if (this.#target.redo === undefined)
+      await this.#moveCheckpoints(db, names, to, book.watermarks());
+    if (released > 0 || changed.some((entry) => entry.state === 'ready')) {
+      await send(db, sql`SELECT pg_notify(${EFFECTS_CHANNEL}, ${this.#target.schema})`);
+    }
+  }
+
+  /**
+   * The reactors' checkpoints in the partition (locked), and the reactors
+   * that react in this batch: those not behind `from` (in redo mode, those
+   * with positions to redo).
+   */
+  async #progress(db: SqlQueryable, from: number): Promise<ReactorProgress> {
+    const { schema, partition, reactors, redo } = this.#target;
+    const progress = await send<{ reactor: string; position: string; watermark_ms: string | null }>(
+      db,
+      sql`SELECT reactor, position, watermark_ms FROM ${sql.id(schema, 'reactor_progress')}
+           WHERE partition = ${partition}
+             AND reactor = ANY(${reactors.map((reactor) => reactor.name)}::text[]) FOR UPDATE`,
     );
     const positions = new Map(progress.rows.map((row) => [row.reactor, Number(row.position)]));
-    const { redo } = this.#target;
     // No row: a reactor that starts with the log (nothing stored before it was added).
     const names = reactors
       .map((reactor) => reactor.name)
@@ -82,17 +109,32 @@ export class ReactorBatch {
     const watermarks: Record<string, number> = {};
     for (const row of progress.rows)
       if (row.watermark_ms !== null) watermarks[row.reactor] = Number(row.watermark_ms);
+    return { names, positions, watermarks };
+  }
+
+  /** The plans to write: of the reacting reactors, past their checkpoints (in redo mode, at the positions to redo). */
+  #plansOf(names: readonly string[], positions: ReadonlyMap<string, number>): ReactionPlan[] {
+    const { redo } = this.#target;
     const reacting = new Set(names);
-    const plans = this.#plans.filter(
+    return this.#plans.filter(
       (plan) =>
         reacting.has(plan.reactor) &&
         (redo === undefined
           ? plan.position > (positions.get(plan.reactor) ?? 0)
           : redo.get(plan.reactor)?.has(plan.position) === true),
     );
-    // Only the scheduled timers these plans can reach are read: those of the keys (and key
-    // prefixes) they cancel or replace. The others wait in the table, however many a long
-    // catch-up leaves there.
+  }
+
+  /**
+   * Only the scheduled timers these plans can reach are read: those of the keys (and key
+   * prefixes) they cancel or replace. The others wait in the table, however many a long
+   * catch-up leaves there.
+   */
+  async #scheduledTimers(
+    db: SqlQueryable,
+    names: readonly string[],
+    plans: readonly ReactionPlan[],
+  ): Promise<EffectRow[]> {
     const keys = new Set<string>();
     const prefixes = new Set<string>();
     for (const plan of plans) {
@@ -101,121 +143,154 @@ export class ReactorBatch {
         if (step.kind === 'cancel-prefix') prefixes.add(step.prefix);
       }
     }
-    const scheduled =
-      keys.size === 0 && prefixes.size === 0
-        ? []
-        : (
-            await db.query<EffectRow>(
-              `SELECT ${EFFECT_COLUMNS} FROM ${schema}.effects
-                WHERE partition = $1 AND reactor = ANY($2::text[]) AND state = 'scheduled'
-                  AND (key = ANY($3::text[])
-                       OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS p(prefix)
-                                   WHERE starts_with(key, p.prefix)))`,
-              [partition, names, [...keys], [...prefixes]],
-            )
-          ).rows;
-    const entries = scheduled.map(entryOfRow);
-    const stored = new Set(entries.map((entry) => entry.id));
-    // Ids of the book's new entries only tell them from the stored ones; the table numbers them.
-    const firstNew = entries.reduce((high, entry) => Math.max(high, entry.id), 0) + 1;
-    const book = ReactorEffects.restore({ entries, watermarks, nextId: firstNew });
-    const sqlDone: {
-      plan: ReactionPlan;
-      index: number;
-      idempotencyKey: string;
-      effect: unknown;
-    }[] = [];
-    for (const plan of plans) {
-      const steps = plan.steps.filter((step) => step.kind !== 'enqueue' || step.sql === undefined);
-      book.applyPlan({ ...plan, steps });
-      for (const step of plan.steps) {
-        if (step.kind !== 'enqueue' || step.sql === undefined) continue;
-        await db.query(step.sql.text, step.sql.values === undefined ? [] : [...step.sql.values]);
-        sqlDone.push({
-          plan,
-          index: step.index,
-          idempotencyKey: step.idempotencyKey,
-          effect: step.effect,
-        });
-      }
-    }
-    if (clockMs !== undefined) for (const name of names) book.release(name, clockMs);
-    const changed = book.takeChanged();
-    const updated = changed.filter((entry) => stored.has(entry.id));
-    const inserted = changed.filter((entry) => !stored.has(entry.id));
+    if (keys.size === 0 && prefixes.size === 0) return [];
+    const { schema, partition } = this.#target;
+    const { rows } = await send<EffectRow>(
+      db,
+      sql`SELECT ${EFFECT_COLUMNS} FROM ${sql.id(schema, 'effects')}
+           WHERE partition = ${partition} AND reactor = ANY(${names}::text[]) AND state = 'scheduled'
+             AND (key = ANY(${[...keys]}::text[])
+                  OR EXISTS (SELECT 1 FROM unnest(${[...prefixes]}::text[]) AS p(prefix)
+                              WHERE starts_with(key, p.prefix)))`,
+    );
+    return rows;
+  }
+
+  /** Writes the book's changed timers and its new entries, and the SQL effects run, as done. */
+  async #writeEffects(
+    db: SqlQueryable,
+    {
+      updated,
+      inserted,
+      sqlDone,
+    }: { updated: EffectEntry[]; inserted: EffectEntry[]; sqlDone: SqlDone[] },
+  ): Promise<void> {
+    const { schema, partition } = this.#target;
+    const effects = sql.id(schema, 'effects');
     if (updated.length > 0) {
-      await db.query(
-        `UPDATE ${schema}.effects AS e SET state = u.state, updated_at = clock_timestamp()
-           FROM unnest($1::bigint[], $2::text[]) AS u(id, state)
-          WHERE e.id = u.id AND e.state = 'scheduled'`,
-        [updated.map((entry) => entry.id), updated.map((entry) => entry.state)],
+      await send(
+        db,
+        sql`UPDATE ${effects} AS e SET state = u.state, updated_at = clock_timestamp()
+              FROM unnest(${updated.map((entry) => entry.id)}::bigint[],
+                          ${updated.map((entry) => entry.state)}::text[]) AS u(id, state)
+             WHERE e.id = u.id AND e.state = 'scheduled'`,
       );
     }
     const rows = [
       ...inserted.map((entry) => ({ ...entry, partition })),
-      ...sqlDone.map(({ plan, index, idempotencyKey, effect }) => ({
-        reactor: plan.reactor,
-        partition,
-        position: plan.position,
-        index,
-        idempotencyKey,
-        key: undefined,
-        effect,
-        dueAt: undefined,
-        state: 'done' as const,
-        attempts: 1,
-        lastError: '',
-        invalid: false,
-      })),
+      ...sqlDone.map((done) => doneRow(done, partition)),
     ];
-    if (rows.length > 0) {
-      await db.query(
-        `INSERT INTO ${schema}.effects
-           (reactor, partition, position, index, idempotency_key, key, effect, state, due_ms, attempts, last_error, invalid)
-         SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[], $4::int[], $5::text[], $6::text[],
-                              $7::json[], $8::text[], $9::bigint[], $10::int[], $11::text[], $12::boolean[])`,
-        [
-          rows.map((r) => r.reactor),
-          rows.map((r) => r.partition),
-          rows.map((r) => r.position),
-          rows.map((r) => r.index),
-          rows.map((r) => r.idempotencyKey),
-          rows.map((r) => r.key ?? null),
-          rows.map((r) => (r.effect === null ? null : JSON.stringify(r.effect))),
-          rows.map((r) => r.state),
-          rows.map((r) => r.dueAt ?? null),
-          rows.map((r) => r.attempts),
-          rows.map((r) => r.lastError),
-          rows.map((r) => r.invalid),
-        ],
-      );
-    }
-    // The scheduled timers the book did not read, released in the table itself.
-    const released =
-      clockMs === undefined || names.length === 0
-        ? 0
-        : ((
-            await db.query(
-              `UPDATE ${schema}.effects SET state = 'ready', updated_at = clock_timestamp()
-                WHERE partition = $1 AND reactor = ANY($2::text[]) AND state = 'scheduled'
-                  AND due_ms <= $3`,
-              [partition, names, clockMs],
-            )
-          ).rowCount ?? 0);
-    const marks = book.watermarks();
-    if (redo === undefined) {
-      await db.query(
-        `INSERT INTO ${schema}.reactor_progress (reactor, partition, position, watermark_ms)
-       SELECT r, $2, $3, w FROM unnest($1::text[], $4::bigint[]) AS u(r, w)
+    if (rows.length > 0) await send(db, insertEffects(effects, rows));
+  }
+
+  /** Releases the scheduled timers the book did not read, due by `clockMs`, in the table itself. */
+  async #releaseDue(db: SqlQueryable, names: readonly string[], clockMs: number): Promise<number> {
+    if (names.length === 0) return 0;
+    const { schema, partition } = this.#target;
+    const released = await send(
+      db,
+      sql`UPDATE ${sql.id(schema, 'effects')} SET state = 'ready', updated_at = clock_timestamp()
+           WHERE partition = ${partition} AND reactor = ANY(${names}::text[])
+             AND state = 'scheduled' AND due_ms <= ${clockMs}`,
+    );
+    return released.rowCount ?? 0;
+  }
+
+  /** Moves the reacting reactors' checkpoints (and watermarks) to `to`, never back. */
+  async #moveCheckpoints(
+    db: SqlQueryable,
+    names: readonly string[],
+    to: number,
+    marks: Readonly<Record<string, number>>,
+  ): Promise<void> {
+    const { schema, partition } = this.#target;
+    const progress = sql.id(schema, 'reactor_progress');
+    await send(
+      db,
+      sql`INSERT INTO ${progress} (reactor, partition, position, watermark_ms)
+       SELECT r, ${partition}, ${to}, w
+         FROM unnest(${names}::text[], ${names.map((name) => marks[name] ?? null)}::bigint[]) AS u(r, w)
        ON CONFLICT (reactor, partition) DO UPDATE
-         SET position = greatest(${schema}.reactor_progress.position, excluded.position),
-             watermark_ms = greatest(${schema}.reactor_progress.watermark_ms, excluded.watermark_ms),
+         SET position = greatest(${progress}.position, excluded.position),
+             watermark_ms = greatest(${progress}.watermark_ms, excluded.watermark_ms),
              updated_at = clock_timestamp()`,
-        [names, partition, to, names.map((name) => marks[name] ?? null)],
-      );
-    }
-    if (released > 0 || changed.some((entry) => entry.state === 'ready')) {
-      await db.query('SELECT pg_notify($1, $2)', [EFFECTS_CHANNEL, schema]);
-    }
+    );
   }
 }
+
+/** The reactors' checkpoints in a partition, and those that react in a batch. */
+interface ReactorProgress {
+  readonly names: string[];
+  readonly positions: ReadonlyMap<string, number>;
+  readonly watermarks: Record<string, number>;
+}
+
+/** An SQL effect run in the batch's transaction: written as a done effect. */
+interface SqlDone {
+  readonly plan: ReactionPlan;
+  readonly index: number;
+  readonly idempotencyKey: string;
+  readonly effect: unknown;
+}
+
+/** Applies the plans to the book, and runs their SQL effects in `db`'s transaction. */
+const applyPlans = async (
+  db: SqlQueryable,
+  book: ReactorEffects,
+  plans: readonly ReactionPlan[],
+): Promise<SqlDone[]> => {
+  const sqlDone: SqlDone[] = [];
+  for (const plan of plans) {
+    const steps = plan.steps.filter((step) => step.kind !== 'enqueue' || step.sql === undefined);
+    book.applyPlan({ ...plan, steps });
+    for (const step of plan.steps) {
+      if (step.kind !== 'enqueue' || step.sql === undefined) continue;
+      // The reactor's own statement, with its own parameters.
+      await db.query(step.sql.text, step.sql.values === undefined ? [] : [...step.sql.values]);
+      sqlDone.push({
+        plan,
+        index: step.index,
+        idempotencyKey: step.idempotencyKey,
+        effect: step.effect,
+      });
+    }
+  }
+  return sqlDone;
+};
+
+/** The row of an SQL effect run: done at its first attempt. */
+const doneRow = (
+  { plan, index, idempotencyKey, effect }: SqlDone,
+  partition: number,
+): EffectInsert => ({
+  reactor: plan.reactor,
+  partition,
+  position: plan.position,
+  index,
+  idempotencyKey,
+  key: undefined,
+  effect,
+  dueAt: undefined,
+  state: 'done',
+  attempts: 1,
+  lastError: '',
+  invalid: false,
+});
+
+/** A row of the effects table to insert. */
+type EffectInsert = Omit<EffectEntry, 'id' | 'effect'> & {
+  readonly partition: number;
+  readonly effect: unknown;
+};
+
+/** The insert of `rows` into `effects`, one array per column. */
+const insertEffects = (effects: Sql, rows: readonly EffectInsert[]): Sql =>
+  sql`INSERT INTO ${effects}
+        (reactor, partition, position, index, idempotency_key, key, effect, state, due_ms, attempts, last_error, invalid)
+      SELECT * FROM unnest(${rows.map((r) => r.reactor)}::text[], ${rows.map((r) => r.partition)}::int[],
+                           ${rows.map((r) => r.position)}::bigint[], ${rows.map((r) => r.index)}::int[],
+                           ${rows.map((r) => r.idempotencyKey)}::text[], ${rows.map((r) => r.key ?? null)}::text[],
+                           ${rows.map((r) => (r.effect === null ? null : JSON.stringify(r.effect)))}::json[],
+                           ${rows.map((r) => r.state)}::text[], ${rows.map((r) => r.dueAt ?? null)}::bigint[],
+                           ${rows.map((r) => r.attempts)}::int[], ${rows.map((r) => r.lastError)}::text[],
+                           ${rows.map((r) => r.invalid)}::boolean[])`;

@@ -19,8 +19,10 @@
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { Upcaster } from '../../core/upcasters/upcaster-types.js';
 import { createProjector } from '../../engine/projector.js';
-import { type EventRow, recordOfRow, selectPartitionEventsSql } from '../event-rows.js';
+import { type EventRow, partitionEventsSql, recordOfRow } from '../log/event-rows.js';
 import type { SchemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import { checkOut, rollBack, type SqlPool } from '../sql-client.js';
 import { ReactorBatch } from './reactor-batch.js';
 
@@ -42,10 +44,12 @@ const redoOf = async (
   reactors: readonly Reactor[],
   to: number,
 ): Promise<Map<string, Set<number>>> => {
-  const { rows } = await pool.query<{ reactor: string; position: string }>(
-    `SELECT reactor, position FROM ${schema}.reactor_redo
-      WHERE partition = $1 AND reactor = ANY($2::text[]) AND position <= $3`,
-    [partition, reactors.map((reactor) => reactor.name), to],
+  const { rows } = await send<{ reactor: string; position: string }>(
+    pool,
+    sql`SELECT reactor, position FROM ${sql.id(schema, 'reactor_redo')}
+         WHERE partition = ${partition}
+           AND reactor = ANY(${reactors.map((reactor) => reactor.name)}::text[])
+           AND position <= ${to}`,
   );
   const redo = new Map<string, Set<number>>();
   for (const row of rows) {
@@ -59,11 +63,8 @@ const redoOf = async (
 const redoSize = (redo: ReadonlyMap<string, ReadonlySet<number>>): number =>
   [...redo.values()].reduce((n, positions) => n + positions.size, 0);
 
-/** The parameters of the DELETE of `redo`'s rows: the partition, then reactors and positions. */
-const redoColumns = (
-  partition: number,
-  redo: ReadonlyMap<string, ReadonlySet<number>>,
-): [number, string[], number[]] => {
+/** The reactors and positions of `redo`'s rows, one array each. */
+const redoColumns = (redo: ReadonlyMap<string, ReadonlySet<number>>): [string[], number[]] => {
   const reactorColumn: string[] = [];
   const positionColumn: number[] = [];
   for (const [reactor, positions] of redo) {
@@ -72,7 +73,7 @@ const redoColumns = (
       positionColumn.push(position);
     }
   }
-  return [partition, reactorColumn, positionColumn];
+  return [reactorColumn, positionColumn];
 };
 
 const PAGE = 10_000;
@@ -95,16 +96,17 @@ export const catchUpReactorsOnce = async (
   if (done.has(claim)) return true;
   const { schema, workerId } = context;
   const reactors = context.reactors ?? [];
-  const found = await pool.query<{ position: string }>(
-    `SELECT position FROM ${schema}.partitions WHERE partition = $1 AND owner = $2 AND epoch = $3`,
-    [partition, workerId, epoch],
+  const found = await send<{ position: string }>(
+    pool,
+    sql`SELECT position FROM ${sql.id(schema, 'partitions')}
+         WHERE partition = ${partition} AND owner = ${workerId} AND epoch = ${epoch}`,
   );
   const checkpoint = found.rows[0]?.position;
   if (checkpoint === undefined) return false;
   const to = Number(checkpoint);
-  const progress = await pool.query<{ reactor: string; position: string }>(
-    `SELECT reactor, position FROM ${schema}.reactor_progress WHERE partition = $1`,
-    [partition],
+  const progress = await send<{ reactor: string; position: string }>(
+    pool,
+    sql`SELECT reactor, position FROM ${sql.id(schema, 'reactor_progress')} WHERE partition = ${partition}`,
   );
   const positions = new Map(progress.rows.map((row) => [row.reactor, Number(row.position)]));
   const behind = reactors.filter((reactor) => (positions.get(reactor.name) ?? 0) < to);
@@ -123,10 +125,8 @@ export const catchUpReactorsOnce = async (
       },
     });
     for (let after = 0; after < to; ) {
-      const page = await pool.query<EventRow & { partition: number }>(
-        selectPartitionEventsSql(schema),
-        [partition, after, to, PAGE],
-      );
+      const read = partitionEventsSql(schema, { partition, after, upTo: to, limit: PAGE });
+      const page = await pool.query<EventRow & { partition: number }>(read.text, read.values);
       for (const row of page.rows) projector.applyRecord(recordOfRow(row));
       if (page.rows.length < PAGE) break;
       after = Number(page.rows.at(-1)?.position);
@@ -135,11 +135,11 @@ export const catchUpReactorsOnce = async (
     let broken: Error | true | undefined;
     try {
       await client.query('BEGIN');
-      const held = await client.query(
-        `SELECT 1 FROM ${schema}.partitions
-          WHERE partition = $1 AND owner = $2 AND epoch = $3 AND position = $4
-            AND lease_until > clock_timestamp() FOR UPDATE`,
-        [partition, workerId, epoch, to],
+      const held = await send(
+        client,
+        sql`SELECT 1 FROM ${sql.id(schema, 'partitions')}
+             WHERE partition = ${partition} AND owner = ${workerId} AND epoch = ${epoch}
+               AND position = ${to} AND lease_until > clock_timestamp() FOR UPDATE`,
       );
       if (held.rowCount !== 1) {
         await client.query('ROLLBACK');
@@ -149,11 +149,12 @@ export const catchUpReactorsOnce = async (
       if (redo.size > 0) {
         // Under the partition's lock, another claim's catch-up cannot have taken these rows:
         // a row already gone means this fold must not write them again.
-        const taken = await client.query(
-          `DELETE FROM ${schema}.reactor_redo AS r
-            USING unnest($2::text[], $3::bigint[]) AS u(reactor, position)
-            WHERE r.partition = $1 AND r.reactor = u.reactor AND r.position = u.position`,
-          redoColumns(partition, redo),
+        const [reactorColumn, positionColumn] = redoColumns(redo);
+        const taken = await send(
+          client,
+          sql`DELETE FROM ${sql.id(schema, 'reactor_redo')} AS r
+               USING unnest(${reactorColumn}::text[], ${positionColumn}::bigint[]) AS u(reactor, position)
+               WHERE r.partition = ${partition} AND r.reactor = u.reactor AND r.position = u.position`,
         );
         if (taken.rowCount !== redoSize(redo)) {
           await client.query('ROLLBACK');

@@ -1,6 +1,8 @@
 /** Where a reactor without a checkpoint starts on PostgreSQL. */
 import type { Reactor } from '../../core/reactors/reactor-types.js';
 import type { SchemaName } from '../schema-name.js';
+import { send } from '../sql/send.js';
+import { sql } from '../sql/sql.js';
 import type { SqlQueryable } from '../sql-client.js';
 
 /**
@@ -14,12 +16,13 @@ export const startReactorsAtEnd = async (
   schema: SchemaName,
   reactors: readonly Reactor[],
 ): Promise<void> => {
-  await db.query(
-    `INSERT INTO ${schema}.reactor_progress (reactor, partition, position, watermark_ms)
-     SELECT r, p.partition, (SELECT coalesce(max(position), 0) FROM ${schema}.events),
+  await send(
+    db,
+    sql`INSERT INTO ${sql.id(schema, 'reactor_progress')} (reactor, partition, position, watermark_ms)
+     SELECT r, p.partition, (SELECT coalesce(max(position), 0) FROM ${sql.id(schema, 'events')}),
             (extract(epoch FROM clock_timestamp()) * 1000)::bigint
-       FROM ${schema}.partitions AS p, unnest($1::text[]) AS r
+       FROM ${sql.id(schema, 'partitions')} AS p,
+            unnest(${reactors.map((reactor) => reactor.name)}::text[]) AS r
      ON CONFLICT (reactor, partition) DO NOTHING`,
-    [reactors.map((reactor) => reactor.name)],
   );
 };

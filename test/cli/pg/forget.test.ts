@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../../src/engine/event-log.js';
 import type { ForgetReport } from '../../../src/engine/forget-report.js';
 import { sqlText } from '../../../src/postgres/event-routing.js';
-import { importRecords } from '../../../src/postgres/import-events.js';
+import { importRecords } from '../../../src/postgres/log/import-events.js';
 import { readFileEventLog } from '../../../src/store/file-record-stream.js';
 import {
   databaseText,
@@ -205,7 +205,7 @@ describe('forget --database', () => {
       let delivery = 0;
       const log = (
         await (
-          await import('../../../src/postgres/postgres-event-log.js')
+          await import('../../../src/postgres/log/postgres-event-log.js')
         ).openPostgresEventLog(pool)
       )._unsafeUnwrap();
       for (const person of people) {

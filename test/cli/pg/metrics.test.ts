@@ -12,7 +12,7 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateEvents } from '../../../bench/generate-stream.js';
-import { migrate } from '../../../src/postgres/migrate.js';
+import { migrate } from '../../../src/postgres/schema/migrate.js';
 import { eventually } from '../../support/eventually.js';
 import { type MetricsProcess, startMetricsProcess } from '../../support/metrics-process.js';
 import { throwawayPostgres } from '../../support/postgres-server.js';

@@ -5,7 +5,10 @@
  * deadline. Loaded only then: it alone of the read API loads `pg`.
  */
 import type { ReadModel } from '../../../engine/read-model.js';
-import { postgresReadModel, READ_QUERY_TIMEOUT_MS } from '../../../postgres/postgres-read-model.js';
+import {
+  postgresReadModel,
+  READ_QUERY_TIMEOUT_MS,
+} from '../../../postgres/read/postgres-read-model.js';
 import { schemaName } from '../../../postgres/schema-name.js';
 import { CliError } from '../../cli-error.js';
 import { openPool } from '../../postgres-pool.js';

@@ -1,0 +1,200 @@
+/**
+ * The fenced write of a partition batch: one transaction that first locks
+ * the partition's row, checking that this worker still holds it with the
+ * same epoch and that the checkpoint is still the one the batch started
+ * from, writes the batch's rows, and ends by moving the checkpoint under the
+ * same conditions. Under that lock it also looks for events an operator
+ * skipped since they were read (`skipPosition`): then it rolls back and the
+ * batch is folded again.
+ */
+import type { ProjectorStats } from '../../engine/projector-types.js';
+import { sqlState } from '../postgres-error.js';
+import type { ReactorBatch } from '../reactors/reactor-batch.js';
+import type { SchemaName } from '../schema-name.js';
+import { withWrites } from '../sql/bound-query.js';
+import { send } from '../sql/send.js';
+import { type Sql, sql } from '../sql/sql.js';
+import { inlined } from '../sql/sql-literal.js';
+import {
+  checkOut,
+  querySeveral,
+  rollBack,
+  type SqlPool,
+  type SqlPoolClient,
+} from '../sql-client.js';
+import { leaseEnd } from './partition-leases.js';
+
+/** Whose batch is written, and over which positions. */
+export interface BatchFence {
+  readonly schema: SchemaName;
+  readonly workerId: string;
+  readonly leaseMs: number;
+  readonly partition: number;
+  readonly epoch: number;
+  /** The checkpoint the batch started from: the write is fenced on it. */
+  readonly from: number;
+  /** The new checkpoint. */
+  readonly to: number;
+  /** Nothing is left to read up to the newest event seen (reactors release their due timers). */
+  readonly caughtUp: boolean;
+}
+
+/** What a batch writes under its fence. */
+export interface BatchWrites {
+  /** The rows changed and the quarantine: statements sent as one with the checkpoint. */
+  readonly writes: readonly Sql[];
+  /** What the checkpoint's counters move by. */
+  readonly stats: ProjectorStats;
+  /** The positions read as not skipped: the write fails when one of them has been since. */
+  readonly unskipped: readonly number[];
+  /** Whether the claim is locked first (always, but for a batch with no event and no reactor). */
+  readonly lock: boolean;
+  /** The reactions of the batch, written in its transaction. */
+  readonly reacting?: ReactorBatch | undefined;
+}
+
+/** How a fenced write ended: `refold` when an event it read was skipped meanwhile. */
+export type FencedOutcome = 'committed' | 'lost' | 'refold';
+
+/**
+ * `BEGIN` with its settings, and the lock of the claim. A worker stopped
+ * inside the transaction must not hold its row locks for ever. The commit
+ * does not wait for its WAL flush: nothing acknowledged to anyone waits on
+ * it, and a server crash can only lose the newest batches whole, rows and
+ * checkpoint together, which are then projected again (docs/postgres.md,
+ * "Durability of the projection"). The lock comes before anything is
+ * written: a stale batch stops here, before it touches a row the new owner
+ * may be writing, and no claim can slip in until this transaction ends. A
+ * partition with no new event (others' appends moved `high`) loads nothing
+ * and writes nothing but its checkpoint, whose UPDATE is fenced on its own:
+ * no lock needed. Sent as one text, one round trip: hence literals
+ * ({@link inlined}), not parameters.
+ */
+const beginStatements = (fence: BatchFence, lock: boolean): string[] => {
+  const begin = [
+    sql`BEGIN`,
+    sql`SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(fence.leaseMs)}`,
+    sql`SET LOCAL synchronous_commit = off`,
+  ];
+  const claim = sql`SELECT 1 FROM ${sql.id(fence.schema, 'partitions')}
+              WHERE partition = ${fence.partition} AND owner = ${fence.workerId}
+                AND epoch = ${fence.epoch} AND position = ${fence.from}
+                AND lease_until > clock_timestamp() FOR UPDATE`;
+  return [...begin, ...(lock ? [claim] : [])].map(inlined);
+};
+
+/**
+ * The checkpoint's move, fenced on the claim, on the checkpoint the batch
+ * read and on no event it read being skipped since.
+ */
+const checkpointStatement = (fence: BatchFence, { stats, unskipped }: BatchWrites): Sql =>
+  sql`UPDATE ${sql.id(fence.schema, 'partitions')}
+          SET position = ${fence.to}, applied = applied + ${stats.applied},
+              no_ops = no_ops + ${stats.noOps}, conflicts = conflicts + ${stats.conflicts},
+              invalid = invalid + ${stats.invalid},
+              already_applied = already_applied + ${stats.alreadyApplied},
+              updated_at = clock_timestamp(), lease_until = ${leaseEnd(fence.leaseMs)}
+        WHERE partition = ${fence.partition} AND owner = ${fence.workerId}
+          AND epoch = ${fence.epoch} AND position = ${fence.from}
+          AND lease_until > clock_timestamp()
+          AND NOT EXISTS (SELECT 1 FROM ${sql.id(fence.schema, 'skipped')}
+                           WHERE position = ANY(${unskipped}::bigint[]))`;
+
+/**
+ * Writes the rows and the checkpoint: without reactors in one statement,
+ * one round trip where there were up to eight; with them, one after the
+ * other around the reactions. Resolves whether the checkpoint moved (when
+ * it did not, the caller rolls everything back).
+ */
+const writeAll = async (
+  client: SqlPoolClient,
+  fence: BatchFence,
+  batch: BatchWrites,
+): Promise<boolean> => {
+  const checkpoint = checkpointStatement(fence, batch);
+  if (batch.reacting === undefined) {
+    return (await send(client, withWrites(batch.writes, checkpoint))).rowCount === 1;
+  }
+  for (const write of batch.writes) await send(client, write);
+  const clockMs = fence.caughtUp ? Date.now() : undefined;
+  await batch.reacting.write(client, { from: fence.from, to: fence.to, clockMs });
+  return (await send(client, checkpoint)).rowCount === 1;
+};
+
+/**
+ * Why the checkpoint did not move. A skip takes the partition's row lock
+ * (skip-position.ts), which this transaction holds since its FOR UPDATE: one
+ * committed since the events were read is seen here, by a statement that
+ * began after the lock was taken. Checked only now, not by a query of its
+ * own each batch: a skip is rare, a round trip per batch is not.
+ */
+const whyNotMoved = async (
+  client: SqlPoolClient,
+  fence: BatchFence,
+  { unskipped }: BatchWrites,
+): Promise<FencedOutcome> => {
+  const skipped = await send(
+    client,
+    sql`SELECT 1 FROM ${sql.id(fence.schema, 'skipped')}
+         WHERE position = ANY(${unskipped}::bigint[]) LIMIT 1`,
+  );
+  return (skipped.rowCount ?? 0) > 0 ? 'refold' : 'lost';
+};
+
+/**
+ * Writes a folded batch in one fenced transaction. Database errors are
+ * thrown, but for those of a batch whose claim turned out lost meanwhile.
+ */
+export const writeFenced = async (
+  pool: SqlPool,
+  fence: BatchFence,
+  batch: BatchWrites,
+): Promise<FencedOutcome> => {
+  let client: SqlPoolClient | undefined;
+  try {
+    client = await checkOut(pool);
+    const began = await querySeveral(client, beginStatements(fence, batch.lock));
+    const held = batch.lock ? (began.at(-1)?.rowCount ?? 0) === 1 : true;
+    const outcome = !held
+      ? 'lost'
+      : (await writeAll(client, fence, batch))
+        ? 'committed'
+        : await whyNotMoved(client, fence, batch);
+    // Nothing written stays unless the checkpoint moved.
+    await client.query(outcome === 'committed' ? 'COMMIT' : 'ROLLBACK');
+    client.release();
+    return outcome;
+  } catch (cause) {
+    if (client !== undefined) client.release(await rollBack(client, cause));
+    // A stale batch can also fail on the rows the new owner wrote first. A
+    // server that did not answer is not asked (each question would wait out
+    // a deadline of its own): the failure is reported as it is.
+    if (sqlState(cause) !== undefined && !(await stillHeld(pool, fence))) return 'lost';
+    throw cause;
+  }
+};
+
+/**
+ * Whether the fence's worker still owns its partition under its epoch (its
+ * lease may have lapsed meanwhile, unclaimed). `true` when the server cannot
+ * say: a claim is never reported lost on a guess.
+ */
+export const stillHeld = async (
+  pool: SqlPool,
+  {
+    schema,
+    workerId,
+    partition,
+    epoch,
+  }: Pick<BatchFence, 'schema' | 'workerId' | 'partition' | 'epoch'>,
+): Promise<boolean> => {
+  try {
+    const { rows } = await send<{ owner: string | null; epoch: string }>(
+      pool,
+      sql`SELECT owner, epoch FROM ${sql.id(schema, 'partitions')} WHERE partition = ${partition}`,
+    );
+    return rows[0]?.owner === workerId && Number(rows[0].epoch) === epoch;
+  } catch {
+    return true;
+  }
+};
