@@ -1,7 +1,7 @@
 /**
  * Argument parsing on top of `node:util` `parseArgs`, turning its errors
  * (which are thrown `TypeError`s with long messages) into one-line usage
- * errors, and checking the values our flags take.
+ * errors, and counting the positionals (each flag reads its own value: flags.ts).
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { usageError } from './cli-error.js';
@@ -87,50 +87,4 @@ export const expectPositionals = (
     throw usageError(`unexpected argument '${positionals[names.length]}'`);
   }
   return [...positionals];
-};
-
-/** A string flag's value, or `undefined` when absent. */
-export const stringFlag = (parsed: ParsedArgs, name: string): string | undefined => {
-  const value = parsed.values[name];
-  return typeof value === 'string' ? value : undefined;
-};
-
-/** A boolean flag: `true` only when given. */
-export const booleanFlag = (parsed: ParsedArgs, name: string): boolean =>
-  parsed.values[name] === true;
-
-/** Parses a non-negative safe integer written in decimal digits (a position), or throws a usage error. */
-export const integerFlag = (flag: string, value: string): number => {
-  // Number() would accept '', ' 1', '1e3' and '0x10': only plain digits are a position.
-  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(parsed)) {
-    throw usageError(`${flag} must be a non-negative integer (got '${value}')`);
-  }
-  return parsed;
-};
-
-/** Parses a flag restricted to a list of values, or throws a usage error. */
-export const choiceFlag = <T extends string>(
-  flag: string,
-  value: string,
-  choices: readonly T[],
-): T => {
-  const found = choices.find((choice) => choice === value);
-  if (found === undefined) {
-    throw usageError(`${flag} must be one of ${choices.join(', ')} (got '${value}')`);
-  }
-  return found;
-};
-
-/**
- * Parses a safe integer written in decimal digits with an optional minus
- * sign (an id: events accept any safe integer, 0 and negatives included), or
- * throws a usage error. `-0` is 0.
- */
-export const idFlag = (flag: string, value: string): number => {
-  const parsed = /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(parsed)) {
-    throw usageError(`${flag} must be an integer (got '${value}')`);
-  }
-  return parsed === 0 ? 0 : parsed;
 };

@@ -25,19 +25,35 @@ export const defineCommand = <F extends Flags>(
   definition: CommandDefinition<F>,
 ): CommandDefinition<F> => definition;
 
+/** A command line read against flags `F`. */
+export interface ParsedCommand<F extends Flags> {
+  /** Each flag's value (its default when not given), by its name in camel case. */
+  readonly values: FlagValues<F>;
+  readonly positionals: readonly string[];
+  /**
+   * Whether `flag` was on the command line: a flag with a default reads the
+   * same given or not, and some go only with others (`--schema` with `--database`).
+   */
+  readonly given: (flag: keyof F & string) => boolean;
+}
+
 /**
  * Parses the words after the command's name against its definition: a
- * usage error for an unknown flag, a wrong value or a wrong count of
- * positionals (checked first, as the words are read).
+ * usage error for an unknown flag, a wrong count of positionals (checked
+ * first, as the words are read) or a wrong value (the first flag declared).
  */
 export const parseCommand = <F extends Flags>(
   definition: Pick<CommandDefinition<F>, 'flags' | 'positionals'>,
   args: readonly string[],
-): { readonly values: FlagValues<F>; readonly positionals: readonly string[] } => {
+): ParsedCommand<F> => {
   const parsed = parseCommandArgs(args, optionTableOf(definition.flags));
   const positionals =
     definition.positionals === undefined
       ? parsed.positionals
       : expectPositionals(parsed.positionals, definition.positionals);
-  return { values: readFlags(definition.flags, parsed), positionals };
+  return {
+    values: readFlags(definition.flags, parsed),
+    positionals,
+    given: (flag) => parsed.values[flag] !== undefined,
+  };
 };

@@ -1,5 +1,6 @@
 /** Durations on the command line: `7d`, `36h`, `90m`, `45s`, `2w`. */
 import { usageError } from './cli-error.js';
+import { type Flag, type FlagMeta, valueOption } from './flags.js';
 
 const UNIT_MS: Readonly<Record<string, number>> = {
   s: 1000,
@@ -10,7 +11,7 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 };
 
 /** Parses a positive whole number followed by a unit (s, m, h, d, w) into milliseconds, or throws a usage error. */
-export const durationFlag = (flag: string, value: string): number => {
+export const durationMs = (value: string, flag: string): number => {
   const match = /^(\d+)([smhdw])$/.exec(value);
   const amount = match === null ? Number.NaN : Number(match[1]);
   const ms = amount * (UNIT_MS[match?.[2] ?? ''] ?? Number.NaN);
@@ -21,3 +22,20 @@ export const durationFlag = (flag: string, value: string): number => {
   }
   return ms;
 };
+
+/** The longest a duration flag takes, and the usage error for a longer one. */
+export interface LongestDuration {
+  readonly ms: number;
+  readonly refuse: (flag: string, value: string) => string;
+}
+
+/** A duration flag, in milliseconds, at most `longest`; `undefined` when not given. */
+export const durationOption = (
+  meta: FlagMeta,
+  longest?: LongestDuration,
+): Flag<number | undefined> =>
+  valueOption(meta, (value, flag) => {
+    const ms = durationMs(value, flag);
+    if (longest !== undefined && ms > longest.ms) throw usageError(longest.refuse(flag, value));
+    return ms;
+  });

@@ -4,7 +4,7 @@
  * The values' type is inferred from the declarations, so no command writes
  * out a bag of its options by hand.
  */
-import { type OptionTable, type ParsedArgs, parseCommandArgs } from './args.js';
+import type { OptionTable, ParsedArgs } from './args.js';
 
 /** What `parseArgs` gives one flag. */
 type Raw = string | boolean | string[] | undefined;
@@ -59,12 +59,20 @@ export const valueOption = <T = string>(
     typeof raw !== 'string' ? undefined : parse === undefined ? (raw as T) : parse(raw, flag),
 });
 
-/** A string flag that may be given several times, in the order given. */
-export const repeatedOption = (meta: FlagMeta): Flag<readonly string[]> => ({
+/** A string flag that may be given several times: its values in the order given, each `read` by `parse`. */
+export const repeatedOption = <T = string>(
+  meta: FlagMeta,
+  parse?: (value: string, flag: string) => T,
+): Flag<readonly T[]> => ({
   ...meta,
   type: 'string',
   multiple: true,
-  read: (raw) => (Array.isArray(raw) ? raw : []),
+  read: (raw, flag) =>
+    !Array.isArray(raw)
+      ? []
+      : parse === undefined
+        ? (raw as T[])
+        : raw.map((value) => parse(value, flag)),
 });
 
 /** `flag`, with `fallback` when not given. */
@@ -100,12 +108,3 @@ export const readFlags = <F extends Flags>(flags: F, parsed: ParsedArgs): FlagVa
       flag.read(parsed.values[name] as Raw, `--${name}`),
     ]),
   ) as FlagValues<F>;
-
-/** Parses `args` against `flags` (plus `--help`): the flags' values and the positionals. */
-export const parseFlags = <F extends Flags>(
-  args: readonly string[],
-  flags: F,
-): { readonly values: FlagValues<F>; readonly positionals: readonly string[] } => {
-  const parsed = parseCommandArgs(args, optionTableOf(flags));
-  return { values: readFlags(flags, parsed), positionals: parsed.positionals };
-};

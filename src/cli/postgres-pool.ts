@@ -6,16 +6,8 @@
 import type { SchemaOptions, SqlPool } from '../postgres/index.js';
 import { isRetryableCause, sqlState } from '../postgres/postgres-error.js';
 import { sessionBounds } from '../postgres/session-bounds.js';
-import { type ParsedArgs, stringFlag } from './args.js';
 import { CliError } from './cli-error.js';
-import { connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_SECONDS } from './database-flags.js';
 import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from './database-url.js';
-
-/** `--connect-timeout SECONDS` of `parsed` in milliseconds (default 10 s); a usage error when out of range. */
-export const connectTimeoutOf = (parsed: ParsedArgs): number => {
-  const raw = stringFlag(parsed, 'connect-timeout');
-  return raw === undefined ? DEFAULT_CONNECT_TIMEOUT_SECONDS * 1000 : connectTimeoutMs(raw);
-};
 
 /**
  * The deadline of one query, in ms, unless the command says otherwise:

@@ -9,11 +9,7 @@ import { visibleText } from '../core/visible-text.js';
 import type { LogError } from '../store/log-error.js';
 import type { ChannelFailure } from '../store/request-channel.js';
 import { askWriter, type OutgoingWriterRequest } from '../store/writer-requests.js';
-import { integerFlag, type ParsedArgs, stringFlag } from './args.js';
-import { CliError, usageError } from './cli-error.js';
-
-/** How long a command waits by default for the holder to claim its request, and to show it works on it. */
-export const DEFAULT_WRITER_WAIT_MS = 10_000;
+import { CliError } from './cli-error.js';
 
 /** The process holding the log, as its lock file tells. */
 export interface WriterHolder {
@@ -27,15 +23,6 @@ export interface WriterHolder {
   /** Whether it runs on this host (only then can it be seen to have exited). */
   readonly local: boolean;
 }
-
-/** `--wait SECONDS` of `reconcile` and `forget` (a whole number, at least 1), in ms. */
-export const writerWaitFlag = (parsed: ParsedArgs): number => {
-  const value = stringFlag(parsed, 'wait');
-  if (value === undefined) return DEFAULT_WRITER_WAIT_MS;
-  const seconds = integerFlag('--wait', value);
-  if (seconds < 1) throw usageError('--wait must be at least 1 second');
-  return seconds * 1000;
-};
 
 /** The holder to go through for a `locked` open error, or `undefined` when there is none to ask. */
 export const writerHolderOf = (

@@ -8,7 +8,6 @@
  */
 import { NO_TRACING, type Tracing } from '../engine/tracing.js';
 import type { TracerSource } from '../otel/otel-tracing.js';
-import { type OptionTable, type ParsedArgs, stringFlag } from './args.js';
 import { CliError, describeThrown } from './cli-error.js';
 import { importDefault } from './module-default.js';
 
@@ -21,9 +20,6 @@ export interface CliTracing {
 
 /** How long a command's end waits for its provider to flush spans. */
 export const FLUSH_BOUND_MS = 5000;
-
-/** `--tracing MODULE`. */
-export const TRACING_OPTION: OptionTable = { tracing: { type: 'string' } };
 
 const UNTRACED: CliTracing = { tracing: NO_TRACING, close: async () => undefined };
 
@@ -53,10 +49,6 @@ const providerOf = async (exported: unknown, shown: string, command: string) => 
     `${command}: ${shown} must export a TracerProvider (or a function returning one) as its default export`,
   );
 };
-
-/** The tracing `--tracing` asks for; {@link NO_TRACING} without the flag (nothing loaded). */
-export const tracingFlag = (parsed: ParsedArgs, command: string): Promise<CliTracing> =>
-  loadTracing(stringFlag(parsed, 'tracing'), command);
 
 /** The tracing of module `path`; {@link NO_TRACING} when `undefined` (nothing loaded). */
 export const loadTracing = async (

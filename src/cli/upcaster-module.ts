@@ -6,7 +6,6 @@
 import { defineUpcaster } from '../core/upcasters/define-upcaster.js';
 import type { Upcaster } from '../core/upcasters/upcaster-types.js';
 import { visibleText } from '../core/visible-text.js';
-import { type OptionTable, type ParsedArgs, stringFlag } from './args.js';
 import { CliError, describeThrown } from './cli-error.js';
 import { importDefault } from './module-default.js';
 
@@ -45,11 +44,8 @@ export const loadUpcasterModule = async (path: string, command: string): Promise
 /** A module's error may span lines (a syntax error's excerpt): the first, made visible, is the message. */
 const oneLine = (text: string): string => visibleText(text.split('\n')[0] ?? '');
 
-/** `--upcasters MODULE`, taken by every command that decodes events. */
-export const UPCASTERS_OPTION: OptionTable = { upcasters: { type: 'string' } };
-
-/** The upcasters `--upcasters` names, loaded; none without the flag. */
-export const upcastersFlag = async (parsed: ParsedArgs, command: string): Promise<Upcaster[]> => {
-  const path = stringFlag(parsed, 'upcasters');
-  return path === undefined ? [] : loadUpcasterModule(path, command);
-};
+/** The upcasters of `--upcasters MODULE`, loaded; none without the flag (`undefined`). */
+export const upcastersOf = async (
+  path: string | undefined,
+  command: string,
+): Promise<Upcaster[]> => (path === undefined ? [] : loadUpcasterModule(path, command));

@@ -10,11 +10,10 @@
 import { counted } from '../../core/plural.js';
 import { createProjector } from '../../engine/projector.js';
 import { TORN_TAIL_REASON } from '../../store/line-classifier.js';
-import { booleanFlag, expectPositionals, parseCommandArgs } from '../args.js';
 import { EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { parseCommand } from '../define-command.js';
 import { CHECK_COMMAND } from '../definitions/check.js';
-import { optionTableOf } from '../flags.js';
 import {
   type BadRecord,
   describeReason,
@@ -22,10 +21,7 @@ import {
   splitQuarantine,
 } from '../quarantine-format.js';
 import { replayLogFile } from '../sources/replay-log.js';
-import { upcastersFlag } from '../upcaster-module.js';
-
-/** The flags' table for `parseArgs`, from the definition. */
-const CHECK_OPTIONS = optionTableOf(CHECK_COMMAND.flags);
+import { upcastersOf } from '../upcaster-module.js';
 
 /**
  * Runs `check` with `args` (the words after `check`): exit 0 if the log is
@@ -33,14 +29,14 @@ const CHECK_OPTIONS = optionTableOf(CHECK_COMMAND.flags);
  * I/O errors (thrown as CliError).
  */
 export const checkCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
-  const parsed = parseCommandArgs(args, CHECK_OPTIONS);
-  const [log = ''] = expectPositionals(parsed.positionals, ['LOG']);
+  const { values, positionals } = parseCommand(CHECK_COMMAND, args);
+  const [log = ''] = positionals;
   // Skip policy so every problem is found in one pass; no audit trail is needed to lint.
   const projector = createProjector({
     audit: false,
     policy: 'skip',
-    strict: booleanFlag(parsed, 'strict'),
-    upcasters: await upcastersFlag(parsed, 'check'),
+    strict: values.strict,
+    upcasters: await upcastersOf(values.upcasters, 'check'),
   });
   const run = await replayLogFile(projector, log, io);
   const problems: BadRecord[] = [...projector.quarantine()];

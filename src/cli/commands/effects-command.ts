@@ -12,22 +12,15 @@ import { ReactorEffects } from '../../core/reactors/reactor-effects.js';
 import { visibleText } from '../../core/visible-text.js';
 import { editJournal, type JournalEdit } from '../../store/reactors/journal-edit.js';
 import { readJournal } from '../../store/reactors/reactor-journal.js';
-import {
-  booleanFlag,
-  integerFlag,
-  type ParsedArgs,
-  parseCommandArgs,
-  stringFlag,
-} from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeJson, writeLines } from '../cli-io.js';
+import { type ParsedCommand, parseCommand } from '../define-command.js';
 import { EFFECTS_COMMAND } from '../definitions/effects.js';
-import { optionTableOf } from '../flags.js';
 import { ensureReadableFile } from '../sources/read-only-log.js';
 import { formatTable } from '../table.js';
 
-/** The flags' table for `parseArgs`, from the definition. */
-const EFFECTS_OPTIONS = optionTableOf(EFFECTS_COMMAND.flags);
+/** The command line of `effects`, read against its definition. */
+type Parsed = ParsedCommand<typeof EFFECTS_COMMAND.flags>;
 
 /** How many timers the text listing shows (`--json` lists them all). */
 const TIMERS_SHOWN = 20;
@@ -38,17 +31,12 @@ const TIMERS_SHOWN = 20;
  * every parked effect, so a bare `effects skip LOG` never drops them all.
  */
 const requestOf = (
-  parsed: ParsedArgs,
+  { values }: Parsed,
   edit: JournalEdit,
   words: readonly string[],
 ): EditRequest => {
-  const reactor = stringFlag(parsed, 'reactor');
-  const error = stringFlag(parsed, 'error');
-  const filtered =
-    reactor !== undefined ||
-    error !== undefined ||
-    booleanFlag(parsed, 'parked') ||
-    booleanFlag(parsed, 'all');
+  const { reactor, error } = values;
+  const filtered = reactor !== undefined || error !== undefined || values.parked || values.all;
   if (words.length > 0 && filtered) {
     throw usageError('give IDs or a filter (--reactor, --error, --parked, --all), not both');
   }
@@ -62,20 +50,10 @@ const requestOf = (
   return { edit, filter };
 };
 
-/** `--wait SECONDS`: a whole number of seconds, at least 1. */
-const waitSeconds = (value: string): number => {
-  const seconds = integerFlag('--wait', value);
-  if (seconds < 1) throw usageError('--wait must be at least 1 second');
-  return seconds;
-};
-
-const refuseEditFlags = (parsed: ParsedArgs): void => {
-  for (const flag of ['reactor', 'error', 'wait'] as const) {
-    if (stringFlag(parsed, flag) !== undefined)
-      throw usageError(`--${flag} goes with retry or skip`);
-  }
-  for (const flag of ['parked', 'all', 'dry-run'] as const) {
-    if (booleanFlag(parsed, flag)) throw usageError(`--${flag} goes with retry or skip`);
+/** Refuses the flags of `retry` and `skip` on a listing. */
+const refuseEditFlags = ({ given }: Parsed): void => {
+  for (const flag of ['reactor', 'error', 'wait', 'parked', 'all', 'dry-run'] as const) {
+    if (given(flag)) throw usageError(`--${flag} goes with retry or skip`);
   }
 };
 
@@ -154,22 +132,18 @@ const printChange = (
 };
 
 /** `effects [retry|skip] --database URL …`: the same output, from PostgreSQL. */
-const onDatabase = async (
-  parsed: ParsedArgs,
-  database: string,
-  json: boolean,
-  io: CliIO,
-): Promise<ExitCode> => {
+const onDatabase = async (parsed: Parsed, database: string, io: CliIO): Promise<ExitCode> => {
   const { effectsOnDatabase } = await import('../pg/effects.js');
+  const { values } = parsed;
+  const { json, dryRun } = values;
   const [first, ...rest] = parsed.positionals;
   if (first === 'retry' || first === 'skip') {
     const request = requestOf(parsed, first, rest);
-    const dryRun = booleanFlag(parsed, 'dry-run');
-    if (stringFlag(parsed, 'wait') !== undefined) {
+    if (parsed.given('wait')) {
       throw usageError('--wait goes with a LOG (PostgreSQL needs no runner to answer)');
     }
     return effectsOnDatabase(
-      parsed,
+      values,
       database,
       {
         kind: first,
@@ -184,7 +158,7 @@ const onDatabase = async (
   if (first !== undefined)
     throw usageError(`unexpected argument '${first}' (a LOG does not go with --database)`);
   return effectsOnDatabase(
-    parsed,
+    values,
     database,
     {
       kind: 'list',
@@ -205,14 +179,10 @@ const onDatabase = async (
  * `signfold react` runs on the log.
  */
 export const effectsCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
-  const parsed = parseCommandArgs(args, EFFECTS_OPTIONS);
-  const json = booleanFlag(parsed, 'json');
-  const database = stringFlag(parsed, 'database');
-  if (database !== undefined) return onDatabase(parsed, database, json, io);
-  if (
-    stringFlag(parsed, 'schema') !== undefined ||
-    stringFlag(parsed, 'connect-timeout') !== undefined
-  ) {
+  const parsed = parseCommand(EFFECTS_COMMAND, args);
+  const { database, json, dryRun, wait } = parsed.values;
+  if (database !== undefined) return onDatabase(parsed, database, io);
+  if (parsed.given('schema') || parsed.given('connect-timeout')) {
     throw usageError('--schema and --connect-timeout go with --database URL');
   }
   const [first, ...rest] = parsed.positionals;
@@ -221,13 +191,10 @@ export const effectsCommand = async (args: readonly string[], io: CliIO): Promis
     const [log, ...words] = rest;
     if (log === undefined) throw usageError('missing LOG');
     const request = requestOf(parsed, first, words);
-    const dryRun = booleanFlag(parsed, 'dry-run');
     await ensureReadableFile(log);
-    const wait = stringFlag(parsed, 'wait');
-    const waitMs = wait === undefined ? undefined : waitSeconds(wait) * 1000;
     const edited = await editJournal(log, request, {
       dryRun,
-      ...(waitMs === undefined ? {} : { waitMs }),
+      ...(wait === undefined ? {} : { waitMs: wait * 1000 }),
     });
     if (edited.isErr()) {
       throw new CliError(`effects ${first}: ${visibleText(edited.error.message)}`);

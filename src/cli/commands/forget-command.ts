@@ -9,61 +9,34 @@
 
 import { visibleText } from '../../core/visible-text.js';
 import type { ForgetReport, ForgetRequest } from '../../engine/forget-report.js';
-import {
-  booleanFlag,
-  expectPositionals,
-  idFlag,
-  type ParsedArgs,
-  parseCommandArgs,
-  stringFlag,
-} from '../args.js';
+import { expectPositionals } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { parseCommand } from '../define-command.js';
 import { FORGET_COMMAND } from '../definitions/forget.js';
-import { optionTableOf } from '../flags.js';
+import type { FlagValues } from '../flags.js';
 import { writeForgetReport } from '../forget-output.js';
-import {
-  askHolder,
-  throughLine,
-  type WriterHolder,
-  writerHolderOf,
-  writerWaitFlag,
-} from '../through-writer.js';
-
-/** The flags' table for `parseArgs`, from the definition. */
-const FORGET_OPTIONS = optionTableOf(FORGET_COMMAND.flags);
-
-const listFlag = (parsed: ParsedArgs, name: string): readonly string[] => {
-  const value = (parsed.values as Record<string, unknown>)[name];
-  return Array.isArray(value) ? (value as string[]) : [];
-};
+import { askHolder, throughLine, type WriterHolder, writerHolderOf } from '../through-writer.js';
 
 const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];
 
 /** Reads the person to forget from the flags; a usage error when none is named. */
-export const forgetRequestOf = (parsed: ParsedArgs): ForgetRequest => {
-  const participantIds = unique(
-    listFlag(parsed, 'participant').map((v) => idFlag('--participant', v)),
-  );
-  const userIds = unique(listFlag(parsed, 'user').map((v) => idFlag('--user', v)));
-  const names = unique(
-    listFlag(parsed, 'name').map((name) => {
-      if (name.length === 0) throw usageError('--name must not be empty');
-      return name.normalize('NFC');
-    }),
-  );
+export const forgetRequestOf = (values: FlagValues<typeof FORGET_COMMAND.flags>): ForgetRequest => {
+  const participantIds = unique(values.participant);
+  const userIds = unique(values.user);
+  const names = unique(values.name);
   if (participantIds.length + userIds.length + names.length === 0) {
     throw usageError(
       'say whom to forget: --participant ID, --user ID or --name TEXT (each may be repeated)',
     );
   }
-  const company = stringFlag(parsed, 'company');
+  const { company } = values;
   return {
     participantIds,
     userIds,
     names,
-    dryRun: booleanFlag(parsed, 'dry-run'),
-    ...(company === undefined ? {} : { companyId: idFlag('--company', company) }),
+    dryRun: values.dryRun,
+    ...(company === undefined ? {} : { companyId: company }),
   };
 };
 
@@ -130,18 +103,17 @@ const forgetThroughHolder = async (
  * forget cannot rewrite (listed), 2 on usage, I/O or database errors.
  */
 export const forgetCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
-  const parsed = parseCommandArgs(args, FORGET_OPTIONS);
-  const request = forgetRequestOf(parsed);
-  const database = stringFlag(parsed, 'database');
+  const { values, positionals, given } = parseCommand(FORGET_COMMAND, args);
+  const request = forgetRequestOf(values);
+  const { database } = values;
   let report: ForgetReport;
   if (database === undefined) {
-    const [log = ''] = expectPositionals(parsed.positionals, ['LOG']);
-    if (booleanFlag(parsed, 'vacuum')) throw usageError('--vacuum goes with --database');
-    for (const flag of ['schema', 'connect-timeout']) {
-      if (stringFlag(parsed, flag) !== undefined)
-        throw usageError(`--${flag} goes with --database`);
+    const [log = ''] = expectPositionals(positionals, ['LOG']);
+    if (values.vacuum) throw usageError('--vacuum goes with --database');
+    for (const flag of ['schema', 'connect-timeout'] as const) {
+      if (given(flag)) throw usageError(`--${flag} goes with --database`);
     }
-    const waitMs = writerWaitFlag(parsed);
+    const waitMs = values.wait * 1000;
     const { forgetFileLog } = await import('../../store/forget/forget-file-log.js');
     const forgotten = await forgetFileLog(log, request);
     if (forgotten.isOk()) {
@@ -156,11 +128,11 @@ export const forgetCommand = async (args: readonly string[], io: CliIO): Promise
       report = await forgetThroughHolder(holder, request, io);
     }
   } else {
-    expectPositionals(parsed.positionals, []);
-    if (stringFlag(parsed, 'wait') !== undefined) throw usageError('--wait goes with a LOG');
+    expectPositionals(positionals, []);
+    if (given('wait')) throw usageError('--wait goes with a LOG');
     const { pgForget } = await import('../pg/forget.js');
-    report = await pgForget(parsed, database, request, booleanFlag(parsed, 'vacuum'));
+    report = await pgForget(values, database, request, values.vacuum);
   }
-  writeForgetReport(io, report, booleanFlag(parsed, 'json'));
+  writeForgetReport(io, report, values.json);
   return report.remaining.length > 0 ? EXIT.findings : EXIT.ok;
 };

@@ -12,18 +12,14 @@ import type { SignRequestView } from '../../core/projections/records.js';
 import { visibleText } from '../../core/visible-text.js';
 import type { AuditEntry } from '../../engine/audit-trail.js';
 import { createProjector, type Projector } from '../../engine/projector.js';
-import { idFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { parseCommand } from '../define-command.js';
 import { INSPECT_COMMAND } from '../definitions/inspect.js';
-import { optionTableOf } from '../flags.js';
 import { eventSourceOf, sourceLabel } from '../sources/event-source.js';
 import { replaySource } from '../sources/replay-source.js';
 import { formatTable } from '../table.js';
-import { upcastersFlag } from '../upcaster-module.js';
-
-/** The flags' table for `parseArgs`, from the definition. */
-const INSPECT_OPTIONS = optionTableOf(INSPECT_COMMAND.flags);
+import { upcastersOf } from '../upcaster-module.js';
 
 /** `5031 Ada Lovelace`, or `-` when unknown. */
 const named = (id: number | null | undefined, name: string | undefined): string =>
@@ -102,15 +98,13 @@ const describeTimeline = (
  * question was well-formed, the answer is no), 2 on usage or I/O errors.
  */
 export const inspectCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
-  const parsed = parseCommandArgs(args, INSPECT_OPTIONS);
+  const parsed = parseCommand(INSPECT_COMMAND, args);
   const source = eventSourceOf(parsed);
-  const rawId = stringFlag(parsed, 'sign-request');
-  if (rawId === undefined) throw usageError('missing --sign-request ID');
-  const id = signRequestId(idFlag('--sign-request', rawId));
-  const rawUntil = stringFlag(parsed, 'until');
-  const until = rawUntil === undefined ? undefined : integerFlag('--until', rawUntil);
+  const { signRequest, until } = parsed.values;
+  if (signRequest === undefined) throw usageError('missing --sign-request ID');
+  const id = signRequestId(signRequest);
   // The audit trail is the point of inspect; skip so the timeline shows conflicts too.
-  const upcasters = await upcastersFlag(parsed, 'inspect');
+  const upcasters = await upcastersOf(parsed.values.upcasters, 'inspect');
   const projector = createProjector({ audit: true, policy: 'skip', upcasters });
   await replaySource(projector, source, io, 'inspect', until);
   const view = projector.getSignRequest(id);

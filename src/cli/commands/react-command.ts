@@ -6,27 +6,16 @@
  */
 
 import { createFileReactorRunner } from '../../store/reactors/file-reactor-runner.js';
-import {
-  booleanFlag,
-  choiceFlag,
-  expectPositionals,
-  parseCommandArgs,
-  stringFlag,
-} from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { parseCommand } from '../define-command.js';
 import { REACT_COMMAND } from '../definitions/react.js';
-import { optionTableOf } from '../flags.js';
-import { metricsPortFlag } from '../metrics/metrics-port.js';
 import type { ProcessMetrics } from '../metrics/process-metrics.js';
 import { loadReactorModule } from '../reactor-module.js';
 import { ensureReadableFile } from '../sources/read-only-log.js';
 import { awaitStopSignal } from '../stop-signals.js';
-import { tracingFlag } from '../tracing-module.js';
-import { upcastersFlag } from '../upcaster-module.js';
-
-/** The flags' table for `parseArgs`, from the definition. */
-const REACT_OPTIONS = optionTableOf(REACT_COMMAND.flags);
+import { loadTracing } from '../tracing-module.js';
+import { upcastersOf } from '../upcaster-module.js';
 
 /**
  * Runs `react` with `args` (the words after `react`): exit 0 once drained or
@@ -34,21 +23,17 @@ const REACT_OPTIONS = optionTableOf(REACT_COMMAND.flags);
  * failures (thrown as CliError).
  */
 export const reactCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
-  const parsed = parseCommandArgs(args, REACT_OPTIONS);
-  const [log = ''] = expectPositionals(parsed.positionals, ['LOG']);
-  const modulePath = stringFlag(parsed, 'reactors');
+  const { values, positionals } = parseCommand(REACT_COMMAND, args);
+  const [log = ''] = positionals;
+  const { reactors: modulePath, from, drain, metricsPort } = values;
   if (modulePath === undefined) throw usageError('missing --reactors MODULE');
-  const fromFlag = stringFlag(parsed, 'from');
-  const from = fromFlag === undefined ? 'start' : choiceFlag('--from', fromFlag, ['start', 'end']);
-  const drain = booleanFlag(parsed, 'drain');
-  const metricsPort = metricsPortFlag(parsed);
   const stop = awaitStopSignal();
   let served: ProcessMetrics | undefined;
   try {
     await ensureReadableFile(log);
     const reactors = await loadReactorModule(modulePath, 'react', 'refuse-sql');
-    const upcasters = await upcastersFlag(parsed, 'react');
-    const traced = await tracingFlag(parsed, 'react');
+    const upcasters = await upcastersOf(values.upcasters, 'react');
+    const traced = await loadTracing(values.tracing, 'react');
     const controller = new AbortController();
     void stop.requested.then(() => controller.abort());
     const { tracing } = traced;

@@ -7,18 +7,13 @@
  * it with the same token: nothing is stored anywhere.
  */
 
-import { createReadLink, MAX_READ_LINK_MS } from '../../http/read-link.js';
+import { createReadLink } from '../../http/read-link.js';
 import { MIN_TOKEN_LENGTH } from '../../http/read-tokens.js';
-import { expectPositionals, parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { parseCommand } from '../define-command.js';
 import { READ_LINK_COMMAND } from '../definitions/read-link.js';
-import { durationFlag } from '../duration-flag.js';
-import { optionTableOf } from '../flags.js';
 import { readTokenEnvEntry } from '../serve/read-api/read-token-env.js';
-
-/** The flags' table for `parseArgs`, from the definition. */
-const READ_LINK_OPTIONS = optionTableOf(READ_LINK_COMMAND.flags);
 
 /** `NAME` (all the token's companies) or `NAME:COMPANY,...` (some of them), as serve reads it. */
 const tokenEnvOf = (value: string): { name: string; companies: readonly number[] | undefined } => {
@@ -43,27 +38,16 @@ export const readLinkCommand = async (
   io: CliIO,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<ExitCode> => {
-  const parsed = parseCommandArgs(args, READ_LINK_OPTIONS);
-  expectPositionals(parsed.positionals, []);
+  const { values } = parseCommand(READ_LINK_COMMAND, args);
   const { name, companies } = tokenEnvOf(
-    required(
-      stringFlag(parsed, 'read-token-env'),
-      '--read-token-env',
-      'the variable holding the read token',
-    ),
+    required(values.readTokenEnv, '--read-token-env', 'the variable holding the read token'),
   );
   const url = required(
-    stringFlag(parsed, 'url'),
+    values.url,
     '--url',
     'where serve answers, e.g. https://reports.example.com',
   );
-  const expires = stringFlag(parsed, 'expires');
-  const life = expires === undefined ? undefined : durationFlag('--expires', expires);
-  if (life !== undefined && life > MAX_READ_LINK_MS) {
-    throw usageError(
-      `--expires must be at most 31d: a link is revoked only with every other link of its token (got '${expires}')`,
-    );
-  }
+  const life = values.expires;
   const token = env[name] ?? '';
   if (token === '') throw new CliError(`--read-token-env ${name}: the variable is unset or empty`);
   if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {

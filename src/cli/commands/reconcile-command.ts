@@ -23,26 +23,15 @@ import {
 } from '../../engine/reconcile.js';
 import { openFileEventLogFor } from '../../store/file-event-log.js';
 import { readFileEventLog } from '../../store/file-record-stream.js';
-import { booleanFlag, idFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, describeThrown, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { parseCommand } from '../define-command.js';
 import { RECONCILE_COMMAND } from '../definitions/reconcile.js';
-import { durationFlag } from '../duration-flag.js';
-import { optionTableOf } from '../flags.js';
 import { importDefault } from '../module-default.js';
 import { type EventSource, eventSourceOf, sourceLabel } from '../sources/event-source.js';
 import { awaitStopSignal } from '../stop-signals.js';
-import {
-  askHolder,
-  throughLine,
-  type WriterHolder,
-  writerHolderOf,
-  writerWaitFlag,
-} from '../through-writer.js';
-import { upcastersFlag } from '../upcaster-module.js';
-
-/** The flags' table for `parseArgs`, from the definition. */
-const RECONCILE_OPTIONS = optionTableOf(RECONCILE_COMMAND.flags);
+import { askHolder, throughLine, type WriterHolder, writerHolderOf } from '../through-writer.js';
+import { upcastersOf } from '../upcaster-module.js';
 
 /** A log reconcile can read and append to, and how to let it go. */
 interface OpenedLog {
@@ -51,14 +40,6 @@ interface OpenedLog {
   /** The running writer the observations go through, when another process holds the file log. */
   readonly holder?: WriterHolder;
 }
-
-const positiveNumber = (flag: string, value: string): number => {
-  const parsed = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
-  if (!(parsed > 0) || !Number.isFinite(parsed)) {
-    throw usageError(`${flag} must be a positive number (got '${value}')`);
-  }
-  return parsed;
-};
 
 const loadFetch = async (path: string): Promise<FetchSignRequest> => {
   const fetch = await importDefault(
@@ -196,29 +177,24 @@ const summaryLine = (summary: ReconcileSummary, dryRun: boolean): string => {
  * a difference cannot be repaired, 2 on usage or I/O errors.
  */
 export const reconcileCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
-  const parsed = parseCommandArgs(args, RECONCILE_OPTIONS);
+  const parsed = parseCommand(RECONCILE_COMMAND, args);
   const source = eventSourceOf(parsed);
-  const fetchPath = stringFlag(parsed, 'fetch');
-  if (fetchPath === undefined) throw usageError('missing --fetch MODULE');
-  const ids = (parsed.values['sign-request'] as string[] | undefined)?.map((raw) =>
-    signRequestId(idFlag('--sign-request', raw)),
-  );
-  const age = stringFlag(parsed, 'open-longer-than');
+  const { values } = parsed;
+  if (values.fetch === undefined) throw usageError('missing --fetch MODULE');
+  const ids = parsed.given('sign-request') ? values.signRequest.map(signRequestId) : undefined;
+  const age = values.openLongerThan;
   if (age !== undefined && ids !== undefined) {
     throw usageError('give --sign-request ID or --open-longer-than DURATION, not both');
   }
-  const rate = stringFlag(parsed, 'rate');
-  const timeout = stringFlag(parsed, 'fetch-timeout');
-  const dryRun = booleanFlag(parsed, 'dry-run');
-  const json = booleanFlag(parsed, 'json');
-  if (source.kind !== 'file' && stringFlag(parsed, 'wait') !== undefined) {
+  const { rate, fetchTimeout: timeout, dryRun, json } = values;
+  if (source.kind !== 'file' && parsed.given('wait')) {
     throw usageError('--wait goes with a LOG (on PostgreSQL reconcile writes beside serve)');
   }
-  const waitMs = writerWaitFlag(parsed);
-  const fetch = await loadFetch(fetchPath);
+  const waitMs = values.wait * 1000;
+  const fetch = await loadFetch(values.fetch);
   // The state compared with the API must be the one replay and the workers fold, upcasters
   // included: without them a request they close looks open, and its repair applies as a no-op.
-  const upcasters = await upcastersFlag(parsed, 'reconcile');
+  const upcasters = await upcastersOf(values.upcasters, 'reconcile');
   const opened = await openLog(source, waitMs, dryRun);
   if (opened.holder !== undefined) writeLines(io.stderr, [throughLine(opened.holder)]);
   // A stop signal ends the run between two requests: the log is closed (its lock released) cleanly.
@@ -238,11 +214,9 @@ export const reconcileCommand = async (args: readonly string[], io: CliIO): Prom
       log: opened.log,
       fetch,
       ...(ids === undefined ? {} : { signRequestIds: ids }),
-      ...(age === undefined ? {} : { openLongerThanMs: durationFlag('--open-longer-than', age) }),
-      ...(rate === undefined ? {} : { ratePerSecond: positiveNumber('--rate', rate) }),
-      ...(timeout === undefined
-        ? {}
-        : { fetchTimeoutMs: positiveNumber('--fetch-timeout', timeout) * 1000 }),
+      ...(age === undefined ? {} : { openLongerThanMs: age }),
+      ...(rate === undefined ? {} : { ratePerSecond: rate }),
+      ...(timeout === undefined ? {} : { fetchTimeoutMs: timeout * 1000 }),
       dryRun,
       signal: aborter.signal,
       ...(json

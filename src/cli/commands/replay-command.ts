@@ -12,56 +12,25 @@ import { createProjector, type Projector } from '../../engine/projector.js';
 import type { BadInputPolicy } from '../../engine/projector-types.js';
 import { restoreProjector, takeSnapshot } from '../../engine/snapshot.js';
 import { readSnapshotFile, writeSnapshotFile } from '../../store/snapshot-file.js';
-import {
-  booleanFlag,
-  choiceFlag,
-  expectPositionals,
-  integerFlag,
-  parseCommandArgs,
-  stringFlag,
-} from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeJson, writeLines } from '../cli-io.js';
+import { parseCommand } from '../define-command.js';
 import { REPLAY_COMMAND } from '../definitions/replay.js';
-import { optionTableOf } from '../flags.js';
+import type { FlagValues } from '../flags.js';
 import { describeEntry } from '../quarantine-format.js';
 import { ensureReadableFile, isSameFile } from '../sources/read-only-log.js';
 import { replayLogFile } from '../sources/replay-log.js';
 import { loadUpcasterModule } from '../upcaster-module.js';
 import { formatSummary, type ReplayReport, toJsonReport } from './replay-report.js';
 
-/** The flags' table for `parseArgs`, from the definition. */
-const REPLAY_OPTIONS = optionTableOf(REPLAY_COMMAND.flags);
-
-const POLICIES: readonly BadInputPolicy[] = ['skip', 'halt'];
-
-/** The parsed command line of `replay`. */
-export interface ReplayArgs {
-  readonly log: string;
-  readonly until: number | undefined;
-  readonly json: boolean;
-  readonly snapshot: string | undefined;
-  readonly fromSnapshot: string | undefined;
-  readonly policy: BadInputPolicy;
-  /** `--upcasters MODULE`, not yet loaded. */
-  readonly upcasters: string | undefined;
-}
+/** The parsed command line of `replay`: its flags' values (`upcasters` not yet loaded) and LOG. */
+export type ReplayArgs = FlagValues<typeof REPLAY_COMMAND.flags> & { readonly log: string };
 
 /** Parses the arguments after `replay`; throws a usage error (exit 2) if wrong. */
 export const parseReplayArgs = (args: readonly string[]): ReplayArgs => {
-  const parsed = parseCommandArgs(args, REPLAY_OPTIONS);
-  const [log = ''] = expectPositionals(parsed.positionals, ['LOG']);
-  const until = stringFlag(parsed, 'until');
-  const policy = stringFlag(parsed, 'policy');
-  return {
-    log,
-    until: until === undefined ? undefined : integerFlag('--until', until),
-    json: booleanFlag(parsed, 'json'),
-    snapshot: stringFlag(parsed, 'snapshot'),
-    fromSnapshot: stringFlag(parsed, 'from-snapshot'),
-    policy: policy === undefined ? 'skip' : choiceFlag('--policy', policy, POLICIES),
-    upcasters: stringFlag(parsed, 'upcasters'),
-  };
+  const { values, positionals } = parseCommand(REPLAY_COMMAND, args);
+  const [log = ''] = positionals;
+  return { ...values, log };
 };
 
 /** A projector restored from a snapshot file, or a CliError (exit 2) saying why not. */

@@ -7,7 +7,6 @@
  */
 import { counted } from '../../core/plural.js';
 import { initialState } from '../../core/projections/projection-state.js';
-import { visibleText } from '../../core/visible-text.js';
 import { createProjector } from '../../engine/projector.js';
 import { buildReportModel } from '../../report/model/build-report-model.js';
 import { PeriodReader } from '../../report/model/period-reader.js';
@@ -15,12 +14,10 @@ import type { ReportPeriod } from '../../report/model/report-period.js';
 import { ReportRecorder } from '../../report/model/report-recorder.js';
 import { renderReport } from '../../report/render-report.js';
 import { replaceFile } from '../../store/replace-file.js';
-import { parseCommandArgs, stringFlag } from '../args.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { parseCommand } from '../define-command.js';
 import { REPORT_COMMAND } from '../definitions/report.js';
-import { durationFlag } from '../duration-flag.js';
-import { optionTableOf } from '../flags.js';
 import {
   type EventSource,
   eventSourceOf,
@@ -30,15 +27,6 @@ import {
 import { ensureReadableFile, isSameFile } from '../sources/read-only-log.js';
 import { replaySource } from '../sources/replay-source.js';
 import { loadUpcasterModule } from '../upcaster-module.js';
-
-/** The flags' table for `parseArgs`, from the definition. */
-const REPORT_OPTIONS = optionTableOf(REPORT_COMMAND.flags);
-
-/** The default `--stuck-after`: a week. */
-export const DEFAULT_STUCK_AFTER = '7d';
-
-/** The default `--stale-after`: an hour without a delivery earns the page a banner. */
-export const DEFAULT_STALE_AFTER = '1h';
 
 /** The parsed command line of `report`. */
 export interface ReportArgs {
@@ -53,39 +41,13 @@ export interface ReportArgs {
   readonly upcasters: string | undefined;
 }
 
-/** An ISO 8601 time with a date, a time and a zone (`Z` or `±HH:MM`); a date alone is midnight UTC. */
-const ISO_TIME =
-  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
-
-/** Whether the `YYYY-MM-DD` at the start of `value` is a day of the calendar (not 2025-02-30). */
-const realDate = (value: string): boolean => {
-  const [y, m, d] = value.slice(0, 10).split('-').map(Number);
-  const date = new Date(Date.UTC(y ?? 0, (m ?? 0) - 1, d ?? 0));
-  return date.getUTCFullYear() === y && date.getUTCMonth() + 1 === m && date.getUTCDate() === d;
-};
-
-/** Parses `--from` / `--to` / `--now` into epoch ms, or throws a one-line usage error. */
-export const timeFlag = (flag: string, value: string | undefined): number | undefined => {
-  if (value === undefined) return undefined;
-  // Date.parse alone would roll 2025-02-30 over to March 2.
-  const ms = ISO_TIME.test(value) && realDate(value) ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms)) {
-    throw usageError(
-      `${flag} must be an ISO 8601 time such as 2025-10-01 or 2025-10-01T08:00:00Z (got '${visibleText(value)}')`,
-    );
-  }
-  return ms;
-};
-
 /** Parses the arguments after `report`; throws a usage error (exit 2) if wrong. */
 export const parseReportArgs = (args: readonly string[]): ReportArgs => {
-  const parsed = parseCommandArgs(args, REPORT_OPTIONS);
+  const parsed = parseCommand(REPORT_COMMAND, args);
   const source = eventSourceOf(parsed);
-  const out = stringFlag(parsed, 'out');
+  const { out, from: fromMs, to: toMs } = parsed.values;
   if (out === undefined || out === '')
     throw usageError('missing --out FILE (where to write the report)');
-  const fromMs = timeFlag('--from', stringFlag(parsed, 'from'));
-  const toMs = timeFlag('--to', stringFlag(parsed, 'to'));
   if (fromMs !== undefined && toMs !== undefined && fromMs >= toMs) {
     throw usageError(
       '--from must be before --to (the period is receivedAt from --from up to, not including, --to)',
@@ -95,16 +57,10 @@ export const parseReportArgs = (args: readonly string[]): ReportArgs => {
     source,
     out,
     period: { fromMs, toMs },
-    nowMs: timeFlag('--now', stringFlag(parsed, 'now')),
-    staleAfterMs: durationFlag(
-      '--stale-after',
-      stringFlag(parsed, 'stale-after') ?? DEFAULT_STALE_AFTER,
-    ),
-    upcasters: stringFlag(parsed, 'upcasters'),
-    stuckAfterMs: durationFlag(
-      '--stuck-after',
-      stringFlag(parsed, 'stuck-after') ?? DEFAULT_STUCK_AFTER,
-    ),
+    nowMs: parsed.values.now,
+    staleAfterMs: parsed.values.staleAfter,
+    upcasters: parsed.values.upcasters,
+    stuckAfterMs: parsed.values.stuckAfter,
   };
 };
 

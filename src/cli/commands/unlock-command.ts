@@ -10,14 +10,10 @@ import { visibleText } from '../../core/visible-text.js';
 import type { LockVerdict } from '../../store/lock-verdict.js';
 import { seconds } from '../../store/locked-error.js';
 import { unlockWriterLock } from '../../store/writer-unlock.js';
-import { booleanFlag, expectPositionals, parseCommandArgs } from '../args.js';
 import { CliError, EXIT, type ExitCode } from '../cli-error.js';
 import type { CliIO } from '../cli-io.js';
+import { parseCommand } from '../define-command.js';
 import { UNLOCK_COMMAND } from '../definitions/unlock.js';
-import { optionTableOf } from '../flags.js';
-
-/** The flags' table for `parseArgs`, from the definition. */
-const UNLOCK_OPTIONS = optionTableOf(UNLOCK_COMMAND.flags);
 
 /** What was known of the holder of a removed lock, for the summary line. */
 const knownOf = (verdict: LockVerdict): string => {
@@ -45,9 +41,9 @@ const holderText = (holder: { pid: number; host: string; since: string } | undef
  * (kept, unless `--force`), 2 on usage or I/O errors (thrown as CliError).
  */
 export const unlockCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
-  const parsed = parseCommandArgs(args, UNLOCK_OPTIONS);
-  const [log = ''] = expectPositionals(parsed.positionals, ['LOG']);
-  const result = await unlockWriterLock(log, { force: booleanFlag(parsed, 'force') });
+  const { values, positionals } = parseCommand(UNLOCK_COMMAND, args);
+  const [log = ''] = positionals;
+  const result = await unlockWriterLock(log, { force: values.force });
   if (result.isErr()) throw new CliError(result.error.message);
   const outcome = result.value;
   switch (outcome.kind) {

@@ -8,9 +8,10 @@ import { isEventType } from '../../core/events/event-members.js';
 import { counted } from '../../core/plural.js';
 import { decodeSignRequest } from '../../core/sign-request/decode-sign-request.js';
 import { parseLogLine } from '../../store/parse-log-line.js';
-import { expectPositionals, parseCommandArgs } from '../args.js';
 import { CliError, EXIT, type ExitCode } from '../cli-error.js';
 import { type CliIO, writeLines } from '../cli-io.js';
+import { parseCommand } from '../define-command.js';
+import { VALIDATE_COMMAND } from '../definitions/validate.js';
 import { ensureReadableFile } from '../sources/read-only-log.js';
 
 /** How the whole document is named, so that every problem line starts with a path. */
@@ -57,8 +58,7 @@ const looksLikeEventLog = (text: string): boolean => {
  * 2 on usage errors or a missing or unreadable file.
  */
 export const validateCommand = async (args: readonly string[], io: CliIO): Promise<ExitCode> => {
-  const parsed = parseCommandArgs(args, {});
-  const [file = ''] = expectPositionals(parsed.positionals, ['FILE']);
+  const [file = ''] = parseCommand(VALIDATE_COMMAND, args).positionals;
   await ensureReadableFile(file);
   let text: string;
   try {

@@ -16,6 +16,7 @@ upcasters as default export; see signfold replay --help)`,
 export const CHECK_COMMAND = defineCommand({
   overview: ['check LOG', 'lint a log: list bad lines and conflicts, exit 1 if any'],
   flags: FLAGS,
+  positionals: ['LOG'],
   help: () =>
     [
       `Usage: signfold check LOG [--strict] [--upcasters MODULE]

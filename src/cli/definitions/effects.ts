@@ -4,6 +4,7 @@ import { DATABASE_FLAGS } from '../database-flags.js';
 import { defineCommand } from '../define-command.js';
 import { booleanOption, describedAs, valueOption } from '../flags.js';
 import { HELP_ROW, helpRows } from '../help-rows.js';
+import { waitOption } from '../wait-option.js';
 
 const FLAGS = {
   reactor: valueOption({ value: 'NAME' }),
@@ -11,7 +12,7 @@ const FLAGS = {
   parked: booleanOption(),
   all: booleanOption(),
   'dry-run': booleanOption(),
-  wait: valueOption({ value: 'SECONDS' }),
+  wait: waitOption({ value: 'SECONDS' }),
   schema: DATABASE_FLAGS.schema,
   'connect-timeout': DATABASE_FLAGS['connect-timeout'],
   json: booleanOption({

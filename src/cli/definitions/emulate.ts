@@ -1,10 +1,47 @@
 /** `signfold emulate`, declared once: its flags, its help. */
+import { choiceOption } from '../choice-option.js';
+import { usageError } from '../cli-error.js';
 import { defineCommand } from '../define-command.js';
-import { valueOption } from '../flags.js';
+import { type Flag, type FlagMeta, valueOption, withDefault } from '../flags.js';
 import { HELP_ROW, helpRows } from '../help-rows.js';
+import { integerOption } from '../integer-option.js';
+
+/** Largest story a command line asks for: a bound on memory, not a product limit. */
+const MAX_REQUESTS = 100_000;
+
+/** A whole number from `min` to `max`, `fallback` when not given. */
+const count = (meta: FlagMeta, min: number, max: number, fallback: number): Flag<number> =>
+  withDefault(
+    integerOption(meta, {
+      min,
+      max,
+      refuse: (flag, value) => `${flag} must be from ${min} to ${max} (got '${value}')`,
+    }),
+    fallback,
+  );
+
+/** A share from 0 to 1, written as a decimal; `fallback` when not given. */
+const share = (meta: FlagMeta, fallback: number): Flag<number> =>
+  withDefault(
+    valueOption(meta, (value, flag) => {
+      const parsed = /^(0|1|0?\.\d+|1\.0+)$/.test(value) ? Number(value) : Number.NaN;
+      if (!(parsed >= 0 && parsed <= 1)) {
+        throw usageError(`${flag} must be a number from 0 to 1 (got '${value}')`);
+      }
+      return parsed;
+    }),
+    fallback,
+  );
 
 const FLAGS = {
-  to: valueOption({ value: 'URL', help: 'where to deliver, e.g. http://127.0.0.1:8080/webhooks' }),
+  to: valueOption(
+    { value: 'URL', help: 'where to deliver, e.g. http://127.0.0.1:8080/webhooks' },
+    (value, flag) => {
+      if (!/^https?:\/\//.test(value))
+        throw usageError(`${flag} must be an http:// or https:// URL`);
+      return value;
+    },
+  ),
   'secret-env': valueOption({
     value: 'NAME',
     help: `environment variable holding the signing secret: any
@@ -12,47 +49,89 @@ text under hmac; whsec_... (HMAC) or whsk_... (an
 Ed25519 seed; its whpk_ public key is printed) under
 standard-webhooks`,
   }),
-  scheme: valueOption({
-    value: 'S',
-    help: `hmac (default: x-signature sha256=HEX, x-delivery-id,
+  scheme: choiceOption(
+    {
+      value: 'S',
+      help: `hmac (default: x-signature sha256=HEX, x-delivery-id,
 as signfold serve verifies by default) or
 standard-webhooks (webhook-id, webhook-timestamp,
 webhook-signature)`,
-  }),
-  seed: valueOption({ value: 'N', help: 'seed of the stories and the faults (default 1)' }),
-  requests: valueOption({ value: 'N', help: 'sign requests to play (default 20)' }),
-  templates: valueOption({ value: 'N', help: 'templates, spread over the companies (default 3)' }),
-  companies: valueOption({ value: 'N', help: 'companies 1..N (default 2)' }),
-  'decline-ratio': valueOption({
-    value: 'P',
-    help: 'share of requests a participant declines (default 0.1)',
-  }),
-  signing: valueOption({
-    value: 'S',
-    help: `parallel, sequential or mixed (default: each request
+    },
+    ['hmac', 'standard-webhooks'],
+  ),
+  seed: count(
+    { value: 'N', help: 'seed of the stories and the faults (default 1)' },
+    0,
+    2 ** 32 - 1,
+    1,
+  ),
+  requests: count({ value: 'N', help: 'sign requests to play (default 20)' }, 0, MAX_REQUESTS, 20),
+  templates: count(
+    { value: 'N', help: 'templates, spread over the companies (default 3)' },
+    1,
+    1000,
+    3,
+  ),
+  companies: count({ value: 'N', help: 'companies 1..N (default 2)' }, 1, 1000, 2),
+  'decline-ratio': share(
+    { value: 'P', help: 'share of requests a participant declines (default 0.1)' },
+    0.1,
+  ),
+  signing: withDefault(
+    choiceOption(
+      {
+        value: 'S',
+        help: `parallel, sequential or mixed (default: each request
 draws one)`,
-  }),
-  rate: valueOption({ value: 'N', help: 'deliveries started per second (default 0: no limit)' }),
-  loss: valueOption({ value: 'P', help: 'share of events never delivered (0 to 1, default 0)' }),
-  duplicate: valueOption({ value: 'P', help: 'share delivered twice under one delivery id' }),
-  reorder: valueOption({
-    value: 'P',
-    help: `share sent after later events (default 0: the
+      },
+      ['parallel', 'sequential', 'mixed'],
+    ),
+    'mixed',
+  ),
+  rate: count(
+    { value: 'N', help: 'deliveries started per second (default 0: no limit)' },
+    0,
+    100_000,
+    0,
+  ),
+  loss: share({ value: 'P', help: 'share of events never delivered (0 to 1, default 0)' }, 0),
+  duplicate: share({ value: 'P', help: 'share delivered twice under one delivery id' }, 0),
+  reorder: share(
+    {
+      value: 'P',
+      help: `share sent after later events (default 0: the
 receiver sees the emitted order)`,
-  }),
-  delay: valueOption({ value: 'MS', help: 'a seeded wait of up to MS before each delivery' }),
-  retries: valueOption({ value: 'N', help: 'retries of a delivery (default 5)' }),
-  timeout: valueOption({ value: 'SECONDS', help: 'deadline of one attempt (default 5)' }),
-  'api-port': valueOption({
-    value: 'PORT',
-    help: `serve the read API on 127.0.0.1:PORT (0: any free
+    },
+    0,
+  ),
+  delay: count(
+    { value: 'MS', help: 'a seeded wait of up to MS before each delivery' },
+    0,
+    60_000,
+    0,
+  ),
+  retries: count({ value: 'N', help: 'retries of a delivery (default 5)' }, 0, 100, 5),
+  timeout: count({ value: 'SECONDS', help: 'deadline of one attempt (default 5)' }, 1, 600, 5),
+  'api-port': integerOption(
+    {
+      value: 'PORT',
+      help: `serve the read API on 127.0.0.1:PORT (0: any free
 port); prints "read API on http://127.0.0.1:PORT"`,
-  }),
-  'api-fail': valueOption({
-    value: 'P',
-    help: `answer this share of read API requests 503, with
+    },
+    {
+      min: 0,
+      max: 65_535,
+      refuse: (flag, value) => `${flag} must be from 0 to 65535 (got '${value}')`,
+    },
+  ),
+  'api-fail': share(
+    {
+      value: 'P',
+      help: `answer this share of read API requests 503, with
 Retry-After: 1 (0 to 1, default 0)`,
-  }),
+    },
+    0,
+  ),
   record: valueOption({
     value: 'FILE',
     help: `write one JSON line per event emitted, in order:
@@ -75,6 +154,7 @@ export const EMULATE_COMMAND = defineCommand({
     'a local e-signature service: signed webhooks to --to URL, a read API (--api-port)',
   ],
   flags: FLAGS,
+  positionals: [],
   help: () =>
     [
       `Usage: signfold emulate --to URL --secret-env NAME [--scheme hmac|standard-webhooks]

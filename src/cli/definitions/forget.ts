@@ -1,29 +1,41 @@
 /** `signfold forget`, declared once: its flags, its help. */
 
+import { usageError } from '../cli-error.js';
 import { DATABASE_FLAGS } from '../database-flags.js';
 import { defineCommand } from '../define-command.js';
-import { booleanOption, describedAs, repeatedOption, valueOption } from '../flags.js';
+import { booleanOption, describedAs, repeatedOption, withDefault } from '../flags.js';
 import { HELP_ROW, helpRows } from '../help-rows.js';
+import { idOption, idsOption } from '../id-option.js';
+import { DEFAULT_WAIT_SECONDS, waitOption } from '../wait-option.js';
+
+/** A name as the events hold it, after Unicode NFC; an empty one names no one. */
+const personName = (name: string, flag: string): string => {
+  if (name.length === 0) throw usageError(`${flag} must not be empty`);
+  return name.normalize('NFC');
+};
 
 const FLAGS = {
-  participant: repeatedOption({ value: 'ID' }),
-  user: repeatedOption({ value: 'ID' }),
-  name: repeatedOption({ value: 'TEXT' }),
+  participant: idsOption({ value: 'ID' }),
+  user: idsOption({ value: 'ID' }),
+  name: repeatedOption({ value: 'TEXT' }, personName),
   schema: DATABASE_FLAGS.schema,
   'connect-timeout': DATABASE_FLAGS['connect-timeout'],
-  company: valueOption({ value: 'ID', help: 'only records of company ID' }),
+  company: idOption({ value: 'ID', help: 'only records of company ID' }),
   'dry-run': booleanOption({ help: 'count what would change; change nothing (no lock is taken)' }),
   json: booleanOption({
     help: `print the report as JSON: {"erasure","pseudonym","reused",
 "dryRun","participantIds","userIds","typedNames","foundNames",
 "counts":{PLACE:N},"remaining":[FILE],"notes":[TEXT]}`,
   }),
-  wait: valueOption({
-    value: 'SECONDS',
-    help: `with LOG held by serve: how long serve may take to take the
+  wait: withDefault(
+    waitOption({
+      value: 'SECONDS',
+      help: `with LOG held by serve: how long serve may take to take the
 request, or be seen working on it, before forget gives up
 (default 10)`,
-  }),
+    }),
+    DEFAULT_WAIT_SECONDS,
+  ),
   vacuum: booleanOption({ help: 'with --database: VACUUM the rewritten tables afterwards' }),
   database: describedAs(
     DATABASE_FLAGS.database,

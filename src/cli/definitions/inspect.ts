@@ -4,13 +4,15 @@ import { DATABASE_FLAGS } from '../database-flags.js';
 import { defineCommand } from '../define-command.js';
 import { describedAs, valueOption } from '../flags.js';
 import { HELP_ROW, helpRows } from '../help-rows.js';
+import { idOption } from '../id-option.js';
+import { integerOption } from '../integer-option.js';
 
 const FLAGS = {
-  'sign-request': valueOption({
+  'sign-request': idOption({
     value: 'ID',
     help: 'the sign request to show (required; any integer, e.g. -5)',
   }),
-  until: valueOption({ value: 'N', help: 'as of log position N' }),
+  until: integerOption({ value: 'N', help: 'as of log position N' }),
   upcasters: valueOption({
     value: 'MODULE',
     help: `rewrite records before decoding them (see signfold

@@ -3,22 +3,17 @@
  * every one takes, and those `work` and `rebuild` share, written once) and
  * the help page of them all.
  */
-import { choiceFlag, integerFlag } from '../args.js';
-import { usageError } from '../cli-error.js';
+import { choiceOption } from '../choice-option.js';
 import { DATABASE_FLAGS } from '../database-flags.js';
 import { defineCommand } from '../define-command.js';
-import { booleanOption, describedAs, valueOption } from '../flags.js';
+import { booleanOption, describedAs, type FlagMeta, valueOption } from '../flags.js';
 import { helpRows } from '../help-rows.js';
+import { integerOption } from '../integer-option.js';
 import { metricsPort } from '../metrics/metrics-port.js';
 
 /** A whole number of at least `least`: a usage error names the flag, and `unit` after the bound. */
-const integerFrom =
-  (least: number, unit = '') =>
-  (value: string, flag: string): number => {
-    const parsed = integerFlag(flag, value);
-    if (parsed < least) throw usageError(`${flag} must be at least ${least}${unit}`);
-    return parsed;
-  };
+const integerFrom = (meta: FlagMeta, least: number, unit = '') =>
+  integerOption(meta, { min: least, refuse: (flag) => `${flag} must be at least ${least}${unit}` });
 
 /** What every subcommand takes. */
 const DATABASE = {
@@ -32,17 +27,16 @@ within this time (1 to 86400, default 10)`,
 
 /** What `work` and `rebuild` share: how their workers take partitions and batches. */
 const WORKER = {
-  'batch-size': valueOption(
-    { value: 'N', help: 'events per transaction (default 5000)' },
-    integerFrom(1),
-  ),
-  'poll-interval': valueOption(
+  'batch-size': integerFrom({ value: 'N', help: 'events per transaction (default 5000)' }, 1),
+  'poll-interval': integerFrom(
     { value: 'MS', help: 'longest wait without a notification (default 5000)' },
-    integerFrom(10, ' (ms)'),
+    10,
+    ' (ms)',
   ),
-  lease: valueOption(
+  lease: integerFrom(
     { value: 'MS', help: 'claim on a partition without renewal (default 10000)' },
-    integerFrom(100, ' (ms)'),
+    100,
+    ' (ms)',
   ),
   'worker-id': valueOption({
     value: 'ID',
@@ -62,16 +56,17 @@ export const PG_SUBCOMMANDS = {
     positionals: [],
     flags: {
       ...DATABASE,
-      partitions: valueOption(
+      partitions: integerOption(
         {
           value: 'N',
           help: `partitions of the projection, fixed at creation
 (1 to 1024, default 16)`,
         },
-        (value, flag) => {
-          const partitions = integerFrom(1)(value, flag);
-          if (partitions > 1024) throw usageError(`${flag} must be at most 1024`);
-          return partitions;
+        {
+          min: 1,
+          max: 1024,
+          refuse: (flag, _, parsed) =>
+            parsed < 1 ? `${flag} must be at least 1` : `${flag} must be at most 1024`,
         },
       ),
     },
@@ -91,13 +86,13 @@ its transaction; effects are claimed and
 executed here; with --drain exit once none is
 ready or retrying`,
       }),
-      from: valueOption(
+      from: choiceOption(
         {
           value: 'end',
           help: `reactors without a checkpoint start at the
 end of the log (default: at its start)`,
         },
-        (value, flag) => choiceFlag(flag, value, ['start', 'end']),
+        ['start', 'end'],
       ),
       tracing: valueOption({
         value: 'MODULE',
@@ -140,7 +135,7 @@ only now`,
     positionals: [],
     flags: {
       ...DATABASE,
-      position: valueOption({ value: 'N' }, integerFrom(1)),
+      position: integerFrom({ value: 'N' }, 1),
       reason: valueOption({ value: 'TEXT', help: 'shown in its quarantine message' }),
     },
   },

@@ -1,7 +1,9 @@
 /** `signfold react`, declared once: its flags, its help. */
+import { choiceOption } from '../choice-option.js';
 import { defineCommand } from '../define-command.js';
-import { booleanOption, valueOption } from '../flags.js';
+import { booleanOption, valueOption, withDefault } from '../flags.js';
 import { HELP_ROW, helpRows } from '../help-rows.js';
+import { metricsPort } from '../metrics/metrics-port.js';
 
 const FLAGS = {
   reactors: valueOption({
@@ -14,24 +16,33 @@ those need PostgreSQL, signfold pg work --reactors)`,
 or retrying (timers not yet due stay in the journal);
 without it, follow appends until SIGINT or SIGTERM`,
   }),
-  from: valueOption({
-    value: 'end',
-    help: `a reactor without a checkpoint starts at the end of the
+  from: withDefault(
+    choiceOption(
+      {
+        value: 'end',
+        help: `a reactor without a checkpoint starts at the end of the
 log (default: at its start; timers wait until it has read
 the whole log, so history fires none that it cancels)`,
-  }),
+      },
+      ['start', 'end'],
+    ),
+    'start',
+  ),
   upcasters: valueOption({
     value: 'MODULE',
     help: `rewrite records before decoding them (see signfold replay
 --help): reactors react to the events they make`,
   }),
-  'metrics-port': valueOption({
-    value: 'P',
-    help: `serve Prometheus /metrics on 127.0.0.1:P (0: any free
+  'metrics-port': valueOption(
+    {
+      value: 'P',
+      help: `serve Prometheus /metrics on 127.0.0.1:P (0: any free
 port; prints "metrics listening on URL" on stdout): lag,
 events, effects, attempts, next timer (docs/cli.md#metrics);
 a port in use is exit 2`,
-  }),
+    },
+    metricsPort,
+  ),
   tracing: valueOption({
     value: 'MODULE',
     help: `OpenTelemetry spans of each record projected and each
@@ -46,6 +57,7 @@ export const REACT_COMMAND = defineCommand({
     'run reactors on a log: effects with retries, parking and timers (--reactors MODULE)',
   ],
   flags: FLAGS,
+  positionals: ['LOG'],
   help: () =>
     [
       `Usage: signfold react LOG --reactors MODULE [--drain] [--from end] [--upcasters MODULE]

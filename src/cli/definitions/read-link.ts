@@ -1,7 +1,14 @@
 /** `signfold read-link`, declared once: its flags, its help. */
 import { defineCommand } from '../define-command.js';
+import { durationOption } from '../duration-flag.js';
 import { valueOption } from '../flags.js';
 import { HELP_ROW, helpRows } from '../help-rows.js';
+
+/**
+ * The longest life of a link: createReadLink's own bound (MAX_READ_LINK_MS
+ * of signfold/http), said here so that `--help` loads no crypto.
+ */
+const MAX_LINK_LIFE_MS = 31 * 86_400_000;
 
 const FLAGS = {
   'read-token-env': valueOption({
@@ -16,11 +23,18 @@ else all the token's`,
     help: `where serve answers, as the person's browser reaches it,
 e.g. https://reports.example.com`,
   }),
-  expires: valueOption({
-    value: 'DURATION',
-    help: `how long the link works: 90m, 24h, 7d, ... (default 24h,
+  expires: durationOption(
+    {
+      value: 'DURATION',
+      help: `how long the link works: 90m, 24h, 7d, ... (default 24h,
 at most 31d)`,
-  }),
+    },
+    {
+      ms: MAX_LINK_LIFE_MS,
+      refuse: (flag, value) =>
+        `${flag} must be at most 31d: a link is revoked only with every other link of its token (got '${value}')`,
+    },
+  ),
 };
 
 /** `signfold read-link`. */
@@ -30,6 +44,7 @@ export const READ_LINK_COMMAND = defineCommand({
     "print a link that opens serve's live report in a browser (--read-token-env NAME)",
   ],
   flags: FLAGS,
+  positionals: [],
   help: () =>
     [
       `Usage: signfold read-link --read-token-env NAME[:COMPANY,COMPANY...] --url BASE

@@ -1,26 +1,42 @@
 /** `signfold reconcile`, declared once: its flags, its help. */
 
+import { usageError } from '../cli-error.js';
 import { DATABASE_FLAGS } from '../database-flags.js';
 import { defineCommand } from '../define-command.js';
-import { booleanOption, describedAs, repeatedOption, valueOption } from '../flags.js';
+import { durationOption } from '../duration-flag.js';
+import { booleanOption, describedAs, valueOption, withDefault } from '../flags.js';
 import { HELP_ROW, helpRows } from '../help-rows.js';
+import { idsOption } from '../id-option.js';
+import { DEFAULT_WAIT_SECONDS, waitOption } from '../wait-option.js';
+
+/** A number above 0, decimals allowed (`2.5` fetches a second). */
+const positiveNumber = (value: string, flag: string): number => {
+  const parsed = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+  if (!(parsed > 0) || !Number.isFinite(parsed)) {
+    throw usageError(`${flag} must be a positive number (got '${value}')`);
+  }
+  return parsed;
+};
 
 const FLAGS = {
   fetch: valueOption({ value: 'MODULE', help: 'the fetch function (default export)' }),
-  'open-longer-than': valueOption({
+  'open-longer-than': durationOption({
     value: 'DURATION',
     help: `ask about the open requests (draft or sent)
 sent longer ago than this (default 24h)`,
   }),
-  'sign-request': repeatedOption({
+  'sign-request': idsOption({
     value: 'ID',
     help: 'ask about this request (repeatable), open or not',
   }),
-  rate: valueOption({ value: 'N', help: 'start at most N fetches a second (default 5)' }),
-  'fetch-timeout': valueOption({
-    value: 'SECONDS',
-    help: 'give up on one fetch after this (default 10)',
-  }),
+  rate: valueOption(
+    { value: 'N', help: 'start at most N fetches a second (default 5)' },
+    positiveNumber,
+  ),
+  'fetch-timeout': valueOption(
+    { value: 'SECONDS', help: 'give up on one fetch after this (default 10)' },
+    positiveNumber,
+  ),
   'dry-run': booleanOption({ help: 'list the differences, append nothing' }),
   json: booleanOption({ help: 'one JSON document: counts and each result' }),
   upcasters: valueOption({
@@ -29,12 +45,15 @@ sent longer ago than this (default 24h)`,
 and pg work do (see signfold replay --help), so
 the requests compared are those they fold`,
   }),
-  wait: valueOption({
-    value: 'SECONDS',
-    help: `with LOG held by serve: how long serve may take
+  wait: withDefault(
+    waitOption({
+      value: 'SECONDS',
+      help: `with LOG held by serve: how long serve may take
 to take a request, or be seen working on it,
 before reconcile gives up (default 10)`,
-  }),
+    }),
+    DEFAULT_WAIT_SECONDS,
+  ),
   database: describedAs(DATABASE_FLAGS.database, 'the PostgreSQL event store instead of LOG'),
   schema: describedAs(DATABASE_FLAGS.schema, 'the schema of --database (default signfold)'),
   'connect-timeout': describedAs(

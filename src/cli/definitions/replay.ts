@@ -1,10 +1,12 @@
 /** `signfold replay`, declared once: its flags, its help. */
+import { choiceOption } from '../choice-option.js';
 import { defineCommand } from '../define-command.js';
-import { booleanOption, valueOption } from '../flags.js';
+import { booleanOption, valueOption, withDefault } from '../flags.js';
 import { HELP_ROW, helpRows } from '../help-rows.js';
+import { integerOption } from '../integer-option.js';
 
 const FLAGS = {
-  until: valueOption({ value: 'N', help: 'stop after log position N (state as of N)' }),
+  until: integerOption({ value: 'N', help: 'stop after log position N (state as of N)' }),
   json: booleanOption({ help: 'print the projections, quarantine, stats and checkpoint as JSON' }),
   snapshot: valueOption({
     value: 'FILE',
@@ -15,11 +17,17 @@ never the log itself)`,
     value: 'FILE',
     help: 'start from a snapshot and replay only the records after it',
   }),
-  policy: valueOption({
-    value: 'skip|halt',
-    help: `skip (default): quarantine bad records and go on;
+  policy: withDefault(
+    choiceOption(
+      {
+        value: 'skip|halt',
+        help: `skip (default): quarantine bad records and go on;
 halt: stop at the first one (exit 1)`,
-  }),
+      },
+      ['skip', 'halt'],
+    ),
+    'skip',
+  ),
   upcasters: valueOption({
     value: 'MODULE',
     help: `rewrite records before decoding them: MODULE is an ES
@@ -32,6 +40,7 @@ module whose default export is an array of upcasters
 export const REPLAY_COMMAND = defineCommand({
   overview: ['replay LOG', 'replay a log and print a summary (or the projections as JSON)'],
   flags: FLAGS,
+  positionals: ['LOG'],
   help: () =>
     [
       `Usage: signfold replay LOG [options]

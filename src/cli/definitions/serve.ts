@@ -1,9 +1,48 @@
 /** `signfold serve`, declared once: its flags, its help. */
 
+import { DEFAULT_MAX_EVENT_BYTES } from '../../engine/log-limits.js';
+import { headerName } from '../../webhooks/signature-options.js';
+import { choiceOption } from '../choice-option.js';
+import { usageError } from '../cli-error.js';
 import { DATABASE_FLAGS } from '../database-flags.js';
 import { defineCommand } from '../define-command.js';
-import { booleanOption, describedAs, repeatedOption, valueOption } from '../flags.js';
+import {
+  booleanOption,
+  describedAs,
+  type Flag,
+  type FlagMeta,
+  repeatedOption,
+  valueOption,
+  withDefault,
+} from '../flags.js';
 import { HELP_ROW, helpRows } from '../help-rows.js';
+import { fromTo, integerOption } from '../integer-option.js';
+
+/** The port `serve` listens on unless `--port` says otherwise. */
+export const DEFAULT_PORT = 8080;
+/** Loopback only by default: the server is meant to sit behind a proxy that terminates TLS. */
+export const DEFAULT_HOST = '127.0.0.1';
+/**
+ * How long an append may take to commit before its delivery is answered
+ * 503 (`--append-timeout`), in seconds: well under the 10 s many senders
+ * wait for an answer, so they get the 503 and its `Retry-After` rather than
+ * a timeout of their own, and inside the 10 s shutdown bound.
+ */
+export const DEFAULT_APPEND_TIMEOUT_SECONDS = 5;
+/** A minute: past it a sender has long given up on the answer. */
+const MAX_APPEND_TIMEOUT_SECONDS = 60;
+/** Largest `--timestamp-tolerance`: a day. */
+const MAX_TOLERANCE_SECONDS = 86_400;
+
+/** A header-name flag, as the handler will accept it (lower-cased); a usage error naming the flag otherwise. */
+const headerOption = (meta: FlagMeta): Flag<string | undefined> =>
+  valueOption(meta, (value, flag) => {
+    try {
+      return headerName(value, flag);
+    } catch {
+      throw usageError(`${flag} must be an HTTP header name (got '${value}')`);
+    }
+  });
 
 const FLAGS = {
   log: valueOption({
@@ -22,8 +61,17 @@ signfold pg migrate first); serves may share it`,
     `give up on a database that does not answer within this
 time (1 to 86400, default 10)`,
   ),
-  port: valueOption({ value: 'N', help: 'port to listen on (default 8080; 0: any free port)' }),
-  host: valueOption({ value: 'H', help: 'address to listen on (default 127.0.0.1)' }),
+  port: withDefault(
+    integerOption(
+      { value: 'N', help: 'port to listen on (default 8080; 0: any free port)' },
+      fromTo(0, 65_535),
+    ),
+    DEFAULT_PORT,
+  ),
+  host: withDefault(
+    valueOption({ value: 'H', help: 'address to listen on (default 127.0.0.1)' }),
+    DEFAULT_HOST,
+  ),
   'secret-env': repeatedOption({
     value: 'NAME[:COMPANY,COMPANY...]',
     help: `environment variable holding a secret (repeatable: any
@@ -32,52 +80,80 @@ SIGNFOLD_WEBHOOK_SECRET); empty values do not count.
 With companies, the secret stores only their events
 (another company's: 403, not stored)`,
   }),
-  scheme: valueOption({
-    value: 'S',
-    help: `hmac (default) or standard-webhooks (headers
+  scheme: withDefault(
+    choiceOption(
+      {
+        value: 'S',
+        help: `hmac (default) or standard-webhooks (headers
 webhook-id, webhook-timestamp, webhook-signature;
 secrets whsec_..., or whpk_... Ed25519 public keys;
 webhook-id is the delivery id and is required)`,
-  }),
-  'signature-header': valueOption({
+      },
+      ['hmac', 'standard-webhooks'],
+    ),
+    'hmac',
+  ),
+  'signature-header': headerOption({
     value: 'H',
     help: 'hmac: header carrying the signature (default x-signature)',
   }),
-  'signature-encoding': valueOption({ value: 'E', help: 'hmac: hex (default) or base64' }),
+  'signature-encoding': choiceOption({ value: 'E', help: 'hmac: hex (default) or base64' }, [
+    'hex',
+    'base64',
+  ]),
   'signature-prefix': valueOption({
     value: 'P',
     help: 'hmac: optional prefix of each value (default sha256=)',
   }),
-  'timestamp-header': valueOption({
+  'timestamp-header': headerOption({
     value: 'H',
     help: `hmac: the signed content is TIMESTAMP.BODY, with the
 timestamp (whole seconds) from this header`,
   }),
-  'timestamp-tolerance': valueOption({
-    value: 'SECONDS',
-    help: `refuse (401) a timestamp further than this from now
+  'timestamp-tolerance': integerOption(
+    {
+      value: 'SECONDS',
+      help: `refuse (401) a timestamp further than this from now
 (1 to 86400, default 300)`,
-  }),
-  'delivery-header': valueOption({
+    },
+    fromTo(1, MAX_TOLERANCE_SECONDS, 'seconds'),
+  ),
+  'delivery-header': headerOption({
     value: 'H',
     help: `hmac: header carrying the delivery id (default
 x-delivery-id)`,
   }),
   'require-delivery-id': booleanOption({ help: 'refuse (400) a delivery without a delivery id' }),
-  'max-body': valueOption({
-    value: 'BYTES',
-    help: 'largest body accepted (1 to 262144, default 262144)',
-  }),
+  // Up to the event log's limit of one event: a larger body could not be stored anyway (the log
+  // answers too-large), and raising the log's limit would write lines other readers refuse.
+  'max-body': withDefault(
+    integerOption(
+      { value: 'BYTES', help: 'largest body accepted (1 to 262144, default 262144)' },
+      {
+        min: 1,
+        max: DEFAULT_MAX_EVENT_BYTES,
+        refuse: (flag, value) =>
+          `${flag} must be 1 to ${DEFAULT_MAX_EVENT_BYTES} bytes (the event log's limit of one event; got '${value}')`,
+      },
+    ),
+    DEFAULT_MAX_EVENT_BYTES,
+  ),
   'insecure-no-signature': booleanOption({
     help: `accept deliveries without verifying them (no secret
 may be set then)`,
   }),
-  'append-timeout': valueOption({
-    value: 'SECONDS',
-    help: `answer 503 to a delivery whose append has not
+  'append-timeout': withDefault(
+    integerOption(
+      {
+        value: 'SECONDS',
+        help: `answer 503 to a delivery whose append has not
 committed within this time (1 to 60, default 5); the
 sender delivers it again, stored once by its id`,
-  }),
+      },
+      fromTo(1, MAX_APPEND_TIMEOUT_SECONDS, 'seconds'),
+    ),
+    DEFAULT_APPEND_TIMEOUT_SECONDS,
+  ),
   reactors: valueOption({
     value: 'MODULE',
     help: `with --log: also run these reactors in this process,
@@ -115,6 +191,7 @@ export const SERVE_COMMAND = defineCommand({
     'receive webhook deliveries over HTTP into a log (--log FILE or --database URL)',
   ],
   flags: FLAGS,
+  positionals: [],
   help: () =>
     [
       `Usage: signfold serve (--log FILE | --database URL) [--port 8080] [--host 127.0.0.1]

@@ -17,6 +17,7 @@ export const UNLOCK_COMMAND = defineCommand({
     'remove the writer lock LOG.lock of a writer that is gone (see its --help)',
   ],
   flags: FLAGS,
+  positionals: ['LOG'],
   help: () =>
     [
       `Usage: signfold unlock LOG [--force]

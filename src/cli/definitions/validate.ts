@@ -8,6 +8,7 @@ const FLAGS = {};
 export const VALIDATE_COMMAND = defineCommand({
   overview: ['validate FILE', 'validate a sign-request representation (JSON)'],
   flags: FLAGS,
+  positionals: ['FILE'],
   help: () =>
     [
       `Usage: signfold validate FILE

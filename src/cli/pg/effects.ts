@@ -14,10 +14,10 @@ import {
 } from '../../postgres/reactors/effects-admin.js';
 import { checkSchema } from '../../postgres/schema/migrate.js';
 import { schemaName } from '../../postgres/schema-name.js';
-import { type ParsedArgs, stringFlag } from '../args.js';
 import type { ExitCode } from '../cli-error.js';
 import type { CliIO } from '../cli-io.js';
-import { connectTimeoutOf, withPool } from '../postgres-pool.js';
+import type { DatabaseValues } from '../database-flags.js';
+import { withPool } from '../postgres-pool.js';
 import { postgresFailure } from './failure.js';
 
 /** What to do, as `effects-command.ts` parsed it. */
@@ -30,17 +30,17 @@ export type EffectsRequest =
       readonly print: (change: EffectsChange) => ExitCode;
     };
 
-/** Runs `request` on the schema that `parsed`'s `--database` and `--schema` name. */
+/** Runs `request` on the schema that `--database` (`database`) and `--schema` name. */
 export const effectsOnDatabase = async (
-  parsed: ParsedArgs,
+  values: DatabaseValues,
   database: string,
   request: EffectsRequest,
   _io: CliIO,
 ): Promise<ExitCode> => {
-  const named = schemaName(stringFlag(parsed, 'schema'));
+  const named = schemaName(values.schema);
   if (named.isErr()) throw postgresFailure(named.error);
   const schema = named.value;
-  const options = { connectTimeoutMs: connectTimeoutOf(parsed), origin: '--database' as const };
+  const options = { connectTimeoutMs: values.connectTimeout, origin: '--database' as const };
   return withPool(database, options, async (pool) => {
     const checked = await checkSchema(pool, schema);
     if (checked.isErr()) throw postgresFailure(checked.error);

@@ -1,27 +1,27 @@
 /** `signfold forget --database URL …`: the PostgreSQL side of `forget` (docs/privacy.md). */
 import type { ForgetReport, ForgetRequest } from '../../engine/forget-report.js';
 import { forgetPostgres, vacuumForgotten } from '../../postgres/index.js';
-import { type ParsedArgs, stringFlag } from '../args.js';
-import { BULK_QUERY_TIMEOUT_MS, connectTimeoutOf, withPool } from '../postgres-pool.js';
+import type { DatabaseValues } from '../database-flags.js';
+import { BULK_QUERY_TIMEOUT_MS, withPool } from '../postgres-pool.js';
 import { postgresFailure } from './failure.js';
 
 /**
  * Forgets `request` in the database `database` (the schema and timeouts from
- * `parsed`); with `vacuum`, then runs `VACUUM FULL` on the tables it
+ * `values`); with `vacuum`, then runs `VACUUM FULL` on the tables it
  * rewrote. A forget that failed is an error (exit 2, nothing changed); a
  * VACUUM that failed after the forget committed is reported in `remaining`
  * (exit 1), since the old row versions are still in those tables' files.
  */
 export const pgForget = async (
-  parsed: ParsedArgs,
+  values: DatabaseValues,
   database: string,
   request: ForgetRequest,
   vacuum: boolean,
 ): Promise<ForgetReport> => {
-  const schema = stringFlag(parsed, 'schema');
+  const { schema } = values;
   const schemaOptions = schema === undefined ? {} : { schema };
   const poolOptions = {
-    connectTimeoutMs: connectTimeoutOf(parsed),
+    connectTimeoutMs: values.connectTimeout,
     // The forget reads and rewrites whole tables in one transaction.
     queryTimeoutMs: BULK_QUERY_TIMEOUT_MS,
     max: 2,

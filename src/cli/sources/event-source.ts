@@ -3,10 +3,10 @@
  * PostgreSQL event store (`--database URL [--schema NAME]`), as the command
  * line names it. `replay-source.ts` reads it.
  */
-import { type ParsedArgs, stringFlag } from '../args.js';
 import { usageError } from '../cli-error.js';
+import type { DATABASE_FLAGS } from '../database-flags.js';
 import { checkDatabaseUrl, shownUrl } from '../database-url.js';
-import { connectTimeoutOf } from '../postgres-pool.js';
+import type { ParsedCommand } from '../define-command.js';
 
 /** A log file, or the event table of a PostgreSQL schema. */
 export type EventSource =
@@ -24,15 +24,16 @@ export type EventSource =
  * `--database URL` (with `--schema NAME`, `--connect-timeout SECONDS`) and no positional. Throws a usage
  * error otherwise.
  */
-export const eventSourceOf = (parsed: ParsedArgs): EventSource => {
-  const database = stringFlag(parsed, 'database');
-  const schema = stringFlag(parsed, 'schema');
-  const [first, second] = parsed.positionals;
+export const eventSourceOf = ({
+  values,
+  positionals,
+  given,
+}: ParsedCommand<typeof DATABASE_FLAGS>): EventSource => {
+  const { database, schema } = values;
+  const [first, second] = positionals;
   if (database === undefined) {
     if (schema !== undefined) throw usageError('--schema needs --database URL');
-    if (stringFlag(parsed, 'connect-timeout') !== undefined) {
-      throw usageError('--connect-timeout needs --database URL');
-    }
+    if (given('connect-timeout')) throw usageError('--connect-timeout needs --database URL');
     if (first === undefined) throw usageError('missing LOG (or --database URL)');
     if (second !== undefined) throw usageError(`unexpected argument '${second}'`);
     return { kind: 'file', path: first };
@@ -41,7 +42,7 @@ export const eventSourceOf = (parsed: ParsedArgs): EventSource => {
     throw usageError(`give LOG or --database URL, not both (got '${first}' and --database)`);
   }
   checkDatabaseUrl(database);
-  return { kind: 'database', url: database, schema, connectTimeoutMs: connectTimeoutOf(parsed) };
+  return { kind: 'database', url: database, schema, connectTimeoutMs: values.connectTimeout };
 };
 
 /**

@@ -44,9 +44,7 @@ export const readTokenEnvEntry = (value: string): ReadTokenEnv => {
  * (then the read routes are not served at all). A variable named twice is a
  * usage error: which of its company lists was meant cannot be guessed.
  */
-export const readTokenEnvsOf = (raw: unknown): readonly ReadTokenEnv[] => {
-  // `multiple: true` makes the value an array, which ParsedArgs' type does not say.
-  const values = Array.isArray(raw) ? raw.filter((v) => typeof v === 'string') : [];
+export const readTokenEnvsOf = (values: readonly string[]): readonly ReadTokenEnv[] => {
   const entries = values.map(readTokenEnvEntry);
   const seen = new Set<string>();
   for (const { name } of entries) {
