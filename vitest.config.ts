@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { DurationSequencer } from './test/support/duration-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -30,8 +29,6 @@ export default defineConfig({
     // file leaves state behind (a file that mocks a module mocks a fresh copy and takes it back;
     // one that sets an environment variable restores it), and each file's processes end with it.
     isolate: false,
-    // The longest files first, on a fresh clone too (see the sequencer).
-    sequence: { sequencer: DurationSequencer },
     // Deadlines for hangs, not speed checks: a loaded machine must never reach them. Beside
     // other test runs on 2 cores, a hook that starts a throwaway PostgreSQL server took 19 s
     // (the default hook timeout is 10 s) and the partitioned-workers property 35 to over 60 s.
