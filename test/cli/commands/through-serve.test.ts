@@ -182,6 +182,12 @@ const templateBody = (n: number): string =>
     ownerName: 'Olive Owner',
   });
 
+/**
+ * An answer file itself: not the temporary file beside it that serve writes it through (see
+ * replaceFile), which a listing can catch just before its rename.
+ */
+const isAnswer = (name: string): boolean => /\.writer\.answer-[0-9a-f]{16}\.json$/.test(name);
+
 const writerFiles = async (dir: string): Promise<string[]> =>
   (await readdir(dir)).filter((name) => name.includes('.writer.'));
 
@@ -491,7 +497,7 @@ describe('request files beside the log that serve holds', () => {
       const id = i.toString(16).padStart(16, '0');
       await writeFile(`${log}.writer.request-${id}.json`, body);
     }
-    const answers = async () => (await readdir(dir)).filter((n) => /\.writer\.answer-/.test(n));
+    const answers = async () => (await readdir(dir)).filter(isAnswer);
     await eventually(
       async () => (await answers()).length === bodies.length,
       'an answer to every request',
@@ -520,8 +526,7 @@ describe('request files beside the log that serve holds', () => {
       await writeFile(`${path}.tmp`, valid);
       await rename(`${path}.tmp`, path);
     }
-    const answered = async () =>
-      (await readdir(cleanDir.dir)).filter((n) => /\.writer\.answer-/.test(n));
+    const answered = async () => (await readdir(cleanDir.dir)).filter(isAnswer);
     await eventually(async () => (await answered()).length === 2, 'both answers');
     const twice = await Promise.all(
       (await answered()).map(async (name) =>
