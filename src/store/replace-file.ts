@@ -115,7 +115,12 @@ export const startReplacement = async (
   path: string,
   options: ReplaceOptions = {},
 ): Promise<Replacement> => {
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // Spelled as the cleanup spells what it lists (`join` normalises), so that `inFlight` keeps a
+  // write of this process safe from a replacement of the same file given as `./log` or `dir//log`.
+  const temporary = join(
+    dirname(path),
+    `${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   inFlight.add(temporary);
   await removeStaleTemporaries(path);
   let handle: FileHandle | undefined;

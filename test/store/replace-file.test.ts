@@ -86,6 +86,18 @@ describe('replaceFile', () => {
     expect(await readdir(dir)).toEqual(['state.json']);
   });
 
+  it('a replacement under way survives the cleanup of another one, however the path is spelled', async () => {
+    const dir = await tempDir();
+    const target = join(dir, 'state.json');
+    const slow = await startReplacement(`${dir}//state.json`);
+    await replaceFile(`${dir}/./state.json`, 'quick');
+    await slow.write(Buffer.from('slow'));
+    await slow.finish();
+    await slow.commit();
+    expect(await readFile(target, 'utf8')).toBe('slow');
+    expect(await readdir(dir)).toEqual(['state.json']);
+  });
+
   it('a reader sees the old content or the new, never a part', async () => {
     const dir = await tempDir();
     const path = join(dir, 'state.json');
