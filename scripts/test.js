@@ -36,7 +36,12 @@ const TARBALL = join(PACKED, `${NAME.replace(/^@/, '').replace('/', '-')}-${VERS
  */
 const CHECKS = [
   { name: 'lint', args: [bin('@biomejs/biome/bin/biome'), 'check', '.'], beforeBuild: true },
-  { name: 'typecheck', args: [bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'] },
+  // TypeScript 7, the native compiler: the same check in about a quarter of the CPU of
+  // TypeScript 6's (which still builds, and which typedoc and the tests' compiler API use).
+  {
+    name: 'typecheck',
+    args: [bin('typescript-native/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'],
+  },
   // publint and attw read one tarball: each packing the package itself cost an `npm pack`
   // (about 5 s of CPU) apiece. Packed without scripts: nothing may rebuild dist/ under the
   // running tests.
