@@ -102,26 +102,19 @@ export const stampEventTimes = (
   before: StatusesBefore,
 ): void => {
   if (!('signRequestId' in event)) return;
-  const request = draft.signRequest(event.signRequestId);
-  if (request !== undefined) {
-    const sent = request.status === 'sent' && before.signRequest !== 'sent';
-    const deleted = request.deleted && !before.deleted;
-    draft.updateSignRequest(event.signRequestId, (r) => {
-      r.lastEventAt = at;
-      if (sent) r.sentAt = at;
-      if (deleted) r.deletedAt = at;
-      stampRequestOutcome(r, before.signRequest, at, 'event');
-    });
+  // Written in place, not through recipes: two closures per event were a sixth of a replay's allocation.
+  const r = draft.writableSignRequest(event.signRequestId);
+  if (r !== undefined) {
+    r.lastEventAt = at;
+    if (r.status === 'sent' && before.signRequest !== 'sent') r.sentAt = at;
+    if (r.deleted && !before.deleted) r.deletedAt = at;
+    stampRequestOutcome(r, before.signRequest, at, 'event');
   }
   if (!('participantId' in event)) return;
-  const participant = draft.participant(event.signRequestId, event.participantId);
-  if (participant === undefined) return;
-  const sent = event.type === 'participant-sent' && before.participant === undefined;
-  const viewed = participant.status === 'viewed' && before.participant !== 'viewed';
-  draft.updateParticipant(event.signRequestId, event.participantId, (p) => {
-    p.lastEventAt = at;
-    if (sent) p.sentAt = at;
-    if (viewed) p.viewedAt = at;
-    stampParticipantOutcome(p, before.participant, at, 'event');
-  });
+  const p = draft.writableParticipant(event.signRequestId, event.participantId);
+  if (p === undefined) return;
+  p.lastEventAt = at;
+  if (event.type === 'participant-sent' && before.participant === undefined) p.sentAt = at;
+  if (p.status === 'viewed' && before.participant !== 'viewed') p.viewedAt = at;
+  stampParticipantOutcome(p, before.participant, at, 'event');
 };

@@ -54,6 +54,17 @@ export class ImmerDraft implements ProjectionDraft {
     if (draft !== undefined) recipe(draft);
   }
 
+  writableSignRequest(id: SignRequestId): Draft<SignRequestView> | undefined {
+    return this.#draft.signRequests.get(id);
+  }
+
+  writableParticipant(
+    signRequestId: SignRequestId,
+    id: ParticipantId,
+  ): Draft<ParticipantView> | undefined {
+    return this.#draft.participants.get(signRequestId)?.get(id);
+  }
+
   updateParticipant(
     signRequestId: SignRequestId,
     id: ParticipantId,

@@ -128,7 +128,9 @@ export const applyParticipantEvent = (
     });
   } else {
     // Members are assigned only when they differ (see `writeIdentity` for why).
-    draft.updateParticipant(event.signRequestId, event.participantId, (p) => {
+    // In place, not through a recipe: no closure per event (see `writableParticipant`).
+    const p = draft.writableParticipant(event.signRequestId, event.participantId);
+    if (p !== undefined) {
       if (p.companyId !== event.companyId) p.companyId = event.companyId;
       if (p.name !== event.participantName) p.name = event.participantName;
       if (p.status !== status) p.status = status;
@@ -136,7 +138,7 @@ export const applyParticipantEvent = (
       if (p.roleName !== event.roleName) p.roleName = event.roleName;
       if (viewed !== 0) p.viewCount += viewed;
       if (downloaded !== 0) p.downloadCount += downloaded;
-    });
+    }
   }
   return 'applied';
 };

@@ -26,6 +26,17 @@ export interface ProjectionDraft {
     id: ParticipantId,
     recipe: Recipe<ParticipantView>,
   ): void;
+  /**
+   * The existing sign request `id`, writable like a recipe's draft until the
+   * next call on this draft (`updateSignRequest` without a closure: the
+   * per-event paths write through it, allocating nothing).
+   */
+  writableSignRequest(id: SignRequestId): Draft<SignRequestView> | undefined;
+  /** The existing participant, writable as {@link ProjectionDraft.writableSignRequest}. */
+  writableParticipant(
+    signRequestId: SignRequestId,
+    id: ParticipantId,
+  ): Draft<ParticipantView> | undefined;
 }
 
 /** What applying an event did, when it did not conflict. */

@@ -139,8 +139,13 @@ export class WorkingCopy implements ProjectionDraft {
   }
 
   updateSignRequest(id: SignRequestId, recipe: Recipe<SignRequestView>): void {
+    const record = this.writableSignRequest(id);
+    if (record !== undefined) recipe(record);
+  }
+
+  writableSignRequest(id: SignRequestId): Draft<SignRequestView> | undefined {
     let record = this.#signRequests.get(id);
-    if (record === undefined) return;
+    if (record === undefined) return undefined;
     const frozen = Object.isFrozen(record);
     this.#watched?.keepSignRequest(id, record, !frozen);
     if (frozen) {
@@ -148,7 +153,7 @@ export class WorkingCopy implements ProjectionDraft {
       this.#signRequests = this.#writable(this.#signRequests);
       this.#signRequests.set(id, record);
     }
-    recipe(record as Draft<SignRequestView>);
+    return record as Draft<SignRequestView>;
   }
 
   updateParticipant(
@@ -156,15 +161,23 @@ export class WorkingCopy implements ProjectionDraft {
     id: ParticipantId,
     recipe: Recipe<ParticipantView>,
   ): void {
+    const record = this.writableParticipant(signRequestId, id);
+    if (record !== undefined) recipe(record);
+  }
+
+  writableParticipant(
+    signRequestId: SignRequestId,
+    id: ParticipantId,
+  ): Draft<ParticipantView> | undefined {
     let record = this.#participants.get(signRequestId)?.get(id);
-    if (record === undefined) return;
+    if (record === undefined) return undefined;
     const frozen = Object.isFrozen(record);
     this.#watched?.keepParticipant(signRequestId, id, record, !frozen);
     if (frozen) {
       record = this.#made({ ...record });
       this.#participantsForWrite(signRequestId).set(id, record);
     }
-    recipe(record as Draft<ParticipantView>);
+    return record as Draft<ParticipantView>;
   }
 
   /**
