@@ -2,7 +2,7 @@ import { match } from 'ts-pattern';
 import { EVENT_TYPES, type EventType } from '../events/event-members.js';
 import type { EventOf, SignEvent } from '../events/sign-event.js';
 import type { Conflict } from './conflict.js';
-import { stampEventTimes, statusesBefore } from './event-times.js';
+import { applyStamped } from './event-times.js';
 import { applyParticipantEvent } from './participant-handler.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
 import { applySignRequestEvent } from './sign-request-handler.js';
@@ -61,9 +61,8 @@ export const applyEvent = (
   event: SignEvent,
   receivedAt?: string,
 ): Outcome | Conflict => {
-  if (receivedAt === undefined) return HANDLERS[event.type](draft, event);
-  const before = statusesBefore(draft, event);
-  const outcome = HANDLERS[event.type](draft, event);
-  if (outcome === 'applied') stampEventTimes(draft, event, receivedAt, before);
-  return outcome;
+  const handler = HANDLERS[event.type];
+  return receivedAt === undefined
+    ? handler(draft, event)
+    : applyStamped(draft, event, receivedAt, handler);
 };
