@@ -100,10 +100,11 @@ export const applyParticipantEvent = (
   if (request === undefined) {
     draft.addSignRequest(signRequestFromEvent(event, 'sent', false));
   } else if (requestChanges) {
-    draft.updateSignRequest(request.id, (r) => {
+    const r = draft.writableSignRequest(request.id);
+    if (r !== undefined) {
       writeIdentity(r, event);
       if (r.status === 'draft') r.status = 'sent';
-    });
+    }
   }
   const viewed = event.type === 'participant-viewed' ? 1 : 0;
   const downloaded = event.type === 'participant-downloaded' ? 1 : 0;

@@ -65,10 +65,12 @@ export const applySignRequestEvent = (
       : conflict(signRequestTarget(current), { kind: 'deleted' }, event.type);
   }
   if (event.type === 'sign-request-deleted') {
-    draft.updateSignRequest(current.id, (r) => {
+    // In place, not through a recipe: no closure per event (see `writableSignRequest`).
+    const r = draft.writableSignRequest(current.id);
+    if (r !== undefined) {
       writeIdentity(r, event);
       r.deleted = true;
-    });
+    }
     return 'applied';
   }
   const status = TARGET[event.type];
@@ -87,9 +89,10 @@ export const applySignRequestEvent = (
     const dead = checkTemplateAlive(draft, event);
     if (dead !== undefined) return dead;
   }
-  draft.updateSignRequest(current.id, (r) => {
+  const r = draft.writableSignRequest(current.id);
+  if (r !== undefined) {
     writeIdentity(r, event);
     r.status = status;
-  });
+  }
   return 'applied';
 };
