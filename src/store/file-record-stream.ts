@@ -64,7 +64,7 @@ export async function* streamRecords(
   settings: StreamSettings,
 ): AsyncGenerator<readonly LogRecord[], void, undefined> {
   const classifier = new LineClassifier(settings.fromPosition);
-  const scanner = settings.scan === false ? undefined : new LineScanner();
+  const scanner = settings.scan === false ? undefined : new LineScanner(true);
   const splitter = new LineSplitter(
     classifier,
     settings.maxLineBytes,

@@ -20,7 +20,7 @@ import type { LogRecord } from '../engine/event-log.js';
 import { previewRaw } from '../engine/quarantine.js';
 import type { LineSink } from './line-splitter.js';
 import { isBlankLine, whitespaceReason } from './line-whitespace.js';
-import { ScannedEntry } from './scanned-entry.js';
+import { envelopeText, ScannedEntry } from './scanned-entry.js';
 
 /** The `reason` of a `bad-line` record for an unterminated, unparsable last line. */
 export const TORN_TAIL_REASON = 'torn tail (incomplete last line)';
@@ -74,6 +74,38 @@ export class LineClassifier implements LineSink {
     lineNo: number,
   ): void {
     this.#classify(value, text, lineNo);
+  }
+
+  /**
+   * Classifies a complete envelope line in the log's own member order, given
+   * by its members (see `LineSink.envelope`): as {@link LineClassifier.parsed}
+   * would the envelope object, without making one.
+   */
+  envelope(
+    position: number,
+    receivedAt: string,
+    deliveryId: string | undefined,
+    event: { readonly [member: string]: unknown },
+    text: string | undefined,
+    lineNo: number,
+  ): void {
+    if (!Number.isSafeInteger(position) || position < 1 || position <= this.#lastEntry) {
+      const line = text ?? envelopeText(position, receivedAt, deliveryId, event);
+      this.#envelope(
+        JSON.parse(line) as { readonly [member: string]: unknown },
+        position,
+        text,
+        lineNo,
+      );
+      return;
+    }
+    this.#lastEntry = position;
+    if (position < this.#fromPosition) return;
+    this.#records.push(
+      text === undefined
+        ? new ScannedEntry(position, lineNo, receivedAt, deliveryId, event, undefined)
+        : { kind: 'entry', position, line: lineNo, receivedAt, deliveryId, event, raw: text },
+    );
   }
 
   /** Classifies a complete line; blank lines are skipped. */

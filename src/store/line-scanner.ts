@@ -64,6 +64,17 @@ const UNSHARED = NAMES.map(
 );
 /** The "previous member" slot of an object's first member. */
 const FIRST = NAMES.length;
+const POSITION = NAMES.indexOf('position');
+const RECEIVED_AT = NAMES.indexOf('receivedAt');
+const DELIVERY_ID = NAMES.indexOf('deliveryId');
+const EVENT = NAMES.indexOf('event');
+
+/**
+ * What `scan` returns, with `splitEnvelopes`, for an envelope in the order the
+ * log writes (`position`, `receivedAt`, `deliveryId` if any, `event`): its
+ * members are in the scanner's `envelope*` fields instead of a fresh object.
+ */
+export const SCANNED_ENVELOPE: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** Parses compact JSON lines from bytes; one per reader (it keeps a table of shared strings). */
 export class LineScanner {
@@ -92,6 +103,61 @@ export class LineScanner {
   #shapes = 0;
   readonly #innerShapes: Shape = shape([], FIRST);
   #buf: Buffer = Buffer.alloc(0);
+  /** The trie nodes of the log's own envelope orders, with and without `deliveryId`; see {@link SCANNED_ENVELOPE}. */
+  readonly #envelopes: readonly Shape[];
+  /** The members of the last {@link SCANNED_ENVELOPE}. */
+  envelopePosition = 0;
+  envelopeReceivedAt = '';
+  envelopeDeliveryId: string | undefined = undefined;
+  envelopeEvent: Record<string, unknown> = {};
+
+  /**
+   * With `splitEnvelopes`, an envelope in the log's own member order is
+   * returned as {@link SCANNED_ENVELOPE} with its members in fields: one object
+   * less per line (the reader's path). Without, `scan` returns exactly what
+   * `JSON.parse` would.
+   */
+  constructor(splitEnvelopes = false) {
+    this.#envelopes = splitEnvelopes
+      ? [
+          this.#path([POSITION, RECEIVED_AT, EVENT]),
+          this.#path([POSITION, RECEIVED_AT, DELIVERY_ID, EVENT]),
+        ]
+      : [];
+  }
+
+  /** The top-level trie node of the member sequence `members`, made if new. */
+  #path(members: readonly number[]): Shape {
+    let node = this.#topShapes;
+    for (const member of members) {
+      let child = node.next[member];
+      if (child === undefined) {
+        this.#shapes += 1;
+        child = shape([...node.members, member], FIRST);
+        node.next[member] = child;
+      }
+      node = child;
+    }
+    return node;
+  }
+
+  /**
+   * Keeps the members of an envelope of one of the log's own shapes (`values`
+   * in its order) in the `envelope*` fields; false, keeping nothing, when a
+   * member has a kind the reader would not take as such an envelope's.
+   */
+  #splitEnvelope(values: readonly unknown[], count: number): boolean {
+    const position = values[0];
+    const receivedAt = values[1];
+    const deliveryId = count === 4 ? values[2] : undefined;
+    if (typeof position !== 'number' || typeof receivedAt !== 'string') return false;
+    if (count === 4 && typeof deliveryId !== 'string') return false;
+    this.envelopePosition = position;
+    this.envelopeReceivedAt = receivedAt;
+    this.envelopeDeliveryId = deliveryId as string | undefined;
+    this.envelopeEvent = values[count - 1] as Record<string, unknown>;
+    return true;
+  }
 
   /**
    * The JSON value of the object starting at `buf[start]` and ending before
@@ -199,6 +265,14 @@ export class LineScanner {
       const next = buf[pos];
       if (next === CLOSE) {
         this.#pos = pos + 1;
+        const envelopes = this.#envelopes;
+        if (
+          top &&
+          (node === envelopes[0] || node === envelopes[1]) &&
+          this.#splitEnvelope(values, count)
+        ) {
+          return SCANNED_ENVELOPE;
+        }
         if (node.build === undefined) {
           node.build = compileBuilder(node.members.map((m) => NAMES[m] as string));
         }

@@ -7,7 +7,7 @@
  * contains U+FFFD is re-checked line by line with a fatal decoder.
  */
 import { previewRaw } from '../engine/quarantine.js';
-import type { LineScanner } from './line-scanner.js';
+import { type LineScanner, SCANNED_ENVELOPE } from './line-scanner.js';
 import type { SplitTail } from './split-tail.js';
 
 const NEWLINE = 0x0a;
@@ -26,6 +26,20 @@ export interface LineSink {
    */
   parsed(
     value: { readonly [member: string]: unknown },
+    text: string | undefined,
+    lineNo: number,
+  ): void;
+  /**
+   * Such a line, an envelope in the log's own member order (`position`,
+   * `receivedAt`, `deliveryId` if given, `event`), given by its members: the
+   * scanner's `SCANNED_ENVELOPE`. Without `text`, the line is exactly
+   * `JSON.stringify` of that envelope.
+   */
+  envelope(
+    position: number,
+    receivedAt: string,
+    deliveryId: string | undefined,
+    event: { readonly [member: string]: unknown },
     text: string | undefined,
     lineNo: number,
   ): void;
@@ -201,7 +215,19 @@ export class LineSplitter {
         const text = lineText
           ? chunk.toString(scanner.ascii ? 'latin1' : 'utf8', from, end)
           : undefined;
-        sink.parsed(value, text, lineNo);
+        if (value !== SCANNED_ENVELOPE) sink.parsed(value, text, lineNo);
+        else {
+          const { envelopePosition, envelopeReceivedAt, envelopeDeliveryId, envelopeEvent } =
+            scanner;
+          sink.envelope(
+            envelopePosition,
+            envelopeReceivedAt,
+            envelopeDeliveryId,
+            envelopeEvent,
+            text,
+            lineNo,
+          );
+        }
       } else {
         end = this.#checkedLine(chunk, from, last, lineNo);
       }

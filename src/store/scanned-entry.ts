@@ -1,4 +1,18 @@
 /**
+ * `JSON.stringify` of the envelope `{ position, receivedAt, deliveryId, event }`
+ * (no `deliveryId` member when `undefined`), in that order, without making it.
+ */
+export const envelopeText = (
+  position: number,
+  receivedAt: string,
+  deliveryId: string | undefined,
+  event: unknown,
+): string => {
+  const id = deliveryId === undefined ? '' : `,"deliveryId":${JSON.stringify(deliveryId)}`;
+  return `{"position":${position},"receivedAt":${JSON.stringify(receivedAt)}${id},"event":${JSON.stringify(event)}}`;
+};
+
+/**
  * An entry record whose `raw` text is made when it is read (see
  * `ReadOptions.lazyRaw`). The line scanner only accepts compact JSON that
  * `JSON.stringify` writes back byte for byte: no whitespace, no escapes,
@@ -14,8 +28,12 @@ export class ScannedEntry {
   readonly receivedAt: string | undefined;
   readonly deliveryId: string | undefined;
   readonly event: unknown;
-  /** The whole parsed line: the envelope, or the bare event (then `event` itself). */
-  readonly #parsed: object;
+  /**
+   * The whole parsed line: the envelope, or the bare event (then `event`
+   * itself); `undefined` for an envelope in the log's own member order, made
+   * again from the members (see {@link envelopeText}).
+   */
+  readonly #parsed: object | undefined;
 
   /** An entry of the line whose parsed value is `parsed` (envelope or bare event). */
   constructor(
@@ -24,7 +42,7 @@ export class ScannedEntry {
     receivedAt: string | undefined,
     deliveryId: string | undefined,
     event: unknown,
-    parsed: object,
+    parsed: object | undefined,
   ) {
     this.position = position;
     this.line = line;
@@ -36,6 +54,7 @@ export class ScannedEntry {
 
   /** The whole stored line, without its newline. */
   get raw(): string {
-    return JSON.stringify(this.#parsed);
+    if (this.#parsed !== undefined) return JSON.stringify(this.#parsed);
+    return envelopeText(this.position, this.receivedAt ?? '', this.deliveryId, this.event);
   }
 }

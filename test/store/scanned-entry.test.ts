@@ -9,7 +9,12 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LogRecord, ReadOptions } from '../../src/engine/event-log.js';
 import { createProjector } from '../../src/engine/projector.js';
-import { readFileEventLog } from '../../src/store/file-record-stream.js';
+import { nodeFileIO } from '../../src/store/file-io.js';
+import {
+  readFileEventLog,
+  streamRecords,
+  streamSettings,
+} from '../../src/store/file-record-stream.js';
 import { ScannedEntry } from '../../src/store/scanned-entry.js';
 import { rawStreamArb, type StreamItem } from '../support/engine-arbitraries.js';
 import { openLog, readAll, removeTempDirs, tempDir } from './fixtures/log-helpers.js';
@@ -88,6 +93,36 @@ describe('reads with lazyRaw', () => {
     // A line the fast path declines (whitespace) keeps its exact text as a plain member.
     expect(spaced).not.toBeInstanceOf(ScannedEntry);
     expect(spaced?.raw).toBe('{ "type": "template-deleted" }');
+  });
+
+  it("read envelopes in the log's own member order as JSON.parse does, bad positions included", async () => {
+    const event = '{"type":"template-deleted","companyId":1,"templateId":9}';
+    const at = '"receivedAt":"2025-01-01T00:00:00.000Z"';
+    const lines = [
+      `{"position":3,${at},"deliveryId":"dlv-Müller-’","event":${event}}`,
+      `{"position":3,${at},"event":${event}}`, // not after the previous position
+      `{"position":0,${at},"deliveryId":"x","event":${event}}`, // not positive
+      `{"position":4,"receivedAt":"José","event":${event}}`,
+      `{"position":5,"receivedAt":7,"event":${event}}`, // receivedAt not a string
+      `{"position":6,${at},"deliveryId":8,"event":${event}}`, // deliveryId not a string
+      `{"position":"7",${at},"event":${event}}`, // position not a number: a bare event
+      `{"position":9,${at},"deliveryId":"","event":{}}`,
+      `{${at},"position":10,"event":${event}}`, // another order: the generic path
+    ];
+    const path = await writeLines(lines);
+    for (const chunkBytes of [16, 97, 65536]) {
+      const handle = await nodeFileIO.open(path, 'read');
+      const settings = { ...streamSettings({ chunkBytes }), scan: false };
+      const reference = await readAll(streamRecords(handle, settings));
+      await handle.close();
+      const lazy = await readAll(readFileEventLog(path, { chunkBytes, lazyRaw: true }));
+      const plain = await readAll(readFileEventLog(path, { chunkBytes }));
+      expect(lazy.map(members)).toEqual(reference.map(members));
+      expect(plain.map(members)).toEqual(reference.map(members));
+      // Not vacuous: with whole lines in a chunk, the fast path made the entries.
+      const scanned = lazy.filter((record) => record instanceof ScannedEntry).length;
+      if (chunkBytes === 65536) expect(scanned).toBeGreaterThan(4);
+    }
   });
 
   it('replay to the same state and quarantine (raw previews included) as plain reads', async () => {
