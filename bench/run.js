@@ -175,7 +175,7 @@ const large = scale(LARGE);
 // --- interleaved streams: whole processes, and the fold by open requests -------
 gc();
 const OPEN = opts.quick ? 3_000 : Number(opts['open-requests']);
-const interleaved = runInterleaved({
+const interleaved = await runInterleaved({
   signRequests: OPEN,
   concurrent: OPEN,
   rounds: Math.max(ROUNDS, opts.quick ? 3 : 7),

@@ -275,7 +275,10 @@ export const startPostgres = async (options = {}) => {
       const client = new pg.Client(url);
       await client.connect();
       try {
-        await client.query(`CREATE DATABASE ${name}`);
+        // FILE_COPY: a copy of template1's files, about a third of the CPU of the default
+        // WAL_LOG (which writes every block through the WAL), whose one advantage, no
+        // checkpoint, is moot for a server that never syncs. PostgreSQL 15 or later.
+        await client.query(`CREATE DATABASE ${name} STRATEGY FILE_COPY`);
       } finally {
         await client.end();
       }

@@ -83,14 +83,15 @@ export const postgresDatabase = async (): Promise<PostgresServer> => {
   created += 1;
   const base = `f${process.pid}_${created}`;
   const names = [base];
-  await admin(server, `CREATE DATABASE ${base}`);
+  // As scripts/throwaway-postgres.js does, for the same reason: a third of the server's CPU.
+  await admin(server, `CREATE DATABASE ${base} STRATEGY FILE_COPY`);
   return {
     url: onDatabase(server, base),
     port: Number(new URL(server).port),
     createDatabase: async (name: string) => {
       if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`not a database name: ${name}`);
       const full = `${base}_${name}`.slice(0, 63);
-      await admin(server, `CREATE DATABASE ${full}`);
+      await admin(server, `CREATE DATABASE ${full} STRATEGY FILE_COPY`);
       names.push(full);
       return onDatabase(server, full);
     },

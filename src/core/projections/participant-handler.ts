@@ -6,7 +6,6 @@ import {
   participantTarget,
   signRequestTarget,
 } from './conflict.js';
-import { NO_PARTICIPANT_TIMES } from './event-times.js';
 import type { Outcome, ProjectionDraft } from './projection-draft.js';
 import type { ParticipantStatus, ParticipantView } from './records.js';
 import {
@@ -119,7 +118,13 @@ export const applyParticipantEvent = (
       downloadCount: downloaded,
       roleId: event.roleId,
       roleName: event.roleName,
-      ...NO_PARTICIPANT_TIMES,
+      // Members of the literal, so they live in the object (see `signRequestFromEvent`).
+      sentAt: null,
+      viewedAt: null,
+      signedAt: null,
+      declinedAt: null,
+      outcomeFrom: null,
+      lastEventAt: null,
     });
   } else {
     // Members are assigned only when they differ (see `writeIdentity` for why).

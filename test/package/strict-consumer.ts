@@ -2,15 +2,15 @@
  * A strict TypeScript consumer with nothing but `typescript` installed (no
  * `@types/node`) compiles against every entry point's declarations: Node's
  * types stay inside signfold. Checked with the package as packed, in a scratch
- * application outside the repository (so no `@types` folder is in reach).
+ * application outside the repository (so no `@types` folder is in reach). Run by packed.test.ts.
  */
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PackedApp } from './fixtures/packed-app.js';
 import { usageCode } from './fixtures/readme-snippets.js';
-import { installApp, packBuilt, removeScratch } from './fixtures/scratch-app.js';
 
 /** Uses something of every entry point, so that every declaration file they reach is checked. */
 const CONSUMER = `
@@ -47,14 +47,8 @@ export const traced: (options?: { tracerProvider?: { getTracer(name: string): un
 /** The compiler command of the issue: strict, Node's module resolution, everything else default. */
 const TSC = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext'];
 
+/** The application the package is installed in (set by the tests' `beforeAll`). */
 let app: string;
-
-beforeAll(async () => {
-  app = await installApp((await packBuilt()).tarball, ['typescript']);
-  await writeFile(join(app, 'main.ts'), CONSUMER);
-  await writeFile(join(app, 'usage.ts'), usageCode());
-});
-afterAll(removeScratch);
 
 type TypeScript = typeof import('typescript');
 /** The application's own TypeScript, loaded into this worker once. */
@@ -104,41 +98,48 @@ const diagnosticsOf = (output: string, file: string): string[] =>
 
 /** The consumer and the README example in one program (one compile, the slow part): tsc's output. */
 let bothCompiled: string;
-beforeAll(() => {
-  bothCompiled = tsc([...TSC, 'main.ts', 'usage.ts']);
-});
 
-describe('a strict TypeScript consumer without @types/node', () => {
-  it('has only typescript and signfold with its dependencies installed', () => {
-    expect(existsSync(join(app, 'node_modules/typescript'))).toBe(true);
-    expect(existsSync(join(app, 'node_modules/@types'))).toBe(false);
-  });
+/** The tests of a strict TypeScript consumer of the installed package. */
+export const describeStrictConsumer = (packedApp: () => PackedApp): void => {
+  describe('a strict TypeScript consumer without @types/node', () => {
+    beforeAll(async () => {
+      app = packedApp().app;
+      await writeFile(join(app, 'main.ts'), CONSUMER);
+      await writeFile(join(app, 'usage.ts'), usageCode());
+      bothCompiled = tsc([...TSC, 'main.ts', 'usage.ts']);
+    });
 
-  it('compiles against every entry point', async () => {
-    const output = bothCompiled;
-    expect(diagnosticsOf(output, 'main.ts')).toEqual([]);
-    // Nor any error of the program as a whole (a missing declaration file, an option).
-    const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
-    expect(errors.filter((line) => !line.startsWith('usage.ts('))).toEqual([]);
-  });
+    it('has only typescript and signfold with its dependencies installed', () => {
+      expect(existsSync(join(app, 'node_modules/typescript'))).toBe(true);
+      expect(existsSync(join(app, 'node_modules/@types'))).toBe(false);
+    });
 
-  it('compiles with the standard library alone (no DOM), as in an edge function', async () => {
-    expect(tsc([...TSC, '--lib', 'es2023', 'main.ts'])).toBe('');
-  });
+    it('compiles against every entry point', async () => {
+      const output = bothCompiled;
+      expect(diagnosticsOf(output, 'main.ts')).toEqual([]);
+      // Nor any error of the program as a whole (a missing declaration file, an option).
+      const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
+      expect(errors.filter((line) => !line.startsWith('usage.ts('))).toEqual([]);
+    });
 
-  it("reports a consumer's type errors, and knows no Node globals (the check can fail)", async () => {
-    await writeFile(
-      join(app, 'wrong.ts'),
-      "import { getSignRequest } from 'signfold/core';\nexport const n: number = getSignRequest;\nexport const argv = process.argv;\n",
-    );
-    const codes = diagnosticsOf(tsc([...TSC, 'wrong.ts']), 'wrong.ts').map(
-      (line) => /error (TS\d+)/.exec(line)?.[1],
-    );
-    // Not assignable; `process` unknown without @types/node.
-    expect(codes).toEqual(['TS2322', 'TS2591']);
-  });
+    it('compiles with the standard library alone (no DOM), as in an edge function', async () => {
+      expect(tsc([...TSC, '--lib', 'es2023', 'main.ts'])).toBe('');
+    });
 
-  it('compiles the README example', async () => {
-    expect(diagnosticsOf(bothCompiled, 'usage.ts')).toEqual([]);
+    it("reports a consumer's type errors, and knows no Node globals (the check can fail)", async () => {
+      await writeFile(
+        join(app, 'wrong.ts'),
+        "import { getSignRequest } from 'signfold/core';\nexport const n: number = getSignRequest;\nexport const argv = process.argv;\n",
+      );
+      const codes = diagnosticsOf(tsc([...TSC, 'wrong.ts']), 'wrong.ts').map(
+        (line) => /error (TS\d+)/.exec(line)?.[1],
+      );
+      // Not assignable; `process` unknown without @types/node.
+      expect(codes).toEqual(['TS2322', 'TS2591']);
+    });
+
+    it('compiles the README example', async () => {
+      expect(diagnosticsOf(bothCompiled, 'usage.ts')).toEqual([]);
+    });
   });
-});
+};
