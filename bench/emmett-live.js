@@ -560,7 +560,7 @@ append. Appenders split the events by stream (each stream's order kept). ${ROUND
 alternating which runs first; then, in each round, the ceiling: the same appends into a fresh
 database with no worker running (the appends alone, which no worker can exceed).
 
-The targets (issue 47): with 1 appender, signfold's end-to-end rate ≥ 0.80 × the same round's
+The targets: with 1 appender, signfold's end-to-end rate ≥ 0.80 × the same round's
 ceiling; with 8 appenders, the CPU per event of \`pg work\` and of its server connections (the
 backends named \`${WORKER_APP}\` in \`pg_stat_activity\`) ≤ 1/5 of Emmett's (its server and the
 appending process, which runs its inline projections), per pair. Medians over the ${ROUNDS} rounds,
