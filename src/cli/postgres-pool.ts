@@ -42,6 +42,12 @@ export interface PoolOptions {
   readonly who?: string;
   /** Where the URL came from, as a usage error names it. */
   readonly origin?: UrlOrigin;
+  /**
+   * The connections' `application_name` unless the URL or `PGAPPNAME` gives
+   * one (sent as `pg`'s `fallback_application_name`): an operator, or a
+   * benchmark, tells the command's server backends apart in `pg_stat_activity`.
+   */
+  readonly applicationName?: string;
 }
 
 /**
@@ -63,6 +69,9 @@ export const openPool = async (database: string, options: PoolOptions): Promise<
     connectionString: database,
     max: options.max ?? 4,
     connectionTimeoutMillis: options.connectTimeoutMs,
+    ...(options.applicationName === undefined
+      ? {}
+      : { fallback_application_name: options.applicationName }),
     ...sessionBounds(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS),
   });
   // An idle client that loses its server must not crash the process: the next query reports it.

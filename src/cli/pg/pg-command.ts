@@ -115,8 +115,9 @@ const pgWorkCommand = async (values: ValuesOf<'work'>, io: CliIO): Promise<ExitC
   try {
     return await onDatabase(
       database,
-      // A worker's statements are bounded by its lease.
-      { queryTimeoutMs: workQueryTimeoutMs(values.lease) },
+      // A worker's statements are bounded by its lease; its connections are named in
+      // pg_stat_activity (unless the URL or PGAPPNAME names them).
+      { queryTimeoutMs: workQueryTimeoutMs(values.lease), applicationName: 'signfold pg work' },
       (pool, target) =>
         pgWork(
           pool,

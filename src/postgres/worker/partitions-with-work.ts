@@ -14,6 +14,12 @@
  * every partition in (checkpoint, newest]" read in the statement's snapshot
  * stays true; and each row moves only under this worker's claim (owner,
  * epoch, live lease), from the checkpoint the statement read.
+ *
+ * Its commit does not wait for the WAL flush (`synchronous_commit` off for
+ * its own transaction, as a batch's): a checkpoint moved over no event
+ * acknowledges nothing to anyone, and one lost in a server crash is moved
+ * again by the next catch-up. Waiting made every wake-up flush the WAL once
+ * more, beside the appends' own flushes, which queue behind it.
  */
 
 import { EVERY_PARTITION } from '../schema/migration-partitions.js';
@@ -41,7 +47,9 @@ export const partitionsWithWork = async (
   const partitions = sql.id(schema, 'partitions');
   const { rows } = await sendPrepared<{ partition: number }>(
     db,
-    sql`WITH held AS (
+    sql`WITH quiet AS (
+       SELECT set_config('synchronous_commit', 'off', true)
+     ), held AS (
        SELECT * FROM unnest(${[...claims.keys()]}::integer[], ${[...claims.values()]}::bigint[])
                   AS h(partition, epoch)
      ), newest AS (
@@ -58,7 +66,7 @@ export const partitionsWithWork = async (
                AND e.position > p.position AND e.position <= newest.high)
        RETURNING p.partition
      )
-     SELECT p.partition FROM ${partitions} AS p JOIN held USING (partition), newest
+     SELECT p.partition FROM ${partitions} AS p JOIN held USING (partition), newest, quiet
       WHERE p.position < newest.high AND p.partition NOT IN (SELECT partition FROM advanced)`,
   );
   return new Set(rows.map((row) => row.partition));

@@ -104,6 +104,12 @@ describe('pg work --metrics-port', () => {
     expect((await lagOf(worker.url)).partitions).toBe(4);
     await deliver(serve, before, 'before');
     await eventually(async () => (await lagOf(worker.url)).events === 0, 'the worker to catch up');
+    // The worker's connections carry its name in pg_stat_activity (docs/postgres.md).
+    const named = await db.pool.query<{ name: string; n: number }>(
+      `SELECT application_name AS name, count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1 ORDER BY 1`,
+    );
+    expect(named.rows.find((row) => row.name === 'signfold pg work')?.n).toBeGreaterThan(0);
 
     worker.child.kill('SIGSTOP');
     await deliver(serve, during, 'during');

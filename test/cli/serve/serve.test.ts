@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, removeTempDirs, runCli, tempDir } from '../cli-helpers.js';
+import { ROOT, removeTempDirs, runCli, runCliHere, tempDir } from '../cli-helpers.js';
 import {
   deliver,
   eventBody,
@@ -25,15 +25,46 @@ afterAll(removeTempDirs);
 
 const CLI_DOC = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8');
 
-/** Runs serve with `args`, expecting exit 2 and one line on stderr; returns that line. */
-const refused = async (args: readonly string[], env = secretEnv()): Promise<string> => {
-  const run = await runCli(['serve', ...args], undefined, env);
+/** Exit 2 with one `signfold: ` line on stderr and nothing on stdout; returns that line. */
+const oneLine = (run: { code: number | null; stdout: string; stderr: string }): string => {
   expect(run.code, run.stderr).toBe(2);
   expect(run.stdout).toBe('');
   const lines = run.stderr.split('\n').filter((line) => line !== '');
   expect(lines, run.stderr).toHaveLength(1);
   expect(lines[0]).toMatch(/^signfold: /);
   return lines[0] ?? '';
+};
+
+/** Runs serve with `args` as a process of its own, expecting exit 2 and one line on stderr. */
+const refused = async (args: readonly string[], env = secretEnv()): Promise<string> =>
+  oneLine(await runCli(['serve', ...args], undefined, env));
+
+/**
+ * The same in this process, with the webhook secret set: serve refuses its command line before
+ * it listens, reads the log or touches the process's signals, so a refusal needs no process of
+ * its own (about 0.25 s of CPU each). A command line serve accepted would start serving here:
+ * the deadline fails the test instead of waiting for the file's timeout.
+ */
+const refusedHere = async (args: readonly string[]): Promise<string> => {
+  const saved = process.env.SIGNFOLD_WEBHOOK_SECRET;
+  process.env.SIGNFOLD_WEBHOOK_SECRET = SECRET;
+  let deadline: NodeJS.Timeout | undefined;
+  try {
+    const run = await Promise.race([
+      runCliHere(['serve', ...args]),
+      new Promise<never>((_, reject) => {
+        deadline = setTimeout(
+          () => reject(new Error(`serve ${args.join(' ')} did not refuse within 10 s`)),
+          10_000,
+        );
+      }),
+    ]);
+    return oneLine(run);
+  } finally {
+    clearTimeout(deadline);
+    if (saved === undefined) delete process.env.SIGNFOLD_WEBHOOK_SECRET;
+    else process.env.SIGNFOLD_WEBHOOK_SECRET = saved;
+  }
 };
 
 describe('serve: the command line', () => {
@@ -88,7 +119,8 @@ describe('serve: the command line', () => {
       [['--log', log, '--frob'], /unknown option '--frob'/],
       [['--database', 'mysql://x@h/db'], /--database must be a postgres:\/\/ URL/],
     ];
-    const lines = await Promise.all(cases.map(([args]) => refused(args)));
+    const lines: string[] = [];
+    for (const [args] of cases) lines.push(await refusedHere(args));
     for (const [index, [args, expected]] of cases.entries()) {
       expect(lines[index], args.join(' ')).toMatch(expected);
       expect(lines[index]).toContain("(see 'signfold serve --help')");
