@@ -399,11 +399,18 @@ describe('a holder that does not answer', () => {
     const serve = await startServe(['--log', log]);
     const forget = startCli(['forget', log, '--name', NAME, '--wait', '5']);
     try {
+      // Printed once the hello was answered. The hello's claimed file may still be there then
+      // (serve writes the answer, fsyncs, and only then removes it), so the forget's is one that
+      // was not there yet, or one still there half a second later.
+      let helloTime: { names: Set<string>; at: number } | undefined;
       await eventually(
-        async () =>
-          // Printed once the hello was answered: the claimed file now is the forget's.
-          forget.stderr().includes('went through') &&
-          (await writerFiles(dir)).some((name) => name.includes('.claimed-')),
+        async () => {
+          if (!forget.stderr().includes('went through')) return false;
+          const claimed = (await writerFiles(dir)).filter((name) => name.includes('.claimed-'));
+          helloTime ??= { names: new Set(claimed), at: Date.now() };
+          const { names, at } = helloTime;
+          return claimed.some((name) => !names.has(name) || Date.now() - at >= 500);
+        },
         'serve to claim the forget',
         { intervalMs: 5 },
       );
