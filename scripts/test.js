@@ -48,7 +48,6 @@ const CHECKS = [
   {
     name: 'pack',
     args: [npmCli(), 'pack', '--ignore-scripts', '--pack-destination', PACKED],
-    env: { npm_config_ignore_scripts: 'true' },
   },
   { name: 'publint', args: [bin('publint/src/cli.js'), 'run', TARBALL, '--strict'] },
   {

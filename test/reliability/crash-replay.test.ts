@@ -8,7 +8,7 @@
  * the tail, and compare with an uninterrupted replay: state, checkpoint,
  * quarantine and audit trails must be identical, and no acknowledged snapshot
  * may be lost or torn. Iterations: 10 by default, 200 under stress. Needs
- * `npm run build` (or `npx tsc -p tsconfig.build.json`) first.
+ * `npm run build` first.
  */
 import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';

@@ -19,7 +19,10 @@
  * its own transaction, as a batch's): a checkpoint moved over no event
  * acknowledges nothing to anyone, and one lost in a server crash is moved
  * again by the next catch-up. Waiting made every wake-up flush the WAL once
- * more, beside the appends' own flushes, which queue behind it.
+ * more, beside the appends' own flushes, which queue behind it. The setting
+ * is read from `quiet`, joined into the result: a statement that writes has
+ * result rows (a partition it advances is behind `newest` in the statement's
+ * snapshot), so `quiet` is evaluated whenever there is a commit to flush.
  */
 
 import { EVERY_PARTITION } from '../schema/migration-partitions.js';
