@@ -361,7 +361,7 @@ const server = await startPostgres();
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
     for (const worker of WORKERS) worker.kill('SIGKILL');
-    server.stop();
+    void server.stop();
     process.exit(130);
   });
 }
@@ -374,7 +374,7 @@ const POSTMASTER = await (async () => {
     // Read while the backend lives: it exits with its connection.
     return statOf(rows[0].pid).ppid;
   } catch (cause) {
-    server.stop();
+    void server.stop();
     throw cause;
   } finally {
     await client.end().catch(() => undefined);
@@ -427,7 +427,7 @@ try {
     }
   }
 } finally {
-  server.stop();
+  await server.stop();
 }
 
 /** Median and range of `xs`. */

@@ -180,7 +180,7 @@ appends and readers wait for it) took ${seconds(vacuumMs)}.
     replaceResultsSection(MARKER, section);
     console.log(section);
   } finally {
-    server.stop();
+    await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 };

@@ -128,7 +128,7 @@ const start = (argv, dir, run) =>
         () => reject(new Error(`did not listen: ${argv.join(' ')}`)),
         20_000,
       );
-      exited.then(({ code }) =>
+      void exited.then(({ code }) =>
         reject(new Error(`exited ${code} before listening: ${argv.join(' ')}`)),
       );
       child.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -250,7 +250,7 @@ const ladder = async () => {
       );
     }
   } finally {
-    postgres?.stop();
+    await postgres?.stop();
   }
   return SERVERS.map((s) => {
     const { highest, atReference, byRate } = figures.get(s.name);

@@ -132,7 +132,7 @@ whole process, and appends waited ${waited} s in its transaction (nothing was ap
     replaceResultsSection(MARKER, section);
     console.log(section);
   } finally {
-    server.stop();
+    await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 };

@@ -212,5 +212,5 @@ try {
   }
   await watcher.end().catch(() => undefined);
   await pool.end();
-  server.stop();
+  await server.stop();
 }

@@ -153,6 +153,6 @@ try {
   }
   await pool.end();
 } finally {
-  server.stop();
+  await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -237,11 +237,11 @@ try {
     try {
       live = await liveBench(quiet);
     } finally {
-      quiet.stop();
+      await quiet.stop();
     }
   }
   if (batch !== undefined && live !== undefined) writeResults(batch, live);
 } finally {
-  server.stop();
+  await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }

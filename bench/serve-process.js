@@ -62,7 +62,7 @@ export const startServe = (args, { env = {}, startMs = 20_000 } = {}) => {
       check();
     });
     child.on('error', reject);
-    exited.then(({ code, signal }) =>
+    void exited.then(({ code, signal }) =>
       reject(
         Object.assign(new Error(`serve exited (${code ?? signal}) before listening:\n${stderr}`), {
           code,

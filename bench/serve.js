@@ -276,7 +276,7 @@ const loadBench = async () => {
       }
     }
   } finally {
-    server.stop();
+    await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   return [...figures.values()].map(({ config, runs }) => ({
@@ -377,7 +377,7 @@ const readsBench = async () => {
       log,
     });
   } finally {
-    server.stop();
+    await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 };

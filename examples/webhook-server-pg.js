@@ -84,7 +84,7 @@ if (invokedDirectly) {
   console.error(`listening on ${running.url}, appending to PostgreSQL`);
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => {
-      running.close().then(() => process.exit(0));
+      void running.close().then(() => process.exit(0));
     });
   }
 }

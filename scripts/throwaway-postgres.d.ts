@@ -6,7 +6,7 @@ export interface PostgresServer {
   /** Creates a fresh database (name: lower-case letters, digits, _) and returns its URL. */
   createDatabase(name: string): Promise<string>;
   /** Stops the server and deletes its directory; idempotent (a shared server's database: drops it). */
-  stop(): void | Promise<void>;
+  stop(): Promise<void>;
   /** Stops the server but keeps its data and port (an outage); `resume()` starts it again. */
   pause(): void;
   /** Starts a server stopped by `pause()` again, on the same port with the same data. */

@@ -284,7 +284,9 @@ export const startPostgres = async (options = {}) => {
       }
       return `postgres://signfold@127.0.0.1:${port}/${name}`;
     },
-    stop,
+    // A promise, as a shared server's stop (a DROP DATABASE) is: a caller that awaits neither
+    // lets a file's teardown run into the next file's tests.
+    stop: async () => stop(),
     /** Stops the server but keeps its data and port, for outage tests; `resume()` starts it again. */
     pause: () => {
       run(bin, 'pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);

@@ -16,7 +16,7 @@ const ROOT = join(import.meta.dirname, '../..');
 const scratch: string[] = [];
 let server: PostgresServer | undefined;
 afterAll(async () => {
-  server?.stop();
+  await server?.stop();
   await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 /** A fresh database for an example that needs one (the server starts once). */

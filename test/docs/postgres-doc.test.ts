@@ -31,7 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.end();
-  server?.stop();
+  await server?.stop();
   if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
 });
 

@@ -31,7 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.end();
-  server?.stop();
+  await server?.stop();
 });
 
 const freshSchema = async (partitions: number): Promise<string> => {

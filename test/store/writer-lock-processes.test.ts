@@ -69,7 +69,7 @@ describe('writer lock across processes (compiled build)', () => {
       // holding the lock, mid-append.
       const delay = Math.floor(Math.random() * 120);
       if (round % 2 === 1) setTimeout(() => run.child.kill('SIGKILL'), delay * 2);
-      else run.printed('open').then(() => setTimeout(() => run.child.kill('SIGKILL'), delay));
+      else void run.printed('open').then(() => setTimeout(() => run.child.kill('SIGKILL'), delay));
       const { out } = await run.finished;
       acked.push(...ackedIds(out, `k${round}`));
       if (await stat(`${path}.lock`).catch(() => undefined)) stale += 1;

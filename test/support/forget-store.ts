@@ -6,6 +6,8 @@
  * columns of which rows still hold a text, the text of a whole database, and the
  * events a forget must leave (the originals with the core rule applied).
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type pg from 'pg';
 import { eraseInText } from '../../src/core/privacy/erase-in-text.js';
 import type { ErasureSubject } from '../../src/core/privacy/erasure-subject.js';
@@ -136,6 +138,41 @@ export const fillStore = async (
     `UPDATE ${schema}.effects SET last_error = 'cannot greet ' || (effect->>'to'), state = 'parked'`,
   );
 };
+
+/** The files of every relation of `schema` (tables, TOAST tables, indexes), as the server stores them. */
+export const relationFiles = async (pool: pg.Pool, schema: string): Promise<string[]> => {
+  await pool.query('CHECKPOINT');
+  const { rows: dir } = await pool.query<{ d: string }>(
+    "SELECT current_setting('data_directory') AS d",
+  );
+  const { rows } = await pool.query<{ path: string }>(
+    `WITH own AS (SELECT c.oid, c.reltoastrelid FROM pg_class AS c
+                    JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE n.nspname = $1),
+          rels AS (SELECT oid FROM own UNION SELECT reltoastrelid FROM own WHERE reltoastrelid <> 0
+                   UNION SELECT i.indexrelid FROM pg_index AS i
+                          JOIN own ON i.indrelid = own.reltoastrelid)
+     SELECT pg_relation_filepath(oid) AS path FROM rels WHERE pg_relation_filepath(oid) IS NOT NULL`,
+    [schema],
+  );
+  const files: string[] = [];
+  for (const { path } of rows) {
+    const base = join(dir[0]?.d ?? '', path);
+    for (let segment = 0; ; segment += 1) {
+      const file = segment === 0 ? base : `${base}.${segment}`;
+      if (!existsSync(file)) break;
+      files.push(file);
+    }
+  }
+  return files;
+};
+
+/** The files of {@link relationFiles} that hold `text`'s bytes (UTF-8). */
+export const filesHolding = async (
+  pool: pg.Pool,
+  schema: string,
+  text: string,
+): Promise<string[]> =>
+  (await relationFiles(pool, schema)).filter((file) => readFileSync(file).includes(text));
 
 /** Every `table.column: value` of the base tables of `schema` whose text holds one of `texts`. */
 export const rowsHolding = async (

@@ -56,7 +56,8 @@ export default async function postgresSetup(project: TestProject): Promise<() =>
     const slots = Math.max(1, project.config.maxWorkers);
     const servers: PostgresServer[] = [];
     undo.push(() => {
-      for (const server of servers) server.stop();
+      // A server of its own stops synchronously (pg_ctl -m immediate): done when stop() returns.
+      for (const server of servers) void server.stop();
     });
     // Started together: each start mostly waits (the copy of the cluster, the server's start).
     const starts = Array.from({ length: slots }, () =>

@@ -196,7 +196,7 @@ describe('forget on PostgreSQL', () => {
   });
   afterAll(async () => {
     await pool?.end();
-    server?.stop();
+    await server?.stop();
   });
 
   checks(store);

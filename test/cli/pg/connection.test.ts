@@ -39,7 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const socket of sockets) socket.destroy();
   await new Promise((resolve) => silent?.close(resolve));
-  server?.stop();
+  await server?.stop();
   await removeTempDirs();
 });
 

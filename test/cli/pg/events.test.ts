@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.stop();
+  await server?.stop();
   await removeTempDirs();
 });
 

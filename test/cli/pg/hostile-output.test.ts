@@ -57,7 +57,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.stop();
+  await server?.stop();
   await removeTempDirs();
 });
 

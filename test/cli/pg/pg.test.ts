@@ -32,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.end();
-  server?.stop();
+  await server?.stop();
   await removeTempDirs();
 });
 

@@ -24,7 +24,7 @@ import {
 
 let server: PostgresServer | undefined;
 afterAll(async () => {
-  server?.stop();
+  await server?.stop();
   await removeTempDirs();
 });
 

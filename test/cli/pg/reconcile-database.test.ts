@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.stop();
+  await server?.stop();
   await removeTempDirs();
 });
 

@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.stop();
+  await server?.stop();
   await removeTempDirs();
 });
 

@@ -24,7 +24,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.end();
-  server?.stop();
+  await server?.stop();
   await removeTempDirs();
 });
 
