@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startPostgres } from '../scripts/throwaway-postgres.js';
+import { cpuSecondsOf } from './process-cpu.js';
 import { generateEvents } from './generate-stream.js';
 
 const { values: opts } = parseArgs({
@@ -196,10 +197,13 @@ try {
     'warm-up (not counted)',
     await phase(log, source, watch, 0, Math.ceil(RATE * WARMUP)),
   );
+  const cpuBefore = cpuSecondsOf(worker.pid);
   const main = summary(
     'measured (target p99 < 100 ms)',
     await phase(log, source, watch, Math.ceil(RATE * WARMUP), Math.ceil(RATE * SECONDS)),
   );
+  main.workerCpuUs = ((cpuSecondsOf(worker.pid) - cpuBefore) / main.count) * 1e6;
+  console.log(`pg work CPU per event while measured: ${fmt(main.workerCpuUs)} µs`);
   await watch.stop();
   await log.close();
   if (!opts['no-write']) writeResults(warm, main);
