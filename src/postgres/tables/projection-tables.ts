@@ -78,6 +78,12 @@ const toState = (
   );
 };
 
+/** The records one fold needs: their keys, and where its templates live. */
+export interface RecordRequest {
+  readonly keys: RecordKeys;
+  readonly templateRows: TemplateRows;
+}
+
 /**
  * Loads the records named by `keys` (those that exist; templates from
  * `templateRows`) as a published state: the selects of the three tables in
@@ -90,14 +96,25 @@ export const loadRecords = async (
   schema: SchemaName,
   keys: RecordKeys,
   templateRows: TemplateRows,
-): Promise<ProjectionState> => {
+): Promise<ProjectionState> =>
+  (await loadRecordsOfEach(db, schema, [{ keys, templateRows }]))[0] as ProjectionState;
+
+/**
+ * {@link loadRecords} for several folds at once (the partitions of a pass),
+ * all of their selects in one round trip; their states in `requests`' order.
+ */
+export const loadRecordsOfEach = async (
+  db: SqlQueryable,
+  schema: SchemaName,
+  requests: readonly RecordRequest[],
+): Promise<ProjectionState[]> => {
   const selects: Sql[] = [];
   const slot = (ids: ReadonlySet<number>, select: (ids: number[]) => Sql): number | undefined => {
     if (ids.size === 0) return undefined;
     selects.push(select([...ids]));
     return selects.length - 1;
   };
-  const at = {
+  const slots = requests.map(({ keys, templateRows }) => ({
     templates: slot(keys.templates, (ids) => templateRows.selectSql(schema, ids)),
     signRequests: slot(
       keys.signRequests,
@@ -108,15 +125,18 @@ export const loadRecords = async (
       (ids) =>
         sql`${selectColumnsSql(PARTICIPANTS, schema)} WHERE sign_request_id = ANY(${ids}::bigint[])`,
     ),
-  };
+  }));
   // Sent as one text, one round trip: the ids go in as literals.
   const results = selects.length === 0 ? [] : await querySeveral(db, selects.map(inlined));
   const views = <View>(spec: TableSpec<View>, i: number | undefined): View[] =>
     i === undefined ? [] : (results[i]?.rows ?? []).map((row) => viewOfRow(spec, row));
-  const templates = views(TEMPLATES, at.templates);
-  const signRequests = views(SIGN_REQUESTS, at.signRequests);
-  const participants = views(PARTICIPANTS, at.participants);
-  return toState(templates, signRequests, participants);
+  return slots.map((at) =>
+    toState(
+      views(TEMPLATES, at.templates),
+      views(SIGN_REQUESTS, at.signRequests),
+      views(PARTICIPANTS, at.participants),
+    ),
+  );
 };
 
 /**

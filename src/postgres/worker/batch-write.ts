@@ -198,3 +198,90 @@ export const stillHeld = async (
     return true;
   }
 };
+
+/** One partition's batch in a pass: its fence and what it writes (no reactions). */
+export interface PassPart {
+  readonly fence: BatchFence;
+  readonly batch: BatchWrites;
+}
+
+/**
+ * The claims of a pass's partitions (all of one worker and schema), locked in one
+ * statement under the same conditions as {@link beginStatements}' single claim.
+ */
+const passLockStatement = (parts: readonly PassPart[]): Sql => {
+  const first = (parts[0] as PassPart).fence;
+  return sql`SELECT partition FROM ${sql.id(first.schema, 'partitions')}
+              WHERE owner = ${first.workerId} AND lease_until > clock_timestamp()
+                AND (partition, epoch, position) IN (
+                  SELECT * FROM unnest(${parts.map((p) => p.fence.partition)}::integer[],
+                                       ${parts.map((p) => p.fence.epoch)}::bigint[],
+                                       ${parts.map((p) => p.fence.from)}::bigint[]))
+              FOR UPDATE`;
+};
+
+/**
+ * Every checkpoint of a pass moved in one statement, each fenced as
+ * {@link checkpointStatement} fences one: its row count is the number of
+ * partitions whose checkpoint moved.
+ */
+const passCheckpointStatement = (parts: readonly PassPart[]): Sql => {
+  const first = (parts[0] as PassPart).fence;
+  const column = (of: (part: PassPart) => number): number[] => parts.map(of);
+  return sql`UPDATE ${sql.id(first.schema, 'partitions')} AS p
+          SET position = v.upto, applied = p.applied + v.applied, no_ops = p.no_ops + v.no_ops,
+              conflicts = p.conflicts + v.conflicts, invalid = p.invalid + v.invalid,
+              already_applied = p.already_applied + v.already_applied,
+              updated_at = clock_timestamp(), lease_until = ${leaseEnd(first.leaseMs)}
+         FROM unnest(${column((x) => x.fence.partition)}::integer[],
+                     ${column((x) => x.fence.epoch)}::bigint[],
+                     ${column((x) => x.fence.from)}::bigint[],
+                     ${column((x) => x.fence.to)}::bigint[],
+                     ${column((x) => x.batch.stats.applied)}::bigint[],
+                     ${column((x) => x.batch.stats.noOps)}::bigint[],
+                     ${column((x) => x.batch.stats.conflicts)}::bigint[],
+                     ${column((x) => x.batch.stats.invalid)}::bigint[],
+                     ${column((x) => x.batch.stats.alreadyApplied)}::bigint[])
+              AS v(partition, epoch, after, upto, applied, no_ops, conflicts, invalid, already_applied)
+        WHERE p.partition = v.partition AND p.owner = ${first.workerId} AND p.epoch = v.epoch
+          AND p.position = v.after AND p.lease_until > clock_timestamp()
+          AND NOT EXISTS (SELECT 1 FROM ${sql.id(first.schema, 'skipped')}
+                           WHERE position = ANY(${parts.flatMap((x) => x.batch.unskipped)}::bigint[]))`;
+};
+
+/**
+ * Writes the folded batches of several partitions in one transaction: one
+ * round trip locks every claim, one statement writes every partition's rows
+ * and moves every checkpoint (the rows of different partitions are distinct:
+ * a request and its participants belong to one partition, and each partition
+ * keeps its own templates), one commits. All or nothing: when a claim is not
+ * held, or a checkpoint does not move (a claim lost, an event skipped since
+ * it was read), it rolls back and resolves `false`, and the caller projects
+ * the partitions one by one, which says which and why. Database errors are
+ * thrown, also rolled back.
+ */
+export const writeFencedPass = async (
+  pool: SqlPool,
+  parts: readonly PassPart[],
+): Promise<boolean> => {
+  const first = parts[0];
+  if (first === undefined) return true;
+  let client: SqlPoolClient | undefined;
+  try {
+    client = await checkOut(pool);
+    const begin = [...beginStatements(first.fence, false), inlined(passLockStatement(parts))];
+    const began = await querySeveral(client, begin);
+    let moved = (began.at(-1)?.rowCount ?? 0) === parts.length;
+    if (moved) {
+      const writes = parts.flatMap((part) => part.batch.writes);
+      const written = await send(client, withWrites(writes, passCheckpointStatement(parts)));
+      moved = written.rowCount === parts.length;
+    }
+    await client.query(moved ? 'COMMIT' : 'ROLLBACK');
+    client.release();
+    return moved;
+  } catch (cause) {
+    if (client !== undefined) client.release(await rollBack(client, cause));
+    throw cause;
+  }
+};

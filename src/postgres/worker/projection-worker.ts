@@ -41,6 +41,7 @@ import {
   retryOneAtATime,
 } from './partition-batch.js';
 import { type Claims, maintainClaims, releaseClaims } from './partition-leases.js';
+import { type PassClaim, projectPass } from './partition-pass.js';
 import { partitionsWithWork } from './partitions-with-work.js';
 import { readTotals, type WorkerProgress } from './worker-progress.js';
 
@@ -404,14 +405,48 @@ class PartitionWorker implements ProjectionWorker {
           )
         : new Set(this.#claims.keys());
     let processed = 0;
+    // Passes while several partitions have work; partition by partition from the first pass
+    // that wrote nothing (see partition-pass.ts).
+    let passing = true;
     for (;;) {
       // A stop waits for the batch in progress, not for the whole backlog.
       if (signal?.aborted === true) return processed;
-      const done = await this.#nextBatch();
-      if (done === 0) return processed;
+      const passed = passing ? await this.#pass() : undefined;
+      let done: number;
+      if (passed !== undefined) {
+        done = passed;
+      } else {
+        passing = false;
+        done = await this.#nextBatch();
+        if (done === 0) return processed;
+      }
       processed += done;
-      if (onBatch !== undefined) onBatch(await readTotals(this.#pool, this.schema, processed));
+      if (onBatch !== undefined && done > 0) {
+        onBatch(await readTotals(this.#pool, this.schema, processed));
+      }
     }
+  }
+
+  /**
+   * One pass over the held partitions with work, when there are several and
+   * neither reactors nor tracing need a batch each: the records processed,
+   * or `undefined` to go on partition by partition.
+   */
+  async #pass(): Promise<number | undefined> {
+    if ((this.#context.reactors?.length ?? 0) > 0 || this.#context.tracing !== undefined) {
+      return undefined;
+    }
+    await this.#heartbeat();
+    const claims: PassClaim[] = [];
+    for (const partition of this.#behind) {
+      const epoch = this.#claims.get(partition);
+      if (epoch !== undefined) claims.push({ partition, epoch });
+    }
+    if (claims.length < 2) return undefined;
+    const outcome = await projectPass(this.#pool, this.#context, claims);
+    if (outcome === undefined) return undefined;
+    for (const partition of outcome.caughtUp) this.#behind.delete(partition);
+    return outcome.processed;
   }
 
   /**
