@@ -250,36 +250,49 @@ const passCheckpointStatement = (parts: readonly PassPart[]): Sql => {
 };
 
 /**
+ * How a pass's write ended: committed; rolled back because claims it
+ * locked are no longer held as read (`unheld`, naming them); or rolled back
+ * because a checkpoint did not move (an event skipped since it was read).
+ */
+export type PassWrite =
+  | { readonly kind: 'committed' }
+  | { readonly kind: 'unheld'; readonly partitions: readonly number[] }
+  | { readonly kind: 'unmoved' };
+
+/**
  * Writes the folded batches of several partitions in one transaction: one
  * round trip locks every claim, one statement writes every partition's rows
  * and moves every checkpoint (the rows of different partitions are distinct:
  * a request and its participants belong to one partition, and each partition
  * keeps its own templates), one commits. All or nothing: when a claim is not
- * held, or a checkpoint does not move (a claim lost, an event skipped since
- * it was read), it rolls back and resolves `false`, and the caller projects
- * the partitions one by one, which says which and why. Database errors are
- * thrown, also rolled back.
+ * held, or a checkpoint does not move, it rolls back and says which (see
+ * {@link PassWrite}); the caller then projects the partitions one by one,
+ * which says why. Database errors are thrown, also rolled back.
  */
 export const writeFencedPass = async (
   pool: SqlPool,
   parts: readonly PassPart[],
-): Promise<boolean> => {
+): Promise<PassWrite> => {
   const first = parts[0];
-  if (first === undefined) return true;
+  if (first === undefined) return { kind: 'committed' };
   let client: SqlPoolClient | undefined;
   try {
     client = await checkOut(pool);
     const begin = [...beginStatements(first.fence, false), inlined(passLockStatement(parts))];
-    const began = await querySeveral(client, begin);
-    let moved = (began.at(-1)?.rowCount ?? 0) === parts.length;
-    if (moved) {
+    const locked = (await querySeveral<{ partition: number }>(client, begin)).at(-1)?.rows ?? [];
+    let outcome: PassWrite = { kind: 'committed' };
+    if (locked.length < parts.length) {
+      const held = new Set(locked.map((row) => row.partition));
+      const partitions = parts.map((part) => part.fence.partition).filter((p) => !held.has(p));
+      outcome = { kind: 'unheld', partitions };
+    } else {
       const writes = parts.flatMap((part) => part.batch.writes);
       const written = await send(client, withWrites(writes, passCheckpointStatement(parts)));
-      moved = written.rowCount === parts.length;
+      if (written.rowCount !== parts.length) outcome = { kind: 'unmoved' };
     }
-    await client.query(moved ? 'COMMIT' : 'ROLLBACK');
+    await client.query(outcome.kind === 'committed' ? 'COMMIT' : 'ROLLBACK');
     client.release();
-    return moved;
+    return outcome;
   } catch (cause) {
     if (client !== undefined) client.release(await rollBack(client, cause));
     throw cause;

@@ -40,13 +40,20 @@ export interface PassClaim {
   readonly epoch: number;
 }
 
-/** What a pass did to each of its partitions, when it wrote. */
-export interface PassOutcome {
-  /** Records counted (template events only in partition 0), all partitions together. */
-  readonly processed: number;
-  /** The partitions with nothing left to read up to the newest event seen. */
-  readonly caughtUp: ReadonlySet<number>;
-}
+/**
+ * What a pass did: `projected` (every partition's batch written); or `lost`,
+ * nothing written, when it found claims of `partitions` no longer held as
+ * claimed (the worker looks into each, as after a batch that found its claim lost).
+ */
+export type PassOutcome =
+  | {
+      readonly kind: 'projected';
+      /** Records counted (template events only in partition 0), all partitions together. */
+      readonly processed: number;
+      /** The partitions with nothing left to read up to the newest event seen. */
+      readonly caughtUp: ReadonlySet<number>;
+    }
+  | { readonly kind: 'lost'; readonly partitions: readonly number[] };
 
 /** A row of {@link selectPassSql}: a partition's row, and one event read or none. */
 type PassRow = {
@@ -97,21 +104,23 @@ interface PassRead {
 }
 
 /**
- * Each claim's part of the pass from the rows read, or `undefined` when one
- * of them is no longer held as claimed (the caller goes partition by partition).
+ * Each claim's part of the pass from the rows read, or the partitions whose
+ * claim is no longer held as claimed.
  */
 const readParts = (
   rows: readonly PassRow[],
   claims: readonly PassClaim[],
   workerId: string,
   limit: number,
-): PassRead[] | undefined => {
+): PassRead[] | { readonly lost: number[] } => {
   const parts: PassRead[] = [];
+  const lost: number[] = [];
   for (const { partition, epoch } of claims) {
     const mine = rows.filter((row) => row.claimed === partition);
     const head = mine[0];
     if (head === undefined || head.owner !== workerId || Number(head.epoch) !== epoch) {
-      return undefined;
+      lost.push(partition);
+      continue;
     }
     const from = Number(head.checkpoint);
     const high = Number(head.high ?? 0);
@@ -120,7 +129,7 @@ const readParts = (
     const to = caughtUp ? Math.max(from, high) : Number(events.at(-1)?.position);
     parts.push({ partition, epoch, from, to, caughtUp, rows: events });
   }
-  return parts;
+  return lost.length > 0 ? { lost } : parts;
 };
 
 /**
@@ -141,7 +150,7 @@ export const projectPass = async (
   try {
     const read = await sendPrepared<PassRow>(pool, selectPassSql(schema, workerId, claims, limit));
     const parts = readParts(read.rows, claims, workerId, limit);
-    if (parts === undefined) return undefined;
+    if ('lost' in parts) return { kind: 'lost', partitions: parts.lost };
     const working = parts.filter((part) => part.to > part.from);
     const records = working.map((part) => part.rows.map(recordOfRow));
     const befores = await loadRecordsOfEach(
@@ -203,9 +212,12 @@ export const projectPass = async (
       stats.push(folded.stats);
       processed += folded.processed;
     }
-    if (!(await writeFencedPass(pool, writes))) return undefined;
+    const written = await writeFencedPass(pool, writes);
+    if (written.kind === 'unheld') return { kind: 'lost', partitions: written.partitions };
+    if (written.kind === 'unmoved') return undefined;
     for (const each of stats) context.onProjected?.(each);
     return {
+      kind: 'projected',
       processed,
       caughtUp: new Set(parts.filter((part) => part.caughtUp).map((part) => part.partition)),
     };

@@ -445,6 +445,13 @@ class PartitionWorker implements ProjectionWorker {
     if (claims.length < 2) return undefined;
     const outcome = await projectPass(this.#pool, this.#context, claims);
     if (outcome === undefined) return undefined;
+    if (outcome.kind === 'lost') {
+      for (const partition of outcome.partitions) {
+        const epoch = this.#claims.get(partition);
+        if (epoch !== undefined) await this.#lost(partition, epoch);
+      }
+      return 0;
+    }
     for (const partition of outcome.caughtUp) this.#behind.delete(partition);
     return outcome.processed;
   }
