@@ -1,44 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { SqlPool, SqlPoolClient } from '../../../src/postgres/sql-client.js';
+import type { SqlPool } from '../../../src/postgres/sql-client.js';
 import {
   type BatchContext,
   projectPartitionBatch,
 } from '../../../src/postgres/worker/partition-batch.js';
 import { oneEventSchema } from '../../support/one-event-schema.js';
 import { throwawayPostgres } from '../../support/postgres-server.js';
+import { recordStatements } from '../../support/recording-pool.js';
 
 const db = throwawayPostgres(3);
 
 const WORKER = 'batch-test-worker';
 const LEASE_MS = 60_000;
 
-/** A db.pool that records every statement it runs, and the transaction's synchronous_commit at each COMMIT. */
-const recordingPool = (): { pool: SqlPool; statements: string[]; commitSettings: string[] } => {
-  const statements: string[] = [];
-  const commitSettings: string[] = [];
-  const recorded: SqlPool = {
-    query: (text, values) => {
-      statements.push(typeof text === 'string' ? text : text.text);
-      return db.pool.query(text as string, values as unknown[]) as never;
-    },
-    connect: async () => {
-      const client = await db.pool.connect();
-      const wrapped: SqlPoolClient = {
-        query: async (text, values) => {
-          statements.push(typeof text === 'string' ? text : text.text);
-          if (text === 'COMMIT') {
-            const shown = await client.query('SHOW synchronous_commit');
-            commitSettings.push(String(shown.rows[0]?.synchronous_commit));
-          }
-          return client.query(text as string, values as unknown[]) as never;
-        },
-        release: (destroy) => client.release(destroy),
-      };
-      return wrapped;
-    },
-  };
-  return { pool: recorded, statements, commitSettings };
-};
+const recordingPool = () => recordStatements(db.pool);
 
 /** {@link oneEventSchema} for `worker` ({@link WORKER}), with a batch context on it. */
 const batchSchema = async (schema: string, worker = WORKER) => {
