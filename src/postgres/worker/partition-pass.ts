@@ -19,6 +19,8 @@
  * Reactors and tracing keep the batch per partition (their effects, timers
  * and spans are per batch).
  */
+import type { ProjectionState } from '../../core/projections/projection-state.js';
+import type { LogRecord } from '../../engine/event-log.js';
 import { type EventRow, partitionEventsSql, recordOfRow } from '../log/event-rows.js';
 import { isRetryableCause, sqlState } from '../postgres-error.js';
 import { EVERY_PARTITION } from '../schema/migration-partitions.js';
@@ -132,6 +134,46 @@ const readParts = (
   return lost.length > 0 ? { lost } : parts;
 };
 
+/** A part of the pass folded: what it writes, and the records it counts. */
+interface FoldedPart {
+  readonly write: PassPart;
+  readonly processed: number;
+}
+
+/** Folds `part`'s records onto `before` as its batch would, and what its batch would write. */
+const foldPart = async (
+  context: BatchContext,
+  part: PassRead,
+  records: readonly LogRecord[],
+  before: ProjectionState,
+): Promise<FoldedPart> => {
+  const { schema, workerId, leaseMs } = context;
+  const { partition, epoch, from, to, caughtUp, rows } = part;
+  const folded = foldBatch({
+    partition,
+    from,
+    records,
+    counted: rows.map((row) => partition === 0 || row.partition !== EVERY_PARTITION),
+    before,
+    strict: context.strict,
+    upcasters: context.upcasters ?? [],
+  });
+  await context.onFolded?.(partition);
+  const templateRows = templateRowsOf(partition);
+  const { state, firstSeen, quarantine, stats } = folded;
+  const writes = changeStatements(schema, before, state, templateRows, firstSeen, to);
+  const quarantined = quarantineStatement(schema, quarantine);
+  if (quarantined !== undefined) writes.push(quarantined);
+  const unskipped = rows.filter((row) => row.skipped === null).map((row) => Number(row.position));
+  return {
+    write: {
+      fence: { schema, workerId, leaseMs, partition, epoch, from, to, caughtUp },
+      batch: { writes, stats, unskipped, lock: true },
+    },
+    processed: folded.processed,
+  };
+};
+
 /**
  * Projects one pass over `claims` (partitions this worker holds, with work).
  * Resolves with what it did, or `undefined` when it wrote nothing and the
@@ -144,7 +186,7 @@ export const projectPass = async (
   context: BatchContext,
   claims: readonly PassClaim[],
 ): Promise<PassOutcome | undefined> => {
-  const { schema, workerId, leaseMs } = context;
+  const { schema, workerId } = context;
   // The batch size is shared: a pass writes no more than one batch would.
   const limit = Math.max(1, Math.floor(context.batchSize / claims.length));
   try {
@@ -161,64 +203,20 @@ export const projectPass = async (
         templateRows: templateRowsOf(part.partition),
       })),
     );
-    let processed = 0;
-    const writes: PassPart[] = [];
-    const stats = [];
+    const folded: FoldedPart[] = [];
     for (const [i, part] of working.entries()) {
-      const { partition, from, to } = part;
       const before = befores[i];
       if (before === undefined) return undefined;
-      const templateRows = templateRowsOf(partition);
-      const folded = foldBatch({
-        partition,
-        from,
-        records: records[i] ?? [],
-        counted: part.rows.map((row) => partition === 0 || row.partition !== EVERY_PARTITION),
-        before,
-        strict: context.strict,
-        upcasters: context.upcasters ?? [],
-      });
-      await context.onFolded?.(partition);
-      const changes = changeStatements(
-        schema,
-        before,
-        folded.state,
-        templateRows,
-        folded.firstSeen,
-        to,
-      );
-      const quarantined = quarantineStatement(schema, folded.quarantine);
-      if (quarantined !== undefined) changes.push(quarantined);
-      writes.push({
-        fence: {
-          schema,
-          workerId,
-          leaseMs,
-          partition,
-          epoch: part.epoch,
-          from,
-          to,
-          caughtUp: part.caughtUp,
-        },
-        batch: {
-          writes: changes,
-          stats: folded.stats,
-          unskipped: part.rows
-            .filter((row) => row.skipped === null)
-            .map((row) => Number(row.position)),
-          lock: true,
-        },
-      });
-      stats.push(folded.stats);
-      processed += folded.processed;
+      folded.push(await foldPart(context, part, records[i] ?? [], before));
     }
+    const writes = folded.map((each) => each.write);
     const written = await writeFencedPass(pool, writes);
     if (written.kind === 'unheld') return { kind: 'lost', partitions: written.partitions };
     if (written.kind === 'unmoved') return undefined;
-    for (const each of stats) context.onProjected?.(each);
+    for (const each of folded) context.onProjected?.(each.write.batch.stats);
     return {
       kind: 'projected',
-      processed,
+      processed: folded.reduce((sum, each) => sum + each.processed, 0),
       caughtUp: new Set(parts.filter((part) => part.caughtUp).map((part) => part.partition)),
     };
   } catch (cause) {

@@ -405,8 +405,8 @@ class PartitionWorker implements ProjectionWorker {
           )
         : new Set(this.#claims.keys());
     let processed = 0;
-    // Passes while several partitions have work; partition by partition from the first pass
-    // that wrote nothing (see partition-pass.ts).
+    // Passes while several partitions have work; partition by partition once a pass falls
+    // back (see partition-pass.ts).
     let passing = true;
     for (;;) {
       // A stop waits for the batch in progress, not for the whole backlog.
