@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startPostgres } from '../scripts/throwaway-postgres.js';
-import { cpuSecondsOf } from './process-cpu.js';
 import { generateEvents } from './generate-stream.js';
+import { cpuSecondsOf } from './process-cpu.js';
 
 const { values: opts } = parseArgs({
   options: {
