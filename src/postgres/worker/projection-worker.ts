@@ -405,8 +405,10 @@ class PartitionWorker implements ProjectionWorker {
           )
         : new Set(this.#claims.keys());
     let processed = 0;
-    // Passes while several partitions have work; partition by partition once a pass falls
-    // back (see partition-pass.ts).
+    // Passes while several partitions have a little work each; partition by partition once a
+    // pass falls back, or leaves a partition with more than its share of the pass to read: over
+    // a backlog, a batch of one partition writes each changed row once for more events (measured:
+    // draining 200,000 events in passes took twice the time and 2.3 times the server's CPU).
     let passing = true;
     for (;;) {
       // A stop waits for the batch in progress, not for the whole backlog.
@@ -415,6 +417,7 @@ class PartitionWorker implements ProjectionWorker {
       let done: number;
       if (passed !== undefined) {
         done = passed;
+        if (this.#behind.size > 0) passing = false;
       } else {
         passing = false;
         done = await this.#nextBatch();

@@ -168,3 +168,49 @@ describe('projectPass', () => {
     expect(rows.map((row) => Number(row.position))).toContain(2);
   });
 });
+
+describe('a worker and its passes', () => {
+  /** The statements of `statements` that lock the claims of a pass, and those that lock one claim. */
+  const locks = (statements: readonly string[]) => ({
+    passes: statements.filter((text) => text.includes('FOR UPDATE') && text.includes('unnest(')),
+    batches: statements.filter(
+      (text) => text.includes('FOR UPDATE') && text.includes('WHERE partition = '),
+    ),
+  });
+
+  it('catches up on a little work in every partition with one pass and no batch', async () => {
+    const schema = 'pass_worker_live';
+    await storeOf(schema, 8);
+    const recording = recordStatements(db.pool);
+    const worker = (
+      await createProjectionWorker(recording.pool, { schema, workerId: WORKER, leaseMs: LEASE_MS })
+    )._unsafeUnwrap();
+    const caughtUp = (await worker.catchUp())._unsafeUnwrap();
+    expect(caughtUp.checkpoint).toBe(24);
+    const { passes, batches } = locks(recording.statements);
+    expect(passes).toHaveLength(1);
+    expect(batches).toHaveLength(0);
+    await expectEqualsSequentialFold(db.pool, schema);
+  });
+
+  it('over a backlog, makes one pass and then batches of one partition each', async () => {
+    const schema = 'pass_worker_backlog';
+    // A batch of 8 over 4 partitions: 2 events of each in the pass, then batches of up to 8.
+    await storeOf(schema, 24);
+    const recording = recordStatements(db.pool);
+    const worker = (
+      await createProjectionWorker(recording.pool, {
+        schema,
+        workerId: WORKER,
+        leaseMs: LEASE_MS,
+        batchSize: 8,
+      })
+    )._unsafeUnwrap();
+    const drained = (await worker.drain())._unsafeUnwrap();
+    expect(drained.checkpoint).toBe(72);
+    const { passes, batches } = locks(recording.statements);
+    expect(passes).toHaveLength(1);
+    expect(batches.length).toBeGreaterThanOrEqual(4);
+    await expectEqualsSequentialFold(db.pool, schema);
+  });
+});
