@@ -12,12 +12,13 @@
  * It is only a faster way to the same writes: each partition's batch reads,
  * folds and writes what `projectPartitionBatch` would, fenced on the same
  * claim, checkpoint and skips, with the batch size shared among the
- * partitions. On anything else than the plain case (a claim lost, an event
- * skipped since it was read, a database error, a partition whose claim
- * changed since the pass began) it writes nothing and says so, and the worker
- * projects those partitions one by one, which finds out which and why.
- * Reactors and tracing keep the batch per partition (their effects, timers
- * and spans are per batch).
+ * partitions. On anything else than the plain case it writes nothing: a
+ * claim found lost (at the read or at the lock) is named, and the worker
+ * looks into it as after a lost batch; an event skipped since it was read,
+ * or a database error, leaves the partitions to their batches, one by one,
+ * which find out which and why. Reactors and tracing keep the batch per
+ * partition (their effects, timers and spans are per batch), and so does a
+ * backlog (the worker's choice: see `#catchUpLoop`).
  */
 import type { ProjectionState } from '../../core/projections/projection-state.js';
 import type { LogRecord } from '../../engine/event-log.js';
