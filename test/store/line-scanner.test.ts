@@ -117,7 +117,13 @@ describe('LineScanner', () => {
         ),
         (names, values) => {
           const text = jsonText(names.map((n, i) => [n, values[i]]));
-          expect(scanLine(Buffer.from(text))).toEqual(JSON.parse(text));
+          // A scanner of its own: the shared one may have learned its 1,024 member orders from the
+          // other cases already, and past them it declines new orders by design.
+          const bytes = Buffer.from(text);
+          const own = new LineScanner();
+          const value = own.scan(bytes, 0, bytes.length);
+          expect(own.end).toBe(bytes.length);
+          expect(value).toEqual(JSON.parse(text));
         },
       ),
     );

@@ -114,6 +114,16 @@ describe('forgetFileLog', () => {
         // One pseudonym stands for every name forgotten together: an event that differed from the
         // state before it only by one of those names (a request's name given with Pn1x, then Pn5x)
         // applied before and is a no-op after. Every event is still one or the other.
+        if (received.stats.conflicts < wanted.stats.conflicts) {
+          // Likewise, a conflict that was only the difference between two of those names (a
+          // request named with Pn4x, then sent as Pn3x's) is gone: its event applies, and the state
+          // and quarantine differ by it. Only names forgotten together can do that.
+          expect(names.length).toBeGreaterThan(1);
+          const folded = (s: typeof wanted.stats) => s.applied + s.noOps + s.conflicts;
+          expect(folded(received.stats)).toBe(folded(wanted.stats));
+          expect(received.stats.invalid).toBe(wanted.stats.invalid);
+          return;
+        }
         const { applied, noOps, ...stats } = received.stats;
         const { applied: appliedBefore, noOps: noOpsBefore, ...statsBefore } = wanted.stats;
         expect(applied + noOps).toBe(appliedBefore + noOpsBefore);
