@@ -56,6 +56,45 @@ export interface BatchWrites {
 /** How a fenced write ended: `refold` when an event it read was skipped meanwhile. */
 export type FencedOutcome = 'committed' | 'lost' | 'refold';
 
+/** A value of a fenced statement: a parameter, or a column of the pass's `unnest` rows. */
+type Value = Sql | number;
+
+/**
+ * The fence itself, the one rule of every lock and checkpoint move: the
+ * partition's row (`row` is its qualifier, empty or `p.`) is still this
+ * worker's under the claim's epoch, at the checkpoint the batch read, with
+ * a live lease.
+ */
+const heldAsRead = (
+  row: Sql,
+  workerId: string,
+  claim: { readonly partition: Value; readonly epoch: Value; readonly from: Value },
+): Sql =>
+  sql`${row}partition = ${claim.partition} AND ${row}owner = ${workerId}
+      AND ${row}epoch = ${claim.epoch} AND ${row}position = ${claim.from}
+      AND ${row}lease_until > clock_timestamp()`;
+
+/** No event read at `positions` has been skipped since (see {@link whyNotMoved}). */
+const noneSkipped = (schema: SchemaName, positions: readonly number[]): Sql =>
+  sql`NOT EXISTS (SELECT 1 FROM ${sql.id(schema, 'skipped')}
+                   WHERE position = ANY(${positions}::bigint[]))`;
+
+/** The checkpoint's new position and counters, and a renewed lease (`row` as in {@link heldAsRead}). */
+const movedCheckpoint = (
+  row: Sql,
+  to: Value,
+  stats: { readonly [K in keyof ProjectorStats]: Value },
+  leaseMs: number,
+): Sql =>
+  sql`position = ${to}, applied = ${row}applied + ${stats.applied},
+      no_ops = ${row}no_ops + ${stats.noOps}, conflicts = ${row}conflicts + ${stats.conflicts},
+      invalid = ${row}invalid + ${stats.invalid},
+      already_applied = ${row}already_applied + ${stats.alreadyApplied},
+      updated_at = clock_timestamp(), lease_until = ${leaseEnd(leaseMs)}`;
+
+/** No qualifier: the statement names one table. */
+const UNQUALIFIED = sql``;
+
 /**
  * `BEGIN` with its settings, and the lock of the claim. A worker stopped
  * inside the transaction must not hold its row locks for ever. The commit
@@ -77,9 +116,7 @@ const beginStatements = (fence: BatchFence, lock: boolean): string[] => {
     sql`SET LOCAL synchronous_commit = off`,
   ];
   const claim = sql`SELECT 1 FROM ${sql.id(fence.schema, 'partitions')}
-              WHERE partition = ${fence.partition} AND owner = ${fence.workerId}
-                AND epoch = ${fence.epoch} AND position = ${fence.from}
-                AND lease_until > clock_timestamp() FOR UPDATE`;
+              WHERE ${heldAsRead(UNQUALIFIED, fence.workerId, fence)} FOR UPDATE`;
   return [...begin, ...(lock ? [claim] : [])].map(inlined);
 };
 
@@ -89,16 +126,9 @@ const beginStatements = (fence: BatchFence, lock: boolean): string[] => {
  */
 const checkpointStatement = (fence: BatchFence, { stats, unskipped }: BatchWrites): Sql =>
   sql`UPDATE ${sql.id(fence.schema, 'partitions')}
-          SET position = ${fence.to}, applied = applied + ${stats.applied},
-              no_ops = no_ops + ${stats.noOps}, conflicts = conflicts + ${stats.conflicts},
-              invalid = invalid + ${stats.invalid},
-              already_applied = already_applied + ${stats.alreadyApplied},
-              updated_at = clock_timestamp(), lease_until = ${leaseEnd(fence.leaseMs)}
-        WHERE partition = ${fence.partition} AND owner = ${fence.workerId}
-          AND epoch = ${fence.epoch} AND position = ${fence.from}
-          AND lease_until > clock_timestamp()
-          AND NOT EXISTS (SELECT 1 FROM ${sql.id(fence.schema, 'skipped')}
-                           WHERE position = ANY(${unskipped}::bigint[]))`;
+          SET ${movedCheckpoint(UNQUALIFIED, fence.to, stats, fence.leaseMs)}
+        WHERE ${heldAsRead(UNQUALIFIED, fence.workerId, fence)}
+          AND ${noneSkipped(fence.schema, unskipped)}`;
 
 /**
  * Writes the rows and the checkpoint: without reactors in one statement,
@@ -205,19 +235,23 @@ export interface PassPart {
   readonly batch: BatchWrites;
 }
 
+/** The partitions table's row in a pass's statements, and the claim its `unnest` row gives. */
+const ROW = sql`p.`;
+const PASS_CLAIM = { partition: sql`v.partition`, epoch: sql`v.epoch`, from: sql`v.after` };
+
 /**
  * The claims of a pass's partitions (all of one worker and schema), locked in one
  * statement under the same conditions as {@link beginStatements}' single claim.
  */
 const passLockStatement = (parts: readonly PassPart[]): Sql => {
   const first = (parts[0] as PassPart).fence;
-  return sql`SELECT partition FROM ${sql.id(first.schema, 'partitions')}
-              WHERE owner = ${first.workerId} AND lease_until > clock_timestamp()
-                AND (partition, epoch, position) IN (
-                  SELECT * FROM unnest(${parts.map((p) => p.fence.partition)}::integer[],
-                                       ${parts.map((p) => p.fence.epoch)}::bigint[],
-                                       ${parts.map((p) => p.fence.from)}::bigint[]))
-              FOR UPDATE`;
+  return sql`SELECT p.partition
+               FROM ${sql.id(first.schema, 'partitions')} AS p,
+                    unnest(${parts.map((x) => x.fence.partition)}::integer[],
+                           ${parts.map((x) => x.fence.epoch)}::bigint[],
+                           ${parts.map((x) => x.fence.from)}::bigint[]) AS v(partition, epoch, after)
+              WHERE ${heldAsRead(ROW, first.workerId, PASS_CLAIM)}
+              FOR UPDATE OF p`;
 };
 
 /**
@@ -228,11 +262,15 @@ const passLockStatement = (parts: readonly PassPart[]): Sql => {
 const passCheckpointStatement = (parts: readonly PassPart[]): Sql => {
   const first = (parts[0] as PassPart).fence;
   const column = (of: (part: PassPart) => number): number[] => parts.map(of);
+  const stats = {
+    applied: sql`v.applied`,
+    noOps: sql`v.no_ops`,
+    conflicts: sql`v.conflicts`,
+    invalid: sql`v.invalid`,
+    alreadyApplied: sql`v.already_applied`,
+  };
   return sql`UPDATE ${sql.id(first.schema, 'partitions')} AS p
-          SET position = v.upto, applied = p.applied + v.applied, no_ops = p.no_ops + v.no_ops,
-              conflicts = p.conflicts + v.conflicts, invalid = p.invalid + v.invalid,
-              already_applied = p.already_applied + v.already_applied,
-              updated_at = clock_timestamp(), lease_until = ${leaseEnd(first.leaseMs)}
+          SET ${movedCheckpoint(ROW, sql`v.upto`, stats, first.leaseMs)}
          FROM unnest(${column((x) => x.fence.partition)}::integer[],
                      ${column((x) => x.fence.epoch)}::bigint[],
                      ${column((x) => x.fence.from)}::bigint[],
@@ -243,10 +281,11 @@ const passCheckpointStatement = (parts: readonly PassPart[]): Sql => {
                      ${column((x) => x.batch.stats.invalid)}::bigint[],
                      ${column((x) => x.batch.stats.alreadyApplied)}::bigint[])
               AS v(partition, epoch, after, upto, applied, no_ops, conflicts, invalid, already_applied)
-        WHERE p.partition = v.partition AND p.owner = ${first.workerId} AND p.epoch = v.epoch
-          AND p.position = v.after AND p.lease_until > clock_timestamp()
-          AND NOT EXISTS (SELECT 1 FROM ${sql.id(first.schema, 'skipped')}
-                           WHERE position = ANY(${parts.flatMap((x) => x.batch.unskipped)}::bigint[]))`;
+        WHERE ${heldAsRead(ROW, first.workerId, PASS_CLAIM)}
+          AND ${noneSkipped(
+            first.schema,
+            parts.flatMap((x) => x.batch.unskipped),
+          )}`;
 };
 
 /**
