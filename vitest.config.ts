@@ -4,11 +4,13 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/testing/*.vitest.test.ts'],
-    // The process guard first: its teardown runs last and fails the run if a process of it still
-    // lives. Then: rebuild dist/ when src/ is newer (many tests run the compiled library); the
-    // run's PostgreSQL (one initdb, one shared server per worker) and one browser for the run,
-    // started together.
+    // The temp dir first (in memory where there is room: ram-tmpdir.ts), so that everything
+    // after it, the guard's watchdog included, inherits it. The process guard next: its teardown
+    // runs last and fails the run if a process of it still lives. Then: rebuild dist/ when src/ is
+    // newer (many tests run the compiled library); the run's PostgreSQL (one initdb, one shared
+    // server per worker) and one browser for the run, started together.
     globalSetup: [
+      'test/support/ram-tmpdir.ts',
       'test/support/process-guard.ts',
       'test/support/ensure-build.ts',
       'test/support/services-setup.ts',

@@ -118,9 +118,12 @@ describe('@example blocks', () => {
       scratch.push(dir);
       const file = join(dir, 'example.mjs');
       await writeFile(file, runnable(example.code));
-      const env = example.code.includes("from 'pg'")
-        ? { ...process.env, DATABASE_URL: await databaseFor(name) }
-        : process.env;
+      // What an example writes to the temp dir goes with its scratch dir.
+      const env = {
+        ...process.env,
+        TMPDIR: dir,
+        ...(example.code.includes("from 'pg'") ? { DATABASE_URL: await databaseFor(name) } : {}),
+      };
       const run = spawnSync(process.execPath, [file], { cwd: dir, env, encoding: 'utf8' });
       expect(run.stderr, `${example.where}: ${name}`).toBe('');
       expect(run.status).toBe(0);

@@ -5,7 +5,7 @@
  * one) by the handler, the projector or the file reactor runner.
  */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { defineReactor } from '../../src/core/reactors/define-reactor.js';
 import { createProjector } from '../../src/engine/projector.js';
 import { NO_TRACING, type Tracing } from '../../src/engine/tracing.js';
@@ -13,8 +13,10 @@ import { openFileEventLog } from '../../src/store/file-event-log.js';
 import { readFileEventLog } from '../../src/store/file-record-stream.js';
 import { createFileReactorRunner } from '../../src/store/reactors/file-reactor-runner.js';
 import { createWebhookHandler } from '../../src/webhooks/webhook-handler.js';
-import { tempDir } from '../reliability/fixtures/reliability-helpers.js';
+import { removeTempDirs, tempDir } from '../reliability/fixtures/reliability-helpers.js';
 import { SECRET, sentEvent, signedDelivery } from './trace-spans.js';
+
+afterAll(removeTempDirs);
 
 describe('tracing turned off', () => {
   it('NO_TRACING hands out one shared span that does nothing', () => {
