@@ -62,11 +62,14 @@ export const runBinary = (
 ): Promise<CliRun> => startCli(args, env, cwd).closed;
 
 /**
- * The commands that run until stopped and take the process's signals and exit (`serve`,
- * `pg work`): they always get a process of their own.
+ * The commands that run until stopped and take the process's signals and exit (`serve`, a
+ * following `pg work`): they always get a process of their own. `pg work --drain` ends by
+ * itself and listens for no signal, so it runs here like any other command; a test about its
+ * process (a kill, several workers as processes) starts one with {@link runBinary} or
+ * {@link startCli}.
  */
 const ownsItsProcess = (args: readonly string[]): boolean =>
-  args[0] === 'serve' || (args[0] === 'pg' && args[1] === 'work');
+  args[0] === 'serve' || (args[0] === 'pg' && args[1] === 'work' && !args.includes('--drain'));
 
 /**
  * Runs the CLI on `args` and collects its output: in this process (the same `run` the binary
