@@ -21,33 +21,55 @@ import { join } from 'node:path';
 export const TEST_TMPDIR_VARIABLE = 'SIGNFOLD_TEST_TMPDIR';
 
 /** Linux's magic number of a tmpfs in `statfs(2)`. */
-const TMPFS_MAGIC = 0x01021994;
+export const TMPFS_MAGIC = 0x01021994;
 
 /** The run's peak is about 1.5 GiB (PostgreSQL clusters, the scratch install, the browser). */
-const MIN_FREE_BYTES = 4 * 1024 ** 3;
+export const MIN_FREE_BYTES = 4 * 1024 ** 3;
+
+/** What {@link runTmpdir} reads of the machine: its platform, and `statfs` of a path. */
+export interface TmpdirMachine {
+  readonly platform: NodeJS.Platform;
+  readonly uid: number | string;
+  /** `statfs(2)` of `path`; throws where there is none. */
+  statfs(path: string): { readonly type: number; readonly bavail: number; readonly bsize: number };
+}
+
+const THIS_MACHINE: TmpdirMachine = {
+  platform: process.platform,
+  uid: process.getuid?.() ?? 'user',
+  statfs: (path) => statfsSync(path),
+};
 
 /** `/dev/shm/signfold-tmp-UID` when `/dev/shm` is a tmpfs with room, else `undefined`. */
-const memoryDir = (): string | undefined => {
-  if (process.platform !== 'linux') return undefined;
+const memoryDir = (machine: TmpdirMachine): string | undefined => {
+  if (machine.platform !== 'linux') return undefined;
   try {
-    const fs = statfsSync('/dev/shm');
+    const fs = machine.statfs('/dev/shm');
     if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < MIN_FREE_BYTES) return undefined;
   } catch {
     return undefined;
   }
-  return join('/dev/shm', `signfold-tmp-${process.getuid?.() ?? 'user'}`);
+  return join('/dev/shm', `signfold-tmp-${machine.uid}`);
 };
 
-/** The directory this run's temp files go to, if not the system's default. */
-const chosenDir = (): string | undefined => {
-  const named = process.env[TEST_TMPDIR_VARIABLE];
+/**
+ * The directory the run's temp files go to, or `undefined` for the system's default: the one
+ * {@link TEST_TMPDIR_VARIABLE} names (none if it is empty), else none if `TMPDIR` is set, else a
+ * directory in `/dev/shm` where that is a tmpfs with room.
+ */
+export const runTmpdir = (
+  env: Readonly<Record<string, string | undefined>>,
+  machine: TmpdirMachine = THIS_MACHINE,
+): string | undefined => {
+  const named = env[TEST_TMPDIR_VARIABLE];
   if (named !== undefined) return named === '' ? undefined : named;
-  if (process.env.TMPDIR !== undefined && process.env.TMPDIR !== '') return undefined;
-  return memoryDir();
+  if (env.TMPDIR !== undefined && env.TMPDIR !== '') return undefined;
+  return memoryDir(machine);
 };
 
+/** Sets `TMPDIR` for the run (see the file's comment); the teardown gives back the one before. */
 export default function ramTmpdir(): () => void {
-  const dir = chosenDir();
+  const dir = runTmpdir(process.env);
   if (dir === undefined) return () => {};
   // Kept between runs: the browser's unpacked copy there is reused (each test removes its own).
   // Others may pass through, not list: as root, PostgreSQL runs as another user and must reach
