@@ -1,6 +1,6 @@
 /** Where the test run's temporary files go (ram-tmpdir.ts): memory only when it is safe to. */
 import { describe, expect, it } from 'vitest';
-import { MIN_FREE_BYTES, runTmpdir, type TmpdirMachine, TMPFS_MAGIC } from './ram-tmpdir.js';
+import { MIN_FREE_BYTES, runTmpdir, TMPFS_MAGIC, type TmpdirMachine } from './ram-tmpdir.js';
 
 const EXT4_MAGIC = 0xef53;
 
