@@ -14,18 +14,16 @@ import type { Tracing } from '../../engine/tracing.js';
 import { type EventRow, partitionEventsSql, recordOfRow } from '../log/event-rows.js';
 import { ReactorBatch } from '../reactors/reactor-batch.js';
 import { catchUpReactorsOnce } from '../reactors/reactor-catch-up.js';
-import { EVERY_PARTITION } from '../schema/migration-partitions.js';
 import type { SchemaName } from '../schema-name.js';
 import { send, sendPrepared } from '../sql/send.js';
 import { type Sql, sql } from '../sql/sql.js';
 import type { SqlPool } from '../sql-client.js';
-import { changeStatements, loadRecords } from '../tables/projection-tables.js';
-import { quarantineStatement } from '../tables/quarantine-table.js';
-import { foldBatch } from './batch-fold.js';
+import { loadRecords } from '../tables/projection-tables.js';
 import { keysOf } from './batch-keys.js';
 import { type BatchTrace, startBatchTrace } from './batch-trace.js';
 import { type BatchFence, writeFenced } from './batch-write.js';
 import { BatchWriteError, mayBeAboutAnEvent } from './event-failure.js';
+import { foldedWrites } from './folded-writes.js';
 import { templateRowsOf } from './partition-templates.js';
 
 /** What a batch needs to know besides the partition. */
@@ -194,28 +192,29 @@ const foldAndWrite = async (
     keysOf(records, reacting !== undefined),
     templateRows,
   );
-  const folded = foldBatch({
-    partition,
-    from: range.from,
-    records,
-    counted: rows.map((row) => partition === 0 || row.partition !== EVERY_PARTITION),
-    before,
-    strict: context.strict,
-    upcasters: context.upcasters ?? [],
-    onApplied: reacting?.onApplied,
-    tracing: trace?.tracing,
-  });
+  const folded = foldedWrites(
+    schema,
+    {
+      partition,
+      from: range.from,
+      records,
+      before,
+      strict: context.strict,
+      upcasters: context.upcasters ?? [],
+      onApplied: reacting?.onApplied,
+      tracing: trace?.tracing,
+    },
+    rows,
+    templateRows,
+    range.to,
+  );
   await context.onFolded?.(partition);
   const fence: BatchFence = { schema, workerId, leaseMs, ...range };
-  const { state, firstSeen, quarantine, stats } = folded;
-  const writes = changeStatements(schema, before, state, templateRows, firstSeen, range.to);
-  const quarantined = quarantineStatement(schema, quarantine);
-  if (quarantined !== undefined) writes.push(quarantined);
+  const { writes, stats, unskipped } = folded;
   const outcome = await writeFenced(pool, fence, {
     writes,
     stats,
-    // An operator skipped one of these events since they were read (see batch-write.ts).
-    unskipped: rows.filter((row) => row.skipped === null).map((row) => Number(row.position)),
+    unskipped,
     lock: records.length > 0 || reacting !== undefined,
     reacting,
   });

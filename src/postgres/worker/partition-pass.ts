@@ -24,16 +24,14 @@ import type { ProjectionState } from '../../core/projections/projection-state.js
 import type { LogRecord } from '../../engine/event-log.js';
 import { type EventRow, partitionEventsSql, recordOfRow } from '../log/event-rows.js';
 import { isRetryableCause, sqlState } from '../postgres-error.js';
-import { EVERY_PARTITION } from '../schema/migration-partitions.js';
 import type { SchemaName } from '../schema-name.js';
 import { sendPrepared } from '../sql/send.js';
 import { type Sql, sql } from '../sql/sql.js';
 import type { SqlPool } from '../sql-client.js';
-import { changeStatements, loadRecordsOfEach } from '../tables/projection-tables.js';
-import { quarantineStatement } from '../tables/quarantine-table.js';
-import { foldBatch } from './batch-fold.js';
+import { loadRecordsOfEach, type TemplateRows } from '../tables/projection-tables.js';
 import { keysOf } from './batch-keys.js';
 import { type PassPart, writeFencedPass } from './batch-write.js';
+import { foldedWrites } from './folded-writes.js';
 import type { BatchContext } from './partition-batch.js';
 import { templateRowsOf } from './partition-templates.js';
 
@@ -147,31 +145,20 @@ const foldPart = async (
   part: PassRead,
   records: readonly LogRecord[],
   before: ProjectionState,
+  templateRows: TemplateRows,
 ): Promise<FoldedPart> => {
-  const { schema, workerId, leaseMs } = context;
+  const { schema, workerId, leaseMs, strict } = context;
   const { partition, epoch, from, to, caughtUp, rows } = part;
-  const folded = foldBatch({
-    partition,
-    from,
-    records,
-    counted: rows.map((row) => partition === 0 || row.partition !== EVERY_PARTITION),
-    before,
-    strict: context.strict,
-    upcasters: context.upcasters ?? [],
-  });
+  const upcasters = context.upcasters ?? [];
+  const fold = { partition, from, records, before, strict, upcasters };
+  const { processed, ...batch } = foldedWrites(schema, fold, rows, templateRows, to);
   await context.onFolded?.(partition);
-  const templateRows = templateRowsOf(partition);
-  const { state, firstSeen, quarantine, stats } = folded;
-  const writes = changeStatements(schema, before, state, templateRows, firstSeen, to);
-  const quarantined = quarantineStatement(schema, quarantine);
-  if (quarantined !== undefined) writes.push(quarantined);
-  const unskipped = rows.filter((row) => row.skipped === null).map((row) => Number(row.position));
   return {
     write: {
       fence: { schema, workerId, leaseMs, partition, epoch, from, to, caughtUp },
-      batch: { writes, stats, unskipped, lock: true },
+      batch: { ...batch, lock: true },
     },
-    processed: folded.processed,
+    processed,
   };
 };
 
@@ -195,20 +182,16 @@ export const projectPass = async (
     const parts = readParts(read.rows, claims, workerId, limit);
     if ('lost' in parts) return { kind: 'lost', partitions: parts.lost };
     const working = parts.filter((part) => part.to > part.from);
-    const records = working.map((part) => part.rows.map(recordOfRow));
-    const befores = await loadRecordsOfEach(
-      pool,
-      schema,
-      working.map((part, i) => ({
-        keys: keysOf(records[i] ?? []),
-        templateRows: templateRowsOf(part.partition),
-      })),
-    );
+    const loads = working.map((part) => {
+      const records = part.rows.map(recordOfRow);
+      return { records, keys: keysOf(records), templateRows: templateRowsOf(part.partition) };
+    });
+    const befores = await loadRecordsOfEach(pool, schema, loads);
     const folded: FoldedPart[] = [];
     for (const [i, part] of working.entries()) {
-      const before = befores[i];
-      if (before === undefined) return undefined;
-      folded.push(await foldPart(context, part, records[i] ?? [], before));
+      const { records, templateRows } = loads[i] as (typeof loads)[number];
+      const before = befores[i] as ProjectionState; // one state for each load, in order
+      folded.push(await foldPart(context, part, records, before, templateRows));
     }
     const writes = folded.map((each) => each.write);
     const written = await writeFencedPass(pool, writes);
