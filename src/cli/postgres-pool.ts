@@ -8,6 +8,7 @@ import { isRetryableCause, sqlState } from '../postgres/postgres-error.js';
 import { sessionBounds } from '../postgres/session-bounds.js';
 import { CliError } from './cli-error.js';
 import { checkDatabaseUrl, type UrlOrigin, withoutPassword } from './database-url.js';
+import { importPg } from './import-pg.js';
 
 /**
  * The deadline of one query, in ms, unless the command says otherwise:
@@ -60,7 +61,7 @@ export interface PoolOptions {
 export const openPool = async (database: string, options: PoolOptions): Promise<CliPool> => {
   let pg: typeof import('pg');
   try {
-    pg = (await import('pg')).default as unknown as typeof import('pg');
+    pg = await importPg();
   } catch {
     throw new CliError(`${options.who ?? 'signfold pg'} needs the package 'pg': npm install pg`);
   }

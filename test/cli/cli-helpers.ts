@@ -62,30 +62,109 @@ export const runBinary = (
 ): Promise<CliRun> => startCli(args, env, cwd).closed;
 
 /**
- * The commands that run until stopped and take the process's signals and exit (`serve`, a
- * following `pg work`): they always get a process of their own. `pg work --drain` ends by
- * itself and listens for no signal, so it runs here like any other command; a test about its
- * process (a kill, several workers as processes) starts one with {@link runBinary} or
- * {@link startCli}.
+ * The commands that run until stopped and take the process's signals and exit (`serve`,
+ * `emulate`, a following `pg work` or `react`): they always get a process of their own.
+ * `pg work --drain` and `react --drain` end by themselves, so they run here like any other
+ * command; a test about their process (a kill, several workers as processes) starts one with
+ * {@link runBinary} or {@link startCli}.
  */
 const ownsItsProcess = (args: readonly string[]): boolean =>
-  args[0] === 'serve' || (args[0] === 'pg' && args[1] === 'work' && !args.includes('--drain'));
+  args[0] === 'serve' ||
+  args[0] === 'emulate' ||
+  (args[0] === 'react' && !args.includes('--drain')) ||
+  (args[0] === 'pg' && args[1] === 'work' && !args.includes('--drain'));
 
 /**
  * Runs the CLI on `args` and collects its output: in this process (the same `run` the binary
  * calls, on in-memory streams, with the real clock), which spares a process start (about 0.4 s of
- * CPU) per run; as a process of its own (see {@link runBinary}) when it needs one: another `cwd`
- * or `env`, or a command that owns its process. A test about the binary itself (its exit on a
- * signal, a closed pipe, what `bin` installs) calls {@link runBinary} or {@link startCli}.
+ * CPU) per run; as a process of its own (see {@link runBinary}) when it needs one: another `cwd`,
+ * a command that owns its process, or an `env` other than the one a run in this process holds
+ * right now. A given `env` is this process's for the length of the run (see {@link lendEnv}).
+ * A test about the binary itself (its exit on a signal, a closed pipe, what `bin` installs)
+ * calls {@link runBinary} or {@link startCli}.
  */
 export const runCli = (
   args: readonly string[],
   cwd: string = ROOT,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<CliRun> =>
-  cwd === ROOT && env === process.env && process.cwd() === ROOT && !ownsItsProcess(args)
-    ? runInProcess(args, () => performance.now())
-    : runBinary(args, cwd, env);
+): Promise<CliRun> => {
+  if (cwd !== ROOT || process.cwd() !== ROOT || ownsItsProcess(args)) {
+    return runBinary(args, cwd, env);
+  }
+  const lent = lendEnv(env);
+  if (lent === undefined) return runBinary(args, cwd, env);
+  return runInProcess(args, () => performance.now()).finally(lent);
+};
+
+/** The environment the runs in this process hold now: how many hold it, and how it is given back. */
+interface Held {
+  readonly env: Readonly<Record<string, string>>;
+  users: number;
+  readonly restore: () => void;
+}
+
+let held: Held | undefined;
+
+/** `env` as a child process would get it: variables set to `undefined` are left out. */
+const asChildSees = (env: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+
+/** Whether `a` and `b` hold the same variables with the same values. */
+const sameEnv = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) =>
+  Object.keys(a).length === Object.keys(b).length &&
+  Object.entries(a).every(([name, value]) => b[name] === value);
+
+/** The variables Node reads as it starts (`NODE_OPTIONS` and the like), which a running process ignores. */
+const forTheRuntime = (name: string): boolean =>
+  name.startsWith('NODE_') || name === 'TZ' || name === 'UV_THREADPOOL_SIZE';
+
+/** Whether `a` and `b` agree on every variable {@link forTheRuntime}. */
+const sameRuntime = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) =>
+  [...Object.keys(a), ...Object.keys(b)].filter(forTheRuntime).every((name) => a[name] === b[name]);
+
+/**
+ * Makes `env` this process's environment until every run that asked for it has called the
+ * returned function: the fixtures a command loads (reactors, fetch modules) read their settings
+ * from it, as they would in a process of their own. `undefined` when a run here holds another
+ * environment at the moment, or when `env` sets Node itself up otherwise: that run needs a
+ * process of its own.
+ */
+const lendEnv = (env: NodeJS.ProcessEnv): (() => void) | undefined => {
+  const wanted = asChildSees(env);
+  if (!sameRuntime(wanted, asChildSees(process.env))) return undefined;
+  if (held !== undefined) return sameEnv(held.env, wanted) ? hold(held) : undefined;
+  const saved = { ...process.env };
+  if (env !== process.env) replaceEnv(wanted);
+  held = {
+    env: wanted,
+    users: 0,
+    restore: env === process.env ? () => undefined : () => replaceEnv(saved),
+  };
+  return hold(held);
+};
+
+/** One user more of `holding`; the returned function gives it back, the last one restoring. */
+const hold = (holding: Held): (() => void) => {
+  holding.users += 1;
+  return () => {
+    holding.users -= 1;
+    if (holding.users > 0) return;
+    holding.restore();
+    held = undefined;
+  };
+};
+
+/** Makes `process.env` hold exactly `next`. */
+const replaceEnv = (next: Readonly<Record<string, string | undefined>>): void => {
+  for (const name of Object.keys(process.env)) {
+    if (!(name in next)) delete process.env[name];
+  }
+  for (const [name, value] of Object.entries(next)) {
+    if (value !== undefined) process.env[name] = value;
+  }
+};
 
 /** `run` in this process on in-memory streams, with the clock `now`. */
 const runInProcess = async (argv: readonly string[], now: () => number): Promise<CliRun> => {

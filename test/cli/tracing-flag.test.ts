@@ -1,10 +1,10 @@
 /**
- * `--tracing MODULE` as a process runs it: `react` with a module that gives
+ * `--tracing MODULE` as the CLI runs it: `react` with a module that gives
  * the real SDK's provider (in-memory exporter, written out at shutdown) sends
  * each record's projection and each effect attempt, in the trace of its
  * delivery id; without the flag, a command runs to its end with every import
  * of an `@opentelemetry` package made to fail (and the flag then fails, which
- * shows the guard bites).
+ * shows the guard bites; `NODE_OPTIONS` takes a process of its own).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
