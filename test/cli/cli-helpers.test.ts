@@ -18,14 +18,12 @@ interface Seen {
 }
 
 /**
- * Runs `react --drain` on a log of one delivery with `env` (default: this process's plus
- * `vars`), with a reactor of its own that writes down, for the delivery, the pid and
- * `SIGNFOLD_PROBE` of the process running it; what it saw.
+ * A log of one delivery with a reactor of its own that writes down, for the delivery, the pid
+ * and `SIGNFOLD_PROBE` of the process running it; `run(env)` calls `runCli` at once (so runs
+ * started one after another reach it in that order) with `react --drain` on it, and resolves
+ * with what the reactor saw.
  */
-const probe = async (
-  vars: Record<string, string>,
-  env: NodeJS.ProcessEnv = { ...process.env, ...vars },
-): Promise<Seen> => {
+const prepareProbe = async (): Promise<{ run(env: NodeJS.ProcessEnv): Promise<Seen> }> => {
   const dir = await tempDir();
   const reactors = join(dir, 'probe-reactors.mjs');
   await writeFile(
@@ -47,17 +45,25 @@ export default [{
     log,
     `{"position":1,"receivedAt":"2026-01-01T00:00:00.000Z","deliveryId":"probe-1","event":${sentEvent(1)}}\n`,
   );
-  const run = await runCli(['react', log, '--reactors', reactors, '--drain'], undefined, env);
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(await readFile(join(dir, 'seen.json'), 'utf8')) as Seen;
+  return {
+    run: async (env) => {
+      const run = await runCli(['react', log, '--reactors', reactors, '--drain'], undefined, env);
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(await readFile(join(dir, 'seen.json'), 'utf8')) as Seen;
+    },
+  };
 };
+
+/** Runs a fresh probe with this process's environment plus `vars`. */
+const probe = async (vars: Record<string, string>): Promise<Seen> =>
+  (await prepareProbe()).run({ ...process.env, ...vars });
 
 describe('runCli with an environment', () => {
   it('runs in this process, the environment given for the run and taken back after it', async () => {
     process.env.SIGNFOLD_PROBE_KEPT = 'kept';
     try {
       const { SIGNFOLD_PROBE_KEPT: _, ...without } = process.env;
-      const kept = await probe({}, { ...without, SIGNFOLD_PROBE: 'one' });
+      const kept = await (await prepareProbe()).run({ ...without, SIGNFOLD_PROBE: 'one' });
       expect(kept).toEqual({ pid: process.pid, probe: 'one' });
       expect(process.env.SIGNFOLD_PROBE).toBeUndefined();
       expect(process.env.SIGNFOLD_PROBE_KEPT).toBe('kept');
@@ -67,10 +73,15 @@ describe('runCli with an environment', () => {
   });
 
   it('gives a run a process of its own while another run here holds another environment', async () => {
+    const [first, second, third] = await Promise.all([
+      prepareProbe(),
+      prepareProbe(),
+      prepareProbe(),
+    ]);
     const [one, two, again] = await Promise.all([
-      probe({ SIGNFOLD_PROBE: 'one' }),
-      probe({ SIGNFOLD_PROBE: 'two' }),
-      probe({ SIGNFOLD_PROBE: 'one' }),
+      first.run({ ...process.env, SIGNFOLD_PROBE: 'one' }),
+      second.run({ ...process.env, SIGNFOLD_PROBE: 'two' }),
+      third.run({ ...process.env, SIGNFOLD_PROBE: 'one' }),
     ]);
     expect(one).toEqual({ pid: process.pid, probe: 'one' });
     expect(two.probe).toBe('two');
