@@ -31,8 +31,17 @@ const REPLACEMENT_CHAR = '\uFFFD';
 const MAX_DIGITS = 15;
 /** Longer strings are rarely repeated: built directly, not looked up. */
 const MAX_SHARED_LENGTH = 48;
+/** Hash bits folded into a table slot: those of the largest table. */
 const TABLE_BITS = 15;
-const TABLE_MASK = (1 << TABLE_BITS) - 1;
+/** Slots of the table a scanner starts with. */
+const FIRST_SLOTS = 1 << 10;
+/**
+ * Lines scanned before the table grows to `1 << TABLE_BITS` slots. A short read (`check` of a
+ * small log, a request's look at the tail) never pays for the large table: allocating its
+ * array of 32,768 strings took 1.2 ms, more than scanning a few hundred lines, and the test
+ * suite made one per read, 14 s of its CPU in all.
+ */
+const GROW_AFTER_LINES = 1 << 12;
 /**
  * Member sequences (trie nodes) a scanner learns at most. Real logs have a
  * handful; a hostile file with a new member order on every line would
@@ -82,11 +91,14 @@ export class LineScanner {
    * A direct-mapped table of recently seen strings, by hash of their bytes:
    * the bytes of slot `s` at `s * MAX_SHARED_LENGTH` in one slab (a lookup
    * touches one or two cache lines, not three objects), their length + 1
-   * (0: empty slot), and the string.
+   * (0: empty slot), and the string. {@link FIRST_SLOTS} slots at first,
+   * `1 << TABLE_BITS` after {@link GROW_AFTER_LINES} lines.
    */
-  readonly #slab = new Uint8Array((TABLE_MASK + 1) * MAX_SHARED_LENGTH);
-  readonly #lengths = new Uint8Array(TABLE_MASK + 1);
-  readonly #texts: string[] = new Array(TABLE_MASK + 1).fill('');
+  #slab = new Uint8Array(FIRST_SLOTS * MAX_SHARED_LENGTH);
+  #lengths = new Uint8Array(FIRST_SLOTS);
+  #texts: string[] = new Array(FIRST_SLOTS).fill('');
+  #mask = FIRST_SLOTS - 1;
+  #lines = 0;
   /** Where the last successful scan ended (the index after the closing brace). */
   end = 0;
   /** Whether the last scanned line was all ASCII. */
@@ -169,10 +181,21 @@ export class LineScanner {
     this.#pos = start;
     this.#limit = limit;
     this.ascii = true;
+    this.#lines += 1;
+    if (this.#lines === GROW_AFTER_LINES) this.#growTable();
     const value = this.#object(true);
     if (value === undefined) return undefined;
     this.end = this.#pos;
     return value;
+  }
+
+  /** The table at its full size, empty: it is a cache, so what it held is only looked up again. */
+  #growTable(): void {
+    const slots = 1 << TABLE_BITS;
+    this.#slab = new Uint8Array(slots * MAX_SHARED_LENGTH);
+    this.#lengths = new Uint8Array(slots);
+    this.#texts = new Array(slots).fill('');
+    this.#mask = slots - 1;
   }
 
   #object(top: boolean): Record<string, unknown> | undefined {
@@ -320,7 +343,7 @@ export class LineScanner {
     // Hashed only when looked up: unshared strings (times, ids) are the longest.
     let hash = 0x811c9dc5;
     for (let i = start; i < pos; i += 1) hash = Math.imul(hash ^ (buf[i] as number), 0x01000193);
-    const slot = (hash ^ (hash >>> TABLE_BITS)) & TABLE_MASK;
+    const slot = (hash ^ (hash >>> TABLE_BITS)) & this.#mask;
     const slab = this.#slab;
     const at = slot * MAX_SHARED_LENGTH;
     if (this.#lengths[slot] === length + 1) {

@@ -103,6 +103,22 @@ describe('LineScanner', () => {
     expect(accepted).toBeGreaterThan(100);
   });
 
+  it('parses the same before and after its table of shared strings grows (at 4,096 lines)', () => {
+    const own = new LineScanner();
+    const names = Array.from({ length: 50 }, (_, i) => `Name ${i} Zoë`);
+    for (let line = 0; line < 6000; line += 1) {
+      const text = JSON.stringify({
+        type: 'participant-signed',
+        participantName: names[(line * 7) % names.length],
+        signRequestName: `Request ${line % 300}`,
+        roleName: line % 2 === 0 ? 'Signer' : 'Approver',
+      });
+      const bytes = Buffer.from(text);
+      expect(own.scan(bytes, 0, bytes.length)).toEqual(JSON.parse(text));
+      expect(own.end).toBe(bytes.length);
+    }
+  });
+
   it('never declines a compact event line of known members with plain values', () => {
     fc.assert(
       fc.property(
