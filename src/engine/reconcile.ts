@@ -55,7 +55,10 @@ export interface ReconcileOptions {
   readonly fetchTimeoutMs?: number;
   /** Compare only: append nothing. */
   readonly dryRun?: boolean;
-  /** The clock (default `Date.now`). */
+  /**
+   * The clock of record (default `Date.now`): which requests are stale, and when each was
+   * fetched. The pace of the fetches keeps to the monotonic clock.
+   */
   readonly now?: () => number;
   /** Stops starting fetches; the one in flight is abandoned. */
   readonly signal?: MinimalAbortSignal;

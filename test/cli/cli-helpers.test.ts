@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sentEvent } from '../otel/trace-spans.js';
-import { removeTempDirs, runCli, tempDir } from './cli-helpers.js';
+import { removeTempDirs, runCli, tempDir, writeFixture } from './cli-helpers.js';
 
 afterAll(removeTempDirs);
 
@@ -40,11 +40,9 @@ export default [{
 }];
 `,
   );
-  const log = join(dir, 'one.ndjson');
-  await writeFile(
-    log,
-    `{"position":1,"receivedAt":"2026-01-01T00:00:00.000Z","deliveryId":"probe-1","event":${sentEvent(1)}}\n`,
-  );
+  const log = await writeFixture('one.ndjson', [
+    `{"position":1,"receivedAt":"2026-01-01T00:00:00.000Z","deliveryId":"probe-1","event":${sentEvent(1)}}`,
+  ]);
   return {
     run: async (env) => {
       const run = await runCli(['react', log, '--reactors', reactors, '--drain'], undefined, env);
