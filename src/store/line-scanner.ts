@@ -26,6 +26,24 @@ const BACKSLASH = 0x5c;
 const ZERO = 0x30;
 const NINE = 0x39;
 const REPLACEMENT_CHAR = '\uFFFD';
+// Four bytes at a time (the tests of "some byte is zero / is less than n" on a word; exact as
+// yes-or-no): a word of four plain ASCII bytes (0x20–0x7e but `"` and `\`) needs no byte's look.
+const ONES = 0x01010101;
+const HIGHS = 0x80808080 | 0;
+const SPACES = 0x20202020;
+const QUOTES = 0x22222222;
+const BACKSLASHES = 0x5c5c5c5c;
+
+/** Whether the word `x` has a byte a string cannot hold as is: `"`, `\`, a control or a high byte. */
+const special = (x: number): boolean => {
+  const quote = x ^ QUOTES;
+  const backslash = x ^ BACKSLASHES;
+  return (
+    ((x | ((x - SPACES) & ~x) | ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash)) &
+      HIGHS) !==
+    0
+  );
+};
 
 /** Longer digit runs may not be exact doubles: `JSON.parse` decides those. */
 const MAX_DIGITS = 15;
@@ -63,6 +81,16 @@ const NAMES: readonly string[] = [
   'event',
 ];
 const NAME_BYTES = NAMES.map((name) => Buffer.from(name, 'latin1'));
+/**
+ * Each name's bytes as little-endian 32-bit words (the whole words only; the last 0–3 bytes are
+ * compared one by one): a name is matched four bytes at a time.
+ */
+const NAME_WORDS = NAME_BYTES.map((bytes) => {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const words = new Int32Array(bytes.length >>> 2);
+  for (let w = 0; w < words.length; w += 1) words[w] = view.getInt32(w * 4, true);
+  return words;
+});
 /**
  * Members whose values are (nearly) unique per line or per request: looking
  * them up would only evict the names that do repeat (measured: sharing
@@ -115,6 +143,10 @@ export class LineScanner {
   #shapes = 0;
   readonly #innerShapes: Shape = shape([], FIRST);
   #buf: Buffer = Buffer.alloc(0);
+  /** `#buf`'s bytes, read four at a time. */
+  #view: DataView = new DataView(new ArrayBuffer(0));
+  /** `#slab`'s bytes, read four at a time. */
+  #slabView: DataView = new DataView(this.#slab.buffer);
   /** The trie nodes of the log's own envelope orders, with and without `deliveryId`; see {@link SCANNED_ENVELOPE}. */
   readonly #envelopes: readonly Shape[];
   /** The members of the last {@link SCANNED_ENVELOPE}. */
@@ -177,7 +209,10 @@ export class LineScanner {
    * its closing brace; the caller checks that the line ends there.
    */
   scan(buf: Buffer, start: number, limit: number): Record<string, unknown> | undefined {
-    this.#buf = buf;
+    if (buf !== this.#buf) {
+      this.#buf = buf;
+      this.#view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
     this.#pos = start;
     this.#limit = limit;
     this.ascii = true;
@@ -193,6 +228,7 @@ export class LineScanner {
   #growTable(): void {
     const slots = 1 << TABLE_BITS;
     this.#slab = new Uint8Array(slots * MAX_SHARED_LENGTH);
+    this.#slabView = new DataView(this.#slab.buffer);
     this.#lengths = new Uint8Array(slots);
     this.#texts = new Array(slots).fill('');
     this.#mask = slots - 1;
@@ -219,21 +255,7 @@ export class LineScanner {
       pos += 1;
       // Members mostly come in the same order: try the one that followed last time.
       let member = predicted[previous] as number;
-      const expected = NAME_BYTES[member];
-      let matched = expected !== undefined;
-      if (expected !== undefined) {
-        const length = expected.length;
-        if (pos + length >= limit || buf[pos + length] !== QUOTE) matched = false;
-        else {
-          for (let i = 0; i < length; i += 1) {
-            if (buf[pos + i] !== expected[i]) {
-              matched = false;
-              break;
-            }
-          }
-        }
-      }
-      if (!matched) {
+      if (member < 0 || !this.#nameAt(pos, member)) {
         member = this.#memberAt(pos);
         if (member < 0) return undefined;
         predicted[previous] = member;
@@ -308,16 +330,24 @@ export class LineScanner {
 
   /** The index in `NAMES` of the member name at `pos` (after its quote), or -1. */
   #memberAt(pos: number): number {
-    const buf = this.#buf;
-    for (let member = 0; member < FIRST; member += 1) {
-      const name = NAME_BYTES[member] as Buffer;
-      const length = name.length;
-      if (pos + length >= this.#limit || buf[pos + length] !== QUOTE) continue;
-      let i = 0;
-      while (i < length && buf[pos + i] === name[i]) i += 1;
-      if (i === length) return member;
-    }
+    for (let member = 0; member < FIRST; member += 1) if (this.#nameAt(pos, member)) return member;
     return -1;
+  }
+
+  /** Whether the member name at `pos` (after its quote) is `NAMES[member]`, closing quote included. */
+  #nameAt(pos: number, member: number): boolean {
+    const buf = this.#buf;
+    const name = NAME_BYTES[member] as Buffer;
+    const length = name.length;
+    if (pos + length >= this.#limit || buf[pos + length] !== QUOTE) return false;
+    const words = NAME_WORDS[member] as Int32Array;
+    const view = this.#view;
+    // In bounds: the closing quote is at `pos + length`, below the limit.
+    for (let w = 0; w < words.length; w += 1) {
+      if (view.getInt32(pos + w * 4, true) !== words[w]) return false;
+    }
+    for (let i = words.length * 4; i < length; i += 1) if (buf[pos + i] !== name[i]) return false;
+    return true;
   }
 
   /** The string starting at `#pos` (after its opening quote), shared through the table if `share`. */
@@ -327,6 +357,18 @@ export class LineScanner {
     const start = this.#pos;
     let pos = start;
     let high = 0;
+    // Hashed in the same pass that finds the closing quote, and only when it may be looked up:
+    // unshared strings (times, ids) are the longest. Plain ASCII goes four bytes at a time (the
+    // hash too, a word at a time: still a function of the bytes alone, since where the words
+    // stop depends only on them); from the first word that holds anything else, byte by byte.
+    let hash = 0x811c9dc5;
+    const view = this.#view;
+    while (pos + 4 <= limit) {
+      const word = view.getInt32(pos, true);
+      if (special(word)) break;
+      if (share) hash = Math.imul(hash ^ word, 0x01000193);
+      pos += 4;
+    }
     for (;;) {
       if (pos >= limit) return undefined;
       const c = buf[pos] as number;
@@ -334,22 +376,18 @@ export class LineScanner {
       // Escapes and raw control characters: let JSON.parse decide.
       if (c === BACKSLASH || c < 0x20) return undefined;
       high |= c;
+      if (share) hash = Math.imul(hash ^ c, 0x01000193);
       pos += 1;
     }
     this.#pos = pos + 1;
     const length = pos - start;
     if (high >= 0x80) this.ascii = false;
     if (!share || length > MAX_SHARED_LENGTH) return this.#decode(start, pos, high);
-    // Hashed only when looked up: unshared strings (times, ids) are the longest.
-    let hash = 0x811c9dc5;
-    for (let i = start; i < pos; i += 1) hash = Math.imul(hash ^ (buf[i] as number), 0x01000193);
     const slot = (hash ^ (hash >>> TABLE_BITS)) & this.#mask;
     const slab = this.#slab;
     const at = slot * MAX_SHARED_LENGTH;
-    if (this.#lengths[slot] === length + 1) {
-      let i = 0;
-      while (i < length && slab[at + i] === buf[start + i]) i += 1;
-      if (i === length) return this.#texts[slot];
+    if (this.#lengths[slot] === length + 1 && this.#sameBytes(at, start, length)) {
+      return this.#texts[slot];
     }
     const text = this.#decode(start, pos, high);
     if (text !== undefined) {
@@ -359,6 +397,20 @@ export class LineScanner {
       this.#texts[slot] = text;
     }
     return text;
+  }
+
+  /** Whether the slab's bytes at `at` are `#buf`'s `length` bytes at `start`. */
+  #sameBytes(at: number, start: number, length: number): boolean {
+    const slabView = this.#slabView;
+    const view = this.#view;
+    let i = 0;
+    for (; i + 4 <= length; i += 4) {
+      if (slabView.getInt32(at + i, true) !== view.getInt32(start + i, true)) return false;
+    }
+    const slab = this.#slab;
+    const buf = this.#buf;
+    for (; i < length; i += 1) if (slab[at + i] !== buf[start + i]) return false;
+    return true;
   }
 
   #decode(start: number, end: number, high: number): string | undefined {

@@ -119,6 +119,59 @@ describe('LineScanner', () => {
     }
   });
 
+  it('reads strings four bytes at a time, and any byte at any offset of a word gets its own look', () => {
+    // Each kind of byte a word test must catch (quote, backslash, control, DEL, a multi-byte
+    // letter, invalid UTF-8), at every offset from the string's start and from the buffer's.
+    const kinds: readonly (readonly number[])[] = [
+      [0x5c, 0x22],
+      [0x5c, 0x6e],
+      [0x00],
+      [0x1f],
+      [0x7f],
+      [0xc3, 0xab],
+      [0xe6, 0x97, 0xa5],
+      [0xc3],
+      [0xff],
+    ];
+    const own = new LineScanner();
+    let accepted = 0;
+    for (const kind of kinds) {
+      for (let offset = 0; offset < 9; offset += 1) {
+        for (let shift = 0; shift < 4; shift += 1) {
+          const name = [
+            ...Buffer.from('Ada Lovelace'.slice(0, offset)),
+            ...kind,
+            ...Buffer.from('xyz'),
+          ];
+          const line = Buffer.from([
+            ...Buffer.from('{"type":"a","roleName":"'),
+            ...name,
+            ...Buffer.from('","ownerName":"'),
+            ...name,
+            ...Buffer.from('"}'),
+          ]);
+          // At `shift` bytes into a larger buffer: words straddle the buffer's own alignment.
+          const buf = Buffer.alloc(line.length + shift, 0x20);
+          line.copy(buf, shift);
+          const value = own.scan(buf, shift, buf.length);
+          const text = new TextDecoder('utf-8', { fatal: false }).decode(line);
+          let parsed: unknown;
+          try {
+            parsed = text.includes('\uFFFD') ? undefined : JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          if (value === undefined) continue;
+          accepted += 1;
+          expect(value).toEqual(parsed);
+          expect(own.end).toBe(buf.length);
+        }
+      }
+    }
+    // Plain letters before and after a multi-byte one are read, not declined.
+    expect(accepted).toBeGreaterThanOrEqual(2 * 9 * 4);
+  });
+
   it('never declines a compact event line of known members with plain values', () => {
     fc.assert(
       fc.property(
