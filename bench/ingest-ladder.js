@@ -10,7 +10,7 @@
 // in a round at its first rate that fails (but always runs 3,000/s, for the p50/p99 and the CPU per
 // request there). The highest passing rate is the median over the rounds, with its range.
 // Writes its section of bench/RESULTS.md (marked <!-- bench/ingest-ladder.js -->) unless --quick,
-// --only or --no-write. `--node-args "--cpu-prof --cpu-prof-dir=DIR"` passes flags to `serve`;
+// --only or --no-write. `--node-args="--cpu-prof --cpu-prof-dir=DIR"` passes flags to `serve`;
 // `--baseline PATH/dist/cli/main.js [--baseline-label TEXT]` adds another build's `serve --log` as one
 // more server, to compare builds side by side.
 import { spawn } from 'node:child_process';
