@@ -11,9 +11,10 @@
  * an operator's scripts and supervisors start it too. Dependencies stay outside the bundle (they
  * are resolved from node_modules as before, and an optional peer such as `pg` is still loaded only
  * by the commands that need it), but the executable imports a dependency's ES module build where
- * Node would load its CommonJS one: see {@link esmBuildOf}. The library's entry points are not bundled: the CLI's copy of
- * the core is its own, and the objects a user's module (reactors, upcasters, tracing) hands it are
- * plain data, functions and OpenTelemetry providers, so no check of identity crosses the two.
+ * Node would load its CommonJS one: see {@link esmBuildOf}. The library's entry points are not
+ * bundled: the CLI's copy of the core is its own, and the objects a user's module (reactors,
+ * upcasters, tracing) hands it are plain data, functions and OpenTelemetry providers, so no check
+ * of identity crosses the two.
  *
  * `node scripts/build.js --no-check` emits without type checking (see clean-build.js).
  */

@@ -27,14 +27,15 @@ const ZERO = 0x30;
 const NINE = 0x39;
 const REPLACEMENT_CHAR = '\uFFFD';
 // Four bytes at a time (the tests of "some byte is zero / is less than n" on a word; exact as
-// yes-or-no): a word of four plain ASCII bytes (0x20–0x7e but `"` and `\`) needs no byte's look.
+// yes-or-no): a word of four bytes a string holds as they are (0x20–0x7f but `"` and `\`) needs
+// no byte's look.
 const ONES = 0x01010101;
 const HIGHS = 0x80808080 | 0;
 const SPACES = 0x20202020;
 const QUOTES = 0x22222222;
 const BACKSLASHES = 0x5c5c5c5c;
 
-/** Whether the word `x` has a byte a string cannot hold as is: `"`, `\`, a control or a high byte. */
+/** Whether the word `x` has a byte that needs its own look: `"`, `\`, below 0x20 or above 0x7f. */
 const special = (x: number): boolean => {
   const quote = x ^ QUOTES;
   const backslash = x ^ BACKSLASHES;
